@@ -1,0 +1,142 @@
+/**
+ * The Petri-net model types: a validated net, its module settings and trained parameters.
+ *
+ * Every id-keyed table is a `Map` (never a plain object), so ids such as `__proto__` or
+ * `constructor` are ordinary keys. Id lists are sorted by Unicode code points (see {@link compareIds}), which is the order
+ * every tensor column, response map and serialised form uses.
+ *
+ * @module
+ */
+
+/** How a transition turns its pre-activation into a firing activation. */
+export type Firing = "sigmoid" | "ste";
+
+/** Whether transitions sharing a preset compete through a softmax. */
+export type Routing = "independent" | "softmax";
+
+/** Comparison of a structural guard; `>` equals `>=` and `<` equals `<=` in the math. */
+export type GuardOp = ">" | ">=" | "<" | "<=";
+
+/** A flow arc: place -> transition or transition -> place. */
+export interface Arc {
+  readonly from: string;
+  readonly to: string;
+}
+
+/** An inhibitor arc from a place to a transition (not part of the flow relation). */
+export interface InhibitorArc {
+  readonly place: string;
+  readonly transition: string;
+}
+
+/** A learnable soft guard on one input place's value channel. */
+export interface StructuralGuard {
+  readonly place: string;
+  readonly op: GuardOp;
+  readonly value: number;
+}
+
+/** A constant token value produced on the arc `transition -> place`. */
+export interface ArcOutputValue {
+  readonly transition: string;
+  readonly place: string;
+  readonly value: number;
+}
+
+/** The net structure. Lists are sorted; maps hold only entries that differ from the default. */
+export interface PetriNet {
+  /** Place ids, sorted. */
+  readonly places: readonly string[];
+  /** Transition ids, sorted. */
+  readonly transitions: readonly string[];
+  /** Flow arcs, sorted by `(from, to)`. */
+  readonly arcs: readonly Arc[];
+  /** Inhibitor arcs, sorted by `(place, transition)`. */
+  readonly inhibitorArcs: readonly InhibitorArc[];
+  /** Token counts of the initial marking (only places with tokens). */
+  readonly initialMarking: ReadonlyMap<string, number>;
+  /** Explicit transition labels; a transition without one is labelled by its id. */
+  readonly labels: ReadonlyMap<string, string>;
+  /** Silent (tau) transitions, sorted. */
+  readonly silentTransitions: readonly string[];
+  /** Structural guards by transition id. */
+  readonly structuralGuards: ReadonlyMap<string, StructuralGuard>;
+  /** Rates by transition id (default 1.0). */
+  readonly rates: ReadonlyMap<string, number>;
+  /** Durations by transition id (default 1). */
+  readonly durations: ReadonlyMap<string, number>;
+  /** Constant output values on transition -> place arcs, sorted by `(transition, place)`. */
+  readonly arcOutputValues: readonly ArcOutputValue[];
+}
+
+/** Hyper-parameters that travel with a trained module. */
+export interface ModuleSettings {
+  readonly sharpness: number;
+  /** 0 = acyclic single pass; > 0 = time-unrolled for that many steps. */
+  readonly numSteps: number;
+  readonly firing: Firing;
+  readonly routing: Routing;
+}
+
+/** Trained parameters. */
+export interface Parameters {
+  /** One weight per flow arc, keyed by {@link arcKey}. */
+  readonly arcWeights: ReadonlyMap<string, number>;
+  /** One threshold per transition. */
+  readonly transitionThresholds: ReadonlyMap<string, number>;
+  /** One threshold per structurally guarded transition. */
+  readonly guardThresholds: ReadonlyMap<string, number>;
+}
+
+/** One entry of an input spec: a constant, or a trace attribute parsed as a number. */
+export type InputSpecEntry = { readonly constant: number } | { readonly attribute: string };
+
+/** Place id -> how to derive that place's input from a trace. */
+export type InputSpec = ReadonlyMap<string, InputSpecEntry>;
+
+/** A whole model description: the net, its module settings, parameters and sidecar material. */
+export interface PetriModel {
+  readonly net: PetriNet;
+  readonly module: ModuleSettings;
+  readonly parameters: Parameters;
+  readonly scenarioName?: string;
+  readonly scenarioDescription?: string;
+  readonly petraVersion?: string;
+  readonly inputMarkingSpec: InputSpec;
+  readonly inputValuesSpec: InputSpec;
+}
+
+/**
+ * The key of an arc in {@link Parameters.arcWeights}: both ids, JSON-encoded so that no id
+ * can collide with another pair.
+ *
+ * @example
+ * ```ts
+ * import { arcKey } from "./types.ts";
+ * arcKey("p_in", "t_a"); // '["p_in","t_a"]'
+ * ```
+ */
+export function arcKey(from: string, to: string): string {
+  return JSON.stringify([from, to]);
+}
+
+/**
+ * Compares two ids by Unicode code points, as Python's `sorted` does; this is the order of
+ * every sorted id list (it differs from `<` only for characters outside the BMP).
+ *
+ * @example
+ * ```ts
+ * import { compareIds } from "./types.ts";
+ * ["b", "a"].sort(compareIds); // ["a", "b"]
+ * ```
+ */
+export function compareIds(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
+}
