@@ -1,0 +1,421 @@
+/**
+ * Lowers a PETRA model to the IR of `ir.ts`, vectorised: one block of operations per
+ * topological layer (acyclic mode) or per time step (time-unrolled mode), so graph size follows
+ * depth or `num_steps`, never the number of places and transitions. The math is SEMANTICS.md
+ * Part B §2: clamping and source defaults from the masks, the value channel, inhibitor and
+ * guard gates, rates, sharpness, softmax groups, sigmoid and straight-through firing, durations.
+ *
+ * @example
+ * ```ts
+ * import { lowerModel } from "./lower.ts";
+ * declare const model: import("../net/types.ts").PetriModel;
+ * const { graph, transitions, places, inputs } = lowerModel(model);
+ * ```
+ *
+ * @module
+ */
+
+import { arcKey, type PetriModel } from "../net/types.ts";
+import { type NetStructure, netStructure, nodeDepths } from "../net/structure.ts";
+import { Graph, type Value } from "./ir.ts";
+import { type Entry, SparseMatrix } from "./sparse.ts";
+
+/** The graph inputs of the contract (DESIGN.md §2), as IR values. */
+export interface ContractInputs {
+  readonly marking: Value;
+  readonly markingMask: Value;
+  readonly values: Value;
+  readonly valuesMask: Value;
+}
+
+/** A lowered model: the IR graph, its inputs and its two forward outputs. */
+export interface LoweredModel {
+  readonly graph: Graph;
+  readonly inputs: ContractInputs;
+  /** Firing activation per transition, sorted id order. */
+  readonly transitions: Value;
+  /** Place activation at the end of the pass, sorted id order. */
+  readonly places: Value;
+}
+
+/** A tensor together with the column of each id it holds. */
+interface Columns {
+  readonly value: Value;
+  readonly column: ReadonlyMap<string, number>;
+}
+
+/**
+ * Lowers a model's forward pass to IR.
+ *
+ * @example
+ * ```ts
+ * import { lowerModel } from "./lower.ts";
+ * declare const model: import("../net/types.ts").PetriModel;
+ * lowerModel(model).transitions.width === model.net.transitions.length; // true
+ * ```
+ */
+export function lowerModel(model: PetriModel): LoweredModel {
+  const graph = new Graph();
+  const { places, transitions } = model.net;
+  const inputs: ContractInputs = {
+    marking: graph.input("marking", places.length),
+    markingMask: graph.input("marking_mask", places.length),
+    values: graph.input("values", places.length),
+    valuesMask: graph.input("values_mask", places.length),
+  };
+  const lowering = new Lowering(model, graph, inputs);
+  const out = model.module.numSteps > 0 ? lowering.unrolled() : lowering.acyclic();
+  if (out.transitions.width !== transitions.length || out.places.width !== places.length) {
+    throw new Error("lowering produced outputs of the wrong width");
+  }
+  return { graph, inputs, ...out };
+}
+
+class Lowering {
+  readonly structure: NetStructure;
+  readonly placeIndex: Map<string, number>;
+  readonly clamped: Value;
+  readonly valueSupplied: Value;
+  /** Places whose value channel some structural guard reads: the only values worth computing. */
+  readonly guardPlaces: ReadonlySet<string>;
+  readonly sources: ReadonlySet<string>;
+
+  constructor(
+    readonly model: PetriModel,
+    readonly graph: Graph,
+    readonly inputs: ContractInputs,
+  ) {
+    this.structure = netStructure(model.net);
+    this.placeIndex = indexOf(model.net.places);
+    this.clamped = graph.toBool(inputs.markingMask);
+    this.valueSupplied = graph.toBool(inputs.valuesMask);
+    this.guardPlaces = new Set([...model.net.structuralGuards.values()].map((g) => g.place));
+    this.sources = new Set(this.structure.sourcePlaces);
+  }
+
+  /** Selects the given places' columns from a full-width `[batch, P]` input. */
+  pick(full: Value, ids: readonly string[]): Value {
+    const cols = ids.map((p) => this.placeIndex.get(p)!);
+    return this.graph.linear(full, SparseMatrix.selection(cols, full.width));
+  }
+
+  /** Initial-marking default of source places: 1 when marked, else 0 (others 0). */
+  defaultActivation(ids: readonly string[]): Value {
+    const marked = ids.map((p) =>
+      this.sources.has(p) && this.model.net.initialMarking.has(p) ? 1 : 0
+    );
+    return this.graph.constant(marked);
+  }
+
+  /** The supplied value where there is one, else 1.0 (clamped and source places). */
+  suppliedValueOrOne(ids: readonly string[]): Value {
+    const g = this.graph;
+    return g.where(
+      this.pick(this.valueSupplied, ids),
+      this.pick(this.inputs.values, ids),
+      g.scalar(1),
+    );
+  }
+
+  /**
+   * Firing activations of `ids` (one layer, or all transitions in a step) from the place
+   * activations `acts` and the guard places' values `vals`; `inhibits(p, t)` says whether an
+   * inhibitor place counts for `t` (acyclic mode: only places already computed).
+   */
+  fire(
+    ids: readonly string[],
+    acts: Columns,
+    vals: Columns | undefined,
+    inhibits: (place: string, transition: string) => boolean,
+  ): Value {
+    const g = this.graph;
+    const { net, module, parameters } = this.model;
+    const weighted: Entry[] = [];
+    ids.forEach((t, row) => {
+      for (const p of this.structure.preset.get(t)!) {
+        const weight = parameters.arcWeights.get(arcKey(p, t))!;
+        weighted.push({ row, col: acts.column.get(p)!, weight });
+      }
+    });
+    const sums = g.linear(acts.value, new SparseMatrix(ids.length, acts.value.width, weighted));
+    const theta = g.constant(ids.map((t) => parameters.transitionThresholds.get(t)!));
+    // PETRA multiplies by the double `rate * sharpness`, rounded once to float32.
+    const scale = g.constant(ids.map((t) => (net.rates.get(t) ?? 1) * module.sharpness));
+    const pre = g.mul(g.sub(sums, theta), scale);
+
+    let fired = this.#squash(ids, pre);
+    const gates = [
+      ...this.#inhibitorGates(ids, acts, inhibits),
+      ...(vals ? this.#guardGate(ids, vals) : []),
+    ];
+    for (const gate of gates) fired = g.mul(fired, gate);
+    return fired;
+  }
+
+  /** Sigmoid / straight-through per transition, softmax across each group (softmax routing). */
+  #squash(ids: readonly string[], pre: Value): Value {
+    const g = this.graph;
+    const position = indexOf(ids);
+    const groups = this.model.module.routing === "softmax"
+      ? this.structure.softmaxGroups
+        .filter((group) => position.has(group[0]!))
+        .map((group) => group.map((t) => position.get(t)!))
+      : [];
+    const grouped = new Set(groups.flat());
+    const single = ids.map((_, i) => i).filter((i) => !grouped.has(i));
+    const sigmoidal = (x: Value) => {
+      const s = g.sigmoid(x);
+      return this.model.module.firing === "ste" ? g.step(s) : s;
+    };
+    if (grouped.size === 0) return sigmoidal(pre);
+    const members = groups.flat();
+    const local = new Map(members.map((col, i) => [col, i]));
+    const soft = g.groupSoftmax(
+      g.linear(pre, SparseMatrix.selection(members, pre.width)),
+      groups.map((group) => group.map((col) => local.get(col)!)),
+    );
+    if (single.length === 0) {
+      return g.linear(soft, SparseMatrix.selection(ids.map((_, i) => local.get(i)!), soft.width));
+    }
+    const plain = sigmoidal(g.linear(pre, SparseMatrix.selection(single, pre.width)));
+    const both = g.concat([plain, soft]);
+    const back = ids.map((_, i) =>
+      grouped.has(i) ? single.length + local.get(i)! : single.indexOf(i)
+    );
+    return g.linear(both, SparseMatrix.selection(back, both.width));
+  }
+
+  /** One factor `1 − a(p)` per inhibitor slot; a transition with fewer places gets 1. */
+  #inhibitorGates(
+    ids: readonly string[],
+    acts: Columns,
+    inhibits: (place: string, transition: string) => boolean,
+  ): Value[] {
+    const g = this.graph;
+    const lists = ids.map((t) =>
+      (this.structure.inhibitors.get(t) ?? []).filter((p) => inhibits(p, t))
+    );
+    const slots = lists.reduce((n, l) => Math.max(n, l.length), 0);
+    const gates: Value[] = [];
+    for (let s = 0; s < slots; s++) {
+      const cols = lists.map((l) => (l[s] === undefined ? -1 : acts.column.get(l[s])!));
+      const occupied = g.linear(acts.value, SparseMatrix.selection(cols, acts.value.width));
+      gates.push(g.sub(g.scalar(1), occupied));
+    }
+    return gates;
+  }
+
+  /** sigmoid(±(sharpness·s)·(v(g) − θg)) for guarded transitions, 1 for the others. */
+  #guardGate(ids: readonly string[], vals: Columns): Value[] {
+    const g = this.graph;
+    const { net, module, parameters } = this.model;
+    const guards = ids.map((t) => net.structuralGuards.get(t));
+    if (guards.every((x) => x === undefined)) return [];
+    const cols = guards.map((x) => (x ? vals.column.get(x.place)! : -1));
+    const v = g.linear(vals.value, SparseMatrix.selection(cols, vals.value.width));
+    const theta = g.constant(ids.map((t) => parameters.guardThresholds.get(t) ?? 0));
+    const coef = g.constant(guards.map((x) => {
+      if (!x) return 0;
+      const scale = 1 / Math.max(Math.abs(x.value), 1);
+      const sign = x.op === "<" || x.op === "<=" ? -1 : 1;
+      return sign * (module.sharpness * scale);
+    }));
+    const gate = g.sigmoid(g.mul(g.sub(v, theta), coef));
+    if (guards.every((x) => x !== undefined)) return [gate];
+    return [g.where(g.constant(guards.map((x) => (x ? 1 : 0)), "bool"), gate, g.scalar(1))];
+  }
+
+  /** Σ w(t,p)·a(t) for `placeIds`, reading transition activations from `acts`. */
+  inflow(placeIds: readonly string[], acts: Columns, withOutputValue: boolean): Value {
+    const { parameters } = this.model;
+    const outputValue = new Map(
+      this.model.net.arcOutputValues.map((o) => [arcKey(o.transition, o.place), o.value]),
+    );
+    const entries: Entry[] = [];
+    placeIds.forEach((p, row) => {
+      for (const t of this.structure.preset.get(p)!) {
+        const key = arcKey(t, p);
+        const w = parameters.arcWeights.get(key)!;
+        const weight = withOutputValue ? w * (outputValue.get(key) ?? 1) : w;
+        entries.push({ row, col: acts.column.get(t)!, weight });
+      }
+    });
+    return this.graph.linear(
+      acts.value,
+      new SparseMatrix(placeIds.length, acts.value.width, entries),
+    );
+  }
+
+  /** Value channel of computed places: Σ w·a(t)·o(t,p) / (a(p) + 1e-6). */
+  computedValue(placeIds: readonly string[], acts: Columns, activation: Value): Value {
+    const g = this.graph;
+    return g.div(this.inflow(placeIds, acts, true), g.add(activation, g.scalar(1e-6)));
+  }
+
+  acyclic(): { transitions: Value; places: Value } {
+    const g = this.graph;
+    const { net } = this.model;
+    const depth = nodeDepths(net, this.structure);
+    if (!depth) throw new Error("the net has a cycle: compile it with num_steps > 0");
+    const maxDepth = Math.max(0, ...depth.values());
+    const placeLayers: Columns[] = [];
+    const valueLayers: (Columns | undefined)[] = []; // guard places only
+    const transitionLayers: Columns[] = [];
+    const placeLayerOf = new Map<string, number>();
+    const transitionLayerOf = new Map<string, number>();
+
+    for (let d = 0; d <= maxDepth; d += 2) {
+      const layer = d / 2;
+      if (d > 0) {
+        const ts = net.transitions.filter((t) => depth.get(t) === d - 1);
+        const inputs = new Set<number>();
+        for (const t of ts) {
+          for (const p of this.structure.preset.get(t)!) inputs.add(placeLayerOf.get(p)!);
+          for (const p of this.structure.inhibitors.get(t) ?? []) {
+            if (depth.get(p)! < d - 1) inputs.add(placeLayerOf.get(p)!);
+          }
+        }
+        const acts = concatLayers(g, placeLayers, inputs);
+        const guardLayers = new Set(
+          ts.flatMap((t) => {
+            const guard = net.structuralGuards.get(t);
+            return guard ? [placeLayerOf.get(guard.place)!] : [];
+          }),
+        );
+        const vals = guardLayers.size > 0 ? concatLayers(g, valueLayers, guardLayers) : undefined;
+        const fired = this.fire(ts, acts, vals, (p, t) => depth.get(p)! < depth.get(t)!);
+        ts.forEach((t) => transitionLayerOf.set(t, transitionLayers.length));
+        transitionLayers.push({ value: fired, column: indexOf(ts) });
+      }
+
+      const ps = net.places.filter((p) => depth.get(p) === d);
+      ps.forEach((p) => placeLayerOf.set(p, layer));
+      const marking = this.pick(this.inputs.marking, ps);
+      const clamped = this.pick(this.clamped, ps);
+      const guarded = ps.filter((p) => this.guardPlaces.has(p));
+      if (d === 0) {
+        placeLayers.push({
+          value: g.where(clamped, marking, this.defaultActivation(ps)),
+          column: indexOf(ps),
+        });
+        valueLayers.push(
+          guarded.length > 0
+            ? { value: this.suppliedValueOrOne(guarded), column: indexOf(guarded) }
+            : undefined,
+        );
+        continue;
+      }
+      const sources = new Set(ps.flatMap((p) => this.structure.preset.get(p)!));
+      const needed = new Set([...sources].map((t) => transitionLayerOf.get(t)!));
+      const tacts = concatLayers(g, transitionLayers, needed);
+      const computed = this.inflow(ps, tacts, false);
+      placeLayers.push({ value: g.where(clamped, marking, computed), column: indexOf(ps) });
+      if (guarded.length === 0) {
+        valueLayers.push(undefined);
+        continue;
+      }
+      const local = indexOf(ps);
+      const activation = g.linear(
+        computed,
+        SparseMatrix.selection(guarded.map((p) => local.get(p)!), computed.width),
+      );
+      const value = g.where(
+        this.pick(this.clamped, guarded),
+        this.suppliedValueOrOne(guarded),
+        this.computedValue(guarded, tacts, activation),
+      );
+      valueLayers.push({ value, column: indexOf(guarded) });
+    }
+    return {
+      transitions: inSortedOrder(g, transitionLayers, net.transitions),
+      places: inSortedOrder(g, placeLayers, net.places),
+    };
+  }
+
+  unrolled(): { transitions: Value; places: Value } {
+    const g = this.graph;
+    const { net, module } = this.model;
+    const allPlaces: Columns = { value: this.inputs.marking, column: this.placeIndex };
+    const isSource = g.constant(net.places.map((p) => (this.sources.has(p) ? 1 : 0)), "bool");
+    const start = g.where(this.clamped, this.inputs.marking, this.defaultActivation(net.places));
+    const held = g.or(this.clamped, isSource);
+    const guarded = net.places.filter((p) => this.guardPlaces.has(p));
+    const guardColumns = indexOf(guarded);
+    const heldGuarded = this.pick(held, guarded);
+    const fixedValue = this.suppliedValueOrOne(guarded);
+    const sourceGuarded = g.constant(guarded.map((p) => (this.sources.has(p) ? 1 : 0)));
+    let acts: Value = start;
+    let vals: Value | undefined = guarded.length > 0
+      ? g.where(
+        this.pick(this.valueSupplied, guarded),
+        this.pick(this.inputs.values, guarded),
+        sourceGuarded,
+      )
+      : undefined;
+    const durations = [...new Set(net.transitions.map((t) => net.durations.get(t) ?? 1))].sort(
+      (a, b) => b - a,
+    );
+    const firings: Value[] = [];
+    const tColumns = indexOf(net.transitions);
+    let effective: Value | undefined;
+    for (let step = 1; step <= module.numSteps; step++) {
+      const fired = this.fire(
+        net.transitions,
+        { value: acts, column: allPlaces.column },
+        vals ? { value: vals, column: guardColumns } : undefined,
+        () => true,
+      );
+      firings.push(fired);
+      effective = this.#delayed(firings, durations);
+      const tacts: Columns = { value: effective, column: tColumns };
+      const computed = this.inflow(net.places, tacts, false);
+      acts = g.where(held, start, computed);
+      if (vals) {
+        const activation = this.pick(computed, guarded);
+        vals = g.where(heldGuarded, fixedValue, this.computedValue(guarded, tacts, activation));
+      }
+    }
+    return { transitions: effective!, places: acts };
+  }
+
+  /** Effective activations of the latest step: the firing from `d − 1` steps back, or 0. */
+  #delayed(firings: readonly Value[], durations: readonly number[]): Value {
+    const g = this.graph;
+    const { net } = this.model;
+    const step = firings.length;
+    if (durations.length === 1 && durations[0] === 1) return firings[step - 1]!;
+    let out: Value | undefined;
+    for (const d of durations.filter((d) => d <= step)) {
+      const hasDuration = net.transitions.map((t) => ((net.durations.get(t) ?? 1) === d ? 1 : 0));
+      out = g.where(g.constant(hasDuration, "bool"), firings[step - d]!, out ?? g.scalar(0));
+    }
+    return out ?? g.zerosLike(firings[0]!);
+  }
+}
+
+/** Concatenates the chosen layers (in layer order) and maps each id to its column. */
+function concatLayers(
+  g: Graph,
+  layers: readonly (Columns | undefined)[],
+  chosen: ReadonlySet<number>,
+): Columns {
+  const picked = [...chosen].sort((a, b) => a - b).map((i) => layers[i]!);
+  const column = new Map<string, number>();
+  let offset = 0;
+  for (const layer of picked) {
+    for (const [id, c] of layer.column) column.set(id, offset + c);
+    offset += layer.value.width;
+  }
+  return { value: g.concat(picked.map((l) => l.value)), column };
+}
+
+/** All layers' columns gathered into the sorted order of `ids`. */
+function inSortedOrder(g: Graph, layers: readonly Columns[], ids: readonly string[]): Value {
+  const all = concatLayers(g, layers, new Set(layers.map((_, i) => i)));
+  const cols = ids.map((id) => all.column.get(id)!);
+  return g.linear(all.value, SparseMatrix.selection(cols, all.value.width));
+}
+
+function indexOf(ids: readonly string[]): Map<string, number> {
+  return new Map(ids.map((id, i) => [id, i]));
+}
