@@ -30,13 +30,16 @@ import {
 } from "../onnx/proto.ts";
 
 /** Above this many dense weights a linear map is emitted sparse (unless the matrix is dense). */
-const DENSE_LIMIT = 16384;
+export const DEFAULT_DENSE_LIMIT = 16384;
 
 /** Collects the ONNX nodes and initializers of one model, naming every tensor once. */
 export class OnnxEmitter {
   readonly initializers: TensorProto[] = [];
   readonly #names = new Map<number, string>();
   #counter = 0;
+
+  /** @param denseLimit largest `rows × cols` emitted as a dense `MatMul` for a sparse matrix */
+  constructor(readonly denseLimit: number = DEFAULT_DENSE_LIMIT) {}
 
   /** The ONNX tensor name of an IR value (constants become initializers on first use). */
   nameOf(v: Value): string {
@@ -167,7 +170,8 @@ export class OnnxEmitter {
       return;
     }
     const nnz = m.entryCount;
-    if (m.rows * m.cols <= DENSE_LIMIT || m.rows * m.cols <= 4 * nnz) {
+    const size = m.rows * m.cols;
+    if (size <= this.denseLimit || (this.denseLimit > 0 && size <= 4 * nnz)) {
       const dense = new Float32Array(m.cols * m.rows);
       m.byRow.forEach((r, row) => r.forEach((e) => (dense[e.col * m.rows + row]! += e.weight)));
       n("MatMul", [x, this.floats([m.cols, m.rows], dense)], y);

@@ -198,7 +198,10 @@ class Lowering {
     const slots = lists.reduce((n, l) => Math.max(n, l.length), 0);
     const gates: Value[] = [];
     for (let s = 0; s < slots; s++) {
-      const cols = lists.map((l) => (l[s] === undefined ? -1 : acts.column.get(l[s])!));
+      const cols = lists.map((l) => {
+        const place = l[s];
+        return place === undefined ? -1 : acts.column.get(place)!;
+      });
       const occupied = g.linear(acts.value, SparseMatrix.selection(cols, acts.value.width));
       gates.push(g.sub(g.scalar(1), occupied));
     }

@@ -39,6 +39,11 @@ export interface CompileOptions {
   readonly gradient?: boolean;
   /** Entries of the model's `metadata_props` (e.g. the net and module as JSON). */
   readonly metadata?: Readonly<Record<string, string>>;
+  /**
+   * Largest `rows × cols` of a linear map emitted as a dense `MatMul` (default 16384); larger
+   * sparse maps use a padded gather. Tests lower it to exercise the sparse form on small nets.
+   */
+  readonly denseLimit?: number;
   /** `producer_name` / `producer_version` of the model file. */
   readonly producer?: { readonly name: string; readonly version: string };
 }
@@ -68,7 +73,7 @@ export function compileModel(model: PetriModel, options: CompileOptions = {}): C
   const T = model.net.transitions.length;
   const target = graph.input("target", T);
   const forward = graph.nodes.slice();
-  const emitter = new OnnxEmitter();
+  const emitter = new OnnxEmitter(options.denseLimit);
   const mainNodes = emitOutputs(emitter, forward, [[transitions, "transitions"], [
     places,
     "places",
@@ -113,7 +118,10 @@ export function compileModel(model: PetriModel, options: CompileOptions = {}): C
         { name: "else_branch", type: AttributeType.GRAPH, g: elseBranch },
       ],
     });
-    outputs.push(floatInfo("grad_marking", P, "grad_batch"), floatInfo("grad_values", P, "grad_batch"));
+    outputs.push(
+      floatInfo("grad_marking", P, "grad_batch"),
+      floatInfo("grad_values", P, "grad_batch"),
+    );
     gradientNodes = branch.length;
   }
 
@@ -132,13 +140,20 @@ export function compileModel(model: PetriModel, options: CompileOptions = {}): C
         floatInfo("values", P),
         floatInfo("values_mask", P),
         floatInfo("target", T),
-        { name: "with_gradient", type: { tensorType: { elemType: DataType.BOOL, shape: { dim: [] } } } },
+        {
+          name: "with_gradient",
+          type: { tensorType: { elemType: DataType.BOOL, shape: { dim: [] } } },
+        },
       ],
       output: outputs,
     },
     metadataProps: Object.entries(options.metadata ?? {}).map(([key, value]) => ({ key, value })),
   });
-  return { bytes, forwardNodes: mainNodes.length - ((options.gradient ?? true) ? 1 : 0), gradientNodes };
+  return {
+    bytes,
+    forwardNodes: mainNodes.length - ((options.gradient ?? true) ? 1 : 0),
+    gradientNodes,
+  };
 }
 
 /**

@@ -1,0 +1,126 @@
+/**
+ * `anomaly`: per-transition residuals |predicted − observed| and their sum for one trace
+ * (SEMANTICS.md Part B §3), and `scoreTraces` for many traces packed into one batched run.
+ *
+ * Scored transitions are those whose label lacks `->`, in sorted id order; an event counts for
+ * the scored transition whose label equals its name exactly (when two share a label, the later
+ * id wins); unknown names are ignored; repetitions count once.
+ *
+ * @example
+ * ```ts
+ * import { anomaly } from "./anomaly.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * const answer = await anomaly(model, {
+ *   input_marking: new Map([["p_in", 0.5]]),
+ *   events: [{ name: "Path A" }],
+ * });
+ * answer.trace_score;
+ * ```
+ *
+ * @module
+ */
+
+import { checkPlaceKeys } from "./check.ts";
+import type { IdMap, OpsModel } from "./model.ts";
+
+/** One event of a trace; only its name matters for scoring. */
+export interface TraceEvent {
+  readonly name: string;
+  readonly attributes?: ReadonlyMap<string, string>;
+}
+
+/** An anomaly request: the marking and values the trace was observed under, and its events. */
+export interface AnomalyRequest {
+  readonly input_marking: IdMap;
+  readonly input_values?: IdMap | null;
+  readonly events: readonly TraceEvent[];
+  readonly attributes?: ReadonlyMap<string, string>;
+}
+
+/** Residuals by scored transition id (sorted) and their sum. */
+export interface AnomalyResponse {
+  readonly trace_score: number;
+  readonly per_transition_residuals: ReadonlyMap<string, number>;
+}
+
+/**
+ * Scores one trace.
+ *
+ * @example
+ * ```ts
+ * import { anomaly } from "./anomaly.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * (await anomaly(model, { input_marking: new Map(), events: [] })).per_transition_residuals;
+ * ```
+ */
+export async function anomaly(model: OpsModel, request: AnomalyRequest): Promise<AnomalyResponse> {
+  checkPlaceKeys(model.net, "input_marking", request.input_marking);
+  checkPlaceKeys(model.net, "input_values", request.input_values);
+  const [answer] = await scoreTraces(model, [request]);
+  return answer!;
+}
+
+/**
+ * Scores many traces in one batched run (ids are assumed checked, e.g. by the batch command's
+ * spec resolution); answers in input order.
+ *
+ * @example
+ * ```ts
+ * import { scoreTraces } from "./anomaly.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * const answers = await scoreTraces(model, [{ input_marking: new Map(), events: [] }]);
+ * ```
+ */
+export async function scoreTraces(
+  model: OpsModel,
+  traces: readonly AnomalyRequest[],
+): Promise<AnomalyResponse[]> {
+  if (traces.length === 0) return [];
+  const scoring = scoringPlan(model);
+  const outputs = await model.run(
+    traces.map((t) => ({ marking: t.input_marking, values: t.input_values ?? new Map() })),
+    { withGradient: false },
+  );
+  return traces.map((trace, i) => {
+    const observed = new Set<string>();
+    for (const event of trace.events) {
+      const id = scoring.byLabel.get(event.name);
+      if (id !== undefined) observed.add(id);
+    }
+    const row = outputs[i]!.transitions;
+    const residuals = new Map<string, number>();
+    let score = 0;
+    for (const [id, column] of scoring.columns) {
+      // float32 subtraction, as PETRA computes the residual on float32 tensors
+      const residual = Math.abs(Math.fround(row[column]! - (observed.has(id) ? 1 : 0)));
+      residuals.set(id, residual);
+      score += residual;
+    }
+    return { trace_score: score, per_transition_residuals: residuals };
+  });
+}
+
+interface ScoringPlan {
+  /** Scored transition id -> its output column, sorted by id. */
+  readonly columns: ReadonlyMap<string, number>;
+  /** Label -> the scored transition it observes. */
+  readonly byLabel: ReadonlyMap<string, string>;
+}
+
+const plans = new WeakMap<OpsModel, ScoringPlan>();
+
+function scoringPlan(model: OpsModel): ScoringPlan {
+  const known = plans.get(model);
+  if (known) return known;
+  const columns = new Map<string, number>();
+  const byLabel = new Map<string, string>();
+  model.net.transitions.forEach((t, column) => {
+    const label = model.label(t);
+    if (label.includes("->")) return;
+    columns.set(t, column);
+    byLabel.set(label, t); // sorted ids: a later id with the same label wins
+  });
+  const plan = { columns, byLabel };
+  plans.set(model, plan);
+  return plan;
+}

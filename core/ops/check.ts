@@ -1,0 +1,89 @@
+/**
+ * Checks that a request's ids fit the net, with the 400 details of DESIGN.md §3 and
+ * SEMANTICS.md D1.
+ *
+ * @example
+ * ```ts
+ * import { checkPlaceKeys } from "./check.ts";
+ * declare const net: import("../net/types.ts").PetriNet;
+ * checkPlaceKeys(net, "input_marking", new Map([["p_in", 0.5]]));
+ * ```
+ *
+ * @module
+ */
+
+import { quoteId } from "../net/quote_id.ts";
+import { compareIds, type PetriNet } from "../net/types.ts";
+import { RequestError } from "./errors.ts";
+import type { IdMap } from "./model.ts";
+
+/**
+ * Throws a {@link RequestError} naming `field` and quoting every key of `map` that is not a
+ * place of the net (sorted), e.g.
+ * `input_marking has ids that are not in the net's place set: 'p_x', 't_a'`.
+ *
+ * @example
+ * ```ts
+ * import { checkPlaceKeys } from "./check.ts";
+ * declare const net: import("../net/types.ts").PetriNet;
+ * checkPlaceKeys(net, "input_values", null); // nothing to check
+ * ```
+ */
+export function checkPlaceKeys(net: PetriNet, field: string, map: IdMap | null | undefined): void {
+  if (!map) return;
+  const places = placeSet(net);
+  const unknown = [...map.keys()].filter((id) => !places.has(id)).sort(compareIds);
+  if (unknown.length > 0) {
+    throw new RequestError(
+      `${field} has ids that are not in the net's place set: ${unknown.map(quoteId).join(", ")}`,
+    );
+  }
+}
+
+/**
+ * Throws unless `id` is a place: `flip_place 'p_x' is not in the net's place set`.
+ *
+ * @example
+ * ```ts
+ * import { checkPlace } from "./check.ts";
+ * declare const net: import("../net/types.ts").PetriNet;
+ * checkPlace(net, "flip_place", "p_in");
+ * ```
+ */
+export function checkPlace(net: PetriNet, field: string, id: string): void {
+  if (!placeSet(net).has(id)) {
+    throw new RequestError(`${field} ${quoteId(id)} is not in the net's place set`);
+  }
+}
+
+/**
+ * Throws unless `id` is a transition:
+ * `target_transition 't_x' is not in the net's transition set`.
+ *
+ * @example
+ * ```ts
+ * import { checkTransition } from "./check.ts";
+ * declare const net: import("../net/types.ts").PetriNet;
+ * checkTransition(net, "target_transition", "t_a");
+ * ```
+ */
+export function checkTransition(net: PetriNet, field: string, id: string): void {
+  if (!transitionSet(net).has(id)) {
+    throw new RequestError(`${field} ${quoteId(id)} is not in the net's transition set`);
+  }
+}
+
+const placeSets = new WeakMap<PetriNet, ReadonlySet<string>>();
+const transitionSets = new WeakMap<PetriNet, ReadonlySet<string>>();
+
+function placeSet(net: PetriNet): ReadonlySet<string> {
+  let set = placeSets.get(net);
+  if (!set) placeSets.set(net, set = new Set(net.places));
+  return set;
+}
+
+function transitionSet(net: PetriNet): ReadonlySet<string> {
+  let set = transitionSets.get(net);
+  if (!set) transitionSets.set(net, set = new Set(net.transitions));
+  return set;
+}

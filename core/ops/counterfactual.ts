@@ -1,0 +1,251 @@
+/**
+ * `counterfactual`: the smallest change of one input (a place's marking or value) that brings a
+ * transition's activation to the 0.5 decision boundary (SEMANTICS.md D2–D6).
+ *
+ * The search never runs one probe per model run: a uniform grid of 129 points over the range
+ * goes through the model in one batch, then the bracket nearest the original input is refined
+ * with batches of 31 interior probes until it is narrower than 1e-6 of the range. The answer is
+ * the probe nearest the original input whose activation is within `tolerance` of 0.5; without
+ * one the answer is not found (only `found` and `target_transition`).
+ *
+ * @example
+ * ```ts
+ * import { counterfactual } from "./counterfactual.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * const answer = await counterfactual(model, {
+ *   input_marking: new Map([["p_in", 0]]),
+ *   flip_place: "p_in",
+ *   target_transition: "t_a",
+ * });
+ * if (answer.found) answer.counterfactual_input;
+ * ```
+ *
+ * @module
+ */
+
+import { arcKey } from "../net/types.ts";
+import { checkPlace, checkPlaceKeys, checkTransition } from "./check.ts";
+import type { IdMap, OpsModel } from "./model.ts";
+import type { InputRow, OutputRow } from "../runtime.ts";
+
+/** Which channel of `flip_place` the search varies. */
+export type FlipChannel = "marking" | "value";
+
+/** A counterfactual request; defaults as DESIGN.md §3. */
+export interface CounterfactualRequest {
+  readonly input_marking: IdMap;
+  readonly input_values?: IdMap | null;
+  readonly flip_place: string;
+  readonly target_transition: string;
+  /** Default `"marking"`. */
+  readonly flip_channel?: FlipChannel;
+  /** `[lo, hi]` with lo < hi; default `[0, 1]`. */
+  readonly search_range?: readonly [number, number];
+  /** |activation − 0.5| below which a probe is on the boundary; > 0, default 1e-3. */
+  readonly tolerance?: number;
+}
+
+/** The answer: the boundary point when found, else only `found` and `target_transition`. */
+export type CounterfactualResponse =
+  | { readonly found: false; readonly target_transition: string }
+  | {
+    readonly found: true;
+    readonly target_transition: string;
+    readonly target_label: string;
+    readonly flipped_place: string;
+    readonly flipped_channel: FlipChannel;
+    readonly original_input: number;
+    readonly counterfactual_input: number;
+    readonly original_activation: number;
+    readonly counterfactual_activation: number;
+  };
+
+const GRID_POINTS = 129;
+const REFINE_PROBES = 31;
+const MIN_WIDTH = 1e-6;
+
+/**
+ * Searches for the decision boundary nearest the original input.
+ *
+ * @example
+ * ```ts
+ * import { counterfactual } from "./counterfactual.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * const r = await counterfactual(model, {
+ *   input_marking: new Map(),
+ *   flip_place: "p_in",
+ *   target_transition: "t_a",
+ *   search_range: [0.95, 1],
+ * });
+ * r.found; // false when no crossing lies in the range
+ * ```
+ */
+export async function counterfactual(
+  model: OpsModel,
+  request: CounterfactualRequest,
+): Promise<CounterfactualResponse> {
+  const { net } = model;
+  checkPlace(net, "flip_place", request.flip_place);
+  checkTransition(net, "target_transition", request.target_transition);
+  checkPlaceKeys(net, "input_marking", request.input_marking);
+  checkPlaceKeys(net, "input_values", request.input_values);
+  const channel = request.flip_channel ?? "marking";
+  const [lo, hi] = request.search_range ?? [0, 1];
+  const tolerance = request.tolerance ?? 1e-3;
+  if (!(lo < hi) || !Number.isFinite(lo) || !Number.isFinite(hi)) {
+    throw new RangeError("search_range must be two finite numbers with lo < hi");
+  }
+  if (!(tolerance > 0) || !Number.isFinite(tolerance)) {
+    throw new RangeError("tolerance must be a finite number > 0");
+  }
+
+  const targetColumn = net.transitions.indexOf(request.target_transition);
+  const base: InputRow = {
+    marking: request.input_marking,
+    values: request.input_values ?? new Map(),
+  };
+  const probe = (x: number): InputRow =>
+    channel === "marking"
+      ? { marking: withEntry(base.marking, request.flip_place, x), values: base.values! }
+      : { marking: base.marking, values: withEntry(base.values!, request.flip_place, x) };
+  const run = (rows: InputRow[]) => model.run(rows, { withGradient: false });
+
+  const grid = Array.from(
+    { length: GRID_POINTS },
+    (_, i) => i === GRID_POINTS - 1 ? hi : lo + ((hi - lo) * i) / (GRID_POINTS - 1),
+  );
+  const [baseRun, ...gridRuns] = await run([base, ...grid.map(probe)]);
+  const original = originalInput(model, request, channel, baseRun!);
+  const search = new BoundarySearch(original, tolerance);
+  let choice = search.choose(
+    grid.map((x, i) => ({ x, act: gridRuns[i]!.transitions[targetColumn]! })),
+  );
+  while (choice?.kind === "bracket" && choice.b.x - choice.a.x >= (hi - lo) * MIN_WIDTH) {
+    const { a, b } = choice;
+    const xs = Array.from(
+      { length: REFINE_PROBES },
+      (_, k) => a.x + ((b.x - a.x) * (k + 1)) / (REFINE_PROBES + 1),
+    );
+    const runs = await run(xs.map(probe));
+    const inner = xs.map((x, k) => ({ x, act: runs[k]!.transitions[targetColumn]! }));
+    const next = search.choose([a, ...inner, b]);
+    if (!next) break; // only NaN activations can lose a sign change
+    choice = next;
+  }
+  const answer = choice && search.finalPoint(choice);
+  if (!answer) return { found: false, target_transition: request.target_transition };
+  return {
+    found: true,
+    target_transition: request.target_transition,
+    target_label: model.label(request.target_transition),
+    flipped_place: request.flip_place,
+    flipped_channel: channel,
+    original_input: original,
+    counterfactual_input: answer.x,
+    original_activation: baseRun!.transitions[targetColumn]!,
+    counterfactual_activation: answer.act,
+  };
+}
+
+interface Probe {
+  readonly x: number;
+  readonly act: number;
+}
+
+type Choice =
+  | { readonly kind: "point"; readonly p: Probe }
+  | { readonly kind: "bracket"; readonly a: Probe; readonly b: Probe };
+
+/** Picks, among probes sorted by x, the boundary evidence nearest the original input. */
+class BoundarySearch {
+  constructor(readonly original: number, readonly tolerance: number) {}
+
+  isHit(p: Probe): boolean {
+    return Math.abs(p.act - 0.5) < this.tolerance;
+  }
+
+  /**
+   * The nearest hit (a probe within tolerance) or sign-change interval. A hit with a non-hit
+   * neighbour on the original's side becomes the bracket between them, so refinement walks to
+   * the edge of the tolerance band nearest the original input.
+   */
+  choose(probes: readonly Probe[]): Choice | undefined {
+    // Ordered by distance, then hits before brackets: a hit is already an answer.
+    let best: { d: number; rank: number; c: Choice } | undefined;
+    const consider = (d: number, rank: number, c: Choice) => {
+      if (!best || d < best.d || (d === best.d && rank < best.rank)) best = { d, rank, c };
+    };
+    probes.forEach((p, i) => {
+      if (this.isHit(p)) {
+        consider(Math.abs(p.x - this.original), 0, this.#towardOriginal(probes, i));
+      }
+    });
+    for (let i = 0; i + 1 < probes.length; i++) {
+      const a = probes[i]!;
+      const b = probes[i + 1]!;
+      if (this.isHit(a) || this.isHit(b)) continue;
+      if (Math.sign(a.act - 0.5) * Math.sign(b.act - 0.5) < 0) {
+        const d = this.original < a.x ? a.x - this.original : Math.max(0, this.original - b.x);
+        consider(d, 1, { kind: "bracket", a, b });
+      }
+    }
+    return best?.c;
+  }
+
+  #towardOriginal(probes: readonly Probe[], i: number): Choice {
+    const p = probes[i]!;
+    const j = this.original < p.x ? i - 1 : this.original > p.x ? i + 1 : -1;
+    const q = probes[j];
+    if (!q || this.isHit(q)) return { kind: "point", p };
+    return j < i ? { kind: "bracket", a: q, b: p } : { kind: "bracket", a: p, b: q };
+  }
+
+  /** The reported probe: a hit at the end of the final bracket nearest the original. */
+  finalPoint(choice: Choice): Probe | undefined {
+    if (choice.kind === "point") return choice.p;
+    const hits = [choice.a, choice.b].filter((p) => this.isHit(p));
+    hits.sort((p, q) => Math.abs(p.x - this.original) - Math.abs(q.x - this.original));
+    return hits[0];
+  }
+}
+
+/**
+ * The input the model actually used at the flipped place in the base pass (D4): the supplied
+ * value; else a source place's default (marking 1/0 by initial marking, value 1.0); else the
+ * computed activation (marking) or the computed value Σ w·a(t)·o / (a + 1e-6) (value channel).
+ */
+function originalInput(
+  model: OpsModel,
+  request: CounterfactualRequest,
+  channel: FlipChannel,
+  base: OutputRow,
+): number {
+  const p = request.flip_place;
+  const { net, structure, parameters } = model;
+  const isSource = (structure.preset.get(p) ?? []).length === 0;
+  if (channel === "marking") {
+    const supplied = request.input_marking.get(p);
+    if (supplied !== undefined) return supplied;
+    if (isSource) return net.initialMarking.has(p) ? 1 : 0;
+    return base.places[net.places.indexOf(p)]!;
+  }
+  const supplied = request.input_values?.get(p);
+  if (supplied !== undefined) return supplied;
+  if (isSource || request.input_marking.has(p)) return 1;
+  const outputValue = new Map(net.arcOutputValues.map((o) => [arcKey(o.transition, o.place), o]));
+  let numerator = 0;
+  for (const t of structure.preset.get(p) ?? []) {
+    const w = parameters.arcWeights.get(arcKey(t, p)) ?? 0;
+    const a = base.transitions[net.transitions.indexOf(t)]!;
+    const o = outputValue.get(arcKey(t, p))?.value ?? 1;
+    numerator = Math.fround(numerator + Math.fround(Math.fround(w * a) * o));
+  }
+  const activation = base.places[net.places.indexOf(p)]!;
+  return Math.fround(numerator / Math.fround(activation + 1e-6));
+}
+
+function withEntry(map: IdMap, key: string, value: number): Map<string, number> {
+  const copy = new Map(map);
+  copy.set(key, value);
+  return copy;
+}

@@ -1,0 +1,22 @@
+/**
+ * The one error an operation throws for a request that does not fit the net: the server maps
+ * it to 400 with `{"detail": message}`, the CLI and the playground show the message.
+ *
+ * @example
+ * ```ts
+ * import { RequestError } from "./errors.ts";
+ * throw new RequestError("flip_place 'p_x' is not in the net's place set");
+ * ```
+ *
+ * @module
+ */
+
+/** A request that is well-formed but does not fit the served net (HTTP 400). */
+export class RequestError extends Error {
+  override readonly name = "RequestError";
+
+  /** @param detail the message, as the `detail` of a 400 answer */
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * `forward`: every transition's firing activation and every place's activation for one input
+ * marking (SPEC.md /forward).
+ *
+ * @example
+ * ```ts
+ * import { forward } from "./forward.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * const answer = await forward(model, { input_marking: new Map([["p_in", 0.5]]) });
+ * answer.transition_activations.get("t_a");
+ * ```
+ *
+ * @module
+ */
+
+import { checkPlaceKeys } from "./check.ts";
+import type { IdMap, OpsModel } from "./model.ts";
+
+/** A forward request: the marking (clamping the places it names) and optional values. */
+export interface ForwardRequest {
+  readonly input_marking: IdMap;
+  readonly input_values?: IdMap | null;
+}
+
+/** Activations by id, in sorted id order. */
+export interface ForwardResponse {
+  readonly transition_activations: ReadonlyMap<string, number>;
+  readonly place_activations: ReadonlyMap<string, number>;
+}
+
+/**
+ * Runs the model once on the request's marking and values.
+ *
+ * @example
+ * ```ts
+ * import { forward } from "./forward.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * (await forward(model, { input_marking: new Map() })).place_activations.size;
+ * ```
+ */
+export async function forward(model: OpsModel, request: ForwardRequest): Promise<ForwardResponse> {
+  checkPlaceKeys(model.net, "input_marking", request.input_marking);
+  checkPlaceKeys(model.net, "input_values", request.input_values);
+  const [out] = await model.run([{
+    marking: request.input_marking,
+    values: request.input_values ?? new Map(),
+  }], { withGradient: false });
+  return {
+    transition_activations: byId(model.net.transitions, out!.transitions),
+    place_activations: byId(model.net.places, out!.places),
+  };
+}
+
+/**
+ * Pairs sorted ids with their column of a result row.
+ *
+ * @example
+ * ```ts
+ * import { byId } from "./forward.ts";
+ * byId(["a", "b"], new Float32Array([1, 2])).get("b"); // 2
+ * ```
+ */
+export function byId(ids: readonly string[], row: Float32Array): Map<string, number> {
+  return new Map(ids.map((id, i) => [id, row[i]!]));
+}

@@ -1,0 +1,32 @@
+/**
+ * What an operation needs of a loaded model: the net, its structure, labels and a session that
+ * runs batches of rows. `core/bundle.ts`'s `Model` satisfies it; tests may pass their own.
+ *
+ * @example
+ * ```ts
+ * import type { OpsModel } from "./model.ts";
+ * declare const model: OpsModel;
+ * model.label(model.net.transitions[0]!);
+ * ```
+ *
+ * @module
+ */
+
+import type { NetStructure } from "../net/structure.ts";
+import type { ModuleSettings, Parameters, PetriNet } from "../net/types.ts";
+import type { InputRow, OutputRow } from "../runtime.ts";
+
+/** A loaded model as the operations see it. */
+export interface OpsModel {
+  readonly net: PetriNet;
+  readonly module: ModuleSettings;
+  readonly parameters: Parameters;
+  readonly structure: NetStructure;
+  /** The transition's label, or its id when it has none. */
+  label(transition: string): string;
+  /** Runs rows as one batch; results in row order. */
+  run(rows: readonly InputRow[], options: { withGradient: boolean }): Promise<OutputRow[]>;
+}
+
+/** An id-keyed map of numbers (a marking or a value map). */
+export type IdMap = ReadonlyMap<string, number>;

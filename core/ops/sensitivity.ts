@@ -1,0 +1,85 @@
+/**
+ * `sensitivity`: the exact gradient of one transition's activation with respect to every
+ * input, in one run of the compiled reverse-mode graph (SEMANTICS.md §5 and D7). Keys are the
+ * supplied places plus every source place of the net (the net's inputs), sorted; a source place
+ * that was not supplied is differentiated at its default (marking 1 or 0, value 1.0).
+ *
+ * @example
+ * ```ts
+ * import { sensitivity } from "./sensitivity.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * const answer = await sensitivity(model, {
+ *   input_marking: new Map([["p_in", 0.3]]),
+ *   target_transition: "t_a",
+ * });
+ * answer.marking_gradients.get("p_in");
+ * ```
+ *
+ * @module
+ */
+
+import { compareIds } from "../net/types.ts";
+import { checkPlaceKeys, checkTransition } from "./check.ts";
+import type { IdMap, OpsModel } from "./model.ts";
+
+/** A sensitivity request: the base point and the transition to differentiate. */
+export interface SensitivityRequest {
+  readonly input_marking: IdMap;
+  readonly input_values?: IdMap | null;
+  readonly target_transition: string;
+}
+
+/** Gradients of the target's activation by place id, sorted. */
+export interface SensitivityResponse {
+  readonly target_transition: string;
+  readonly target_label: string;
+  readonly base_activation: number;
+  readonly marking_gradients: ReadonlyMap<string, number>;
+  readonly value_gradients: ReadonlyMap<string, number>;
+}
+
+/**
+ * Computes the gradients of the target transition's activation at the base point.
+ *
+ * @example
+ * ```ts
+ * import { sensitivity } from "./sensitivity.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * (await sensitivity(model, { input_marking: new Map(), target_transition: "t_a" }))
+ *   .base_activation;
+ * ```
+ */
+export async function sensitivity(
+  model: OpsModel,
+  request: SensitivityRequest,
+): Promise<SensitivityResponse> {
+  const { net, structure } = model;
+  checkTransition(net, "target_transition", request.target_transition);
+  checkPlaceKeys(net, "input_marking", request.input_marking);
+  checkPlaceKeys(net, "input_values", request.input_values);
+
+  // Supplying every source place at its default changes no activation but makes its gradient
+  // an output of the graph.
+  const marking = new Map(request.input_marking);
+  const values = new Map(request.input_values ?? []);
+  for (const p of structure.sourcePlaces) {
+    if (!marking.has(p)) marking.set(p, net.initialMarking.has(p) ? 1 : 0);
+    if (!values.has(p)) values.set(p, 1);
+  }
+  const target = new Map([[request.target_transition, 1]]);
+  const [out] = await model.run([{ marking, values, target }], { withGradient: true });
+  const column = (ids: readonly string[]) => new Map(ids.map((id, i) => [id, i]));
+  const places = column(net.places);
+  const gradients = (keys: Iterable<string>, row: Float32Array) =>
+    new Map([...keys].sort(compareIds).map((p) => [p, row[places.get(p)!]!]));
+  return {
+    target_transition: request.target_transition,
+    target_label: model.label(request.target_transition),
+    base_activation: out!.transitions[column(net.transitions).get(request.target_transition)!]!,
+    marking_gradients: gradients(marking.keys(), out!.gradMarking!),
+    value_gradients: gradients(
+      new Set([...(request.input_values?.keys() ?? []), ...structure.sourcePlaces]),
+      out!.gradValues!,
+    ),
+  };
+}
