@@ -71,7 +71,6 @@ export function compileModel(model: PetriModel, options: CompileOptions = {}): C
   const { graph, inputs, transitions, places } = lowerModel(model);
   const P = model.net.places.length;
   const T = model.net.transitions.length;
-  const target = graph.input("target", T);
   const forward = graph.nodes.slice();
   const emitter = new OnnxEmitter(options.denseLimit);
   const mainNodes = emitOutputs(emitter, forward, [[transitions, "transitions"], [
@@ -83,6 +82,8 @@ export function compileModel(model: PetriModel, options: CompileOptions = {}): C
 
   if (options.gradient ?? true) {
     const start = graph.nodes.length;
+    // Created after the forward nodes so that its transpose runs inside the gradient branch.
+    const target = graph.input("target", T);
     const [gradMarking, gradValues] = vectorJacobianProduct(graph, transitions, target, [
       inputs.marking,
       inputs.values,
@@ -157,31 +158,17 @@ export function compileModel(model: PetriModel, options: CompileOptions = {}): C
 }
 
 /**
- * Emits `nodes` so that each listed value ends up under its given name: renamed when a node of
- * this block computes it, otherwise copied by an `Identity` (inputs, constants, outer values).
+ * Emits `nodes`, then transposes each listed value back to `[batch, width]` under its given
+ * name (the emitter works feature-major).
  */
 function emitOutputs(
   emitter: OnnxEmitter,
   nodes: readonly Node[],
   named: readonly [Value, string][],
 ): NodeProto[] {
-  const computedHere = new Set(nodes.filter((n) => n.op.type !== "input").map((n) => n.output.id));
-  const copies: NodeProto[] = [];
-  const renamed = new Set<number>();
-  for (const [value, name] of named) {
-    if (computedHere.has(value.id) && !renamed.has(value.id)) {
-      emitter.rename(value, name);
-      renamed.add(value.id);
-    } else {
-      copies.push({ opType: "Identity", input: [], output: [name], name: emitter.fresh("n") });
-    }
-  }
   const out = emitter.emit(nodes);
-  let c = 0;
-  for (const [value, name] of named) {
-    if (copies[c]?.output[0] === name) copies[c++]!.input = [emitter.nameOf(value)];
-  }
-  return [...out, ...copies];
+  for (const [value, name] of named) out.push(emitter.transposed(emitter.nameOf(value), name));
+  return out;
 }
 
 function floatInfo(name: string, width: number, batch = "batch"): ValueInfoProto {
