@@ -1,0 +1,119 @@
+/**
+ * The petri-serve command line: `compile` and `inspect` (and, as they are added, `serve` and
+ * `batch`). Each subcommand is a module under `cli/` listed in {@link COMMANDS}. Exit codes: 0
+ * on success, 2 on bad usage or unreadable input (one line on stderr), 1 on an unexpected
+ * failure.
+ *
+ * @example
+ * ```ts
+ * import { main } from "./cli.ts";
+ * const code = await main(["inspect", "examples/rest_serving"]);
+ * ```
+ *
+ * @module
+ */
+
+import { BundleError } from "./core/bundle.ts";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "./core/version.ts";
+import { UsageError } from "./cli/args.ts";
+import { type CliIo, type Command, InputError } from "./cli/command.ts";
+import { compileCommand } from "./cli/compile.ts";
+import { inspectCommand } from "./cli/inspect.ts";
+
+/**
+ * The subcommands, in the order the help lists them.
+ *
+ * @example
+ * ```ts
+ * import { COMMANDS } from "./cli.ts";
+ * COMMANDS.map((c) => c.name); // ["compile", "inspect"]
+ * ```
+ */
+export const COMMANDS: readonly Command[] = [compileCommand, inspectCommand];
+
+const PROGRAM = "cli.ts";
+
+function topHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return `${PACKAGE_NAME} ${PACKAGE_VERSION}: serve trained PETRA Petri-net models
+
+Usage: deno run -A ${PROGRAM} COMMAND [options]
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join("\n")}
+
+Options:
+  -h, --help  show this help
+
+Run '${PROGRAM} COMMAND --help' for a command's arguments and options.
+`;
+}
+
+const STD_IO: CliIo = {
+  out(text) {
+    // writeSync may write only part of a buffer to a pipe.
+    let bytes = new TextEncoder().encode(text);
+    while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
+  },
+  err: (line) => console.error(line),
+};
+
+/**
+ * Runs the CLI with `args` (without the program name) and returns the exit code; it never
+ * exits the process itself.
+ *
+ * @example
+ * ```ts
+ * import { main } from "./cli.ts";
+ * await main(["--help"]); // 0
+ * ```
+ */
+export async function main(args: readonly string[], io: CliIo = STD_IO): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined) {
+    io.err(`error: no command given; run '${PROGRAM} --help' for the commands`);
+    return 2;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
+    io.out(topHelp());
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command === undefined) {
+    const what = name.startsWith("-") ? `unknown option ${name}` : `unknown command '${name}'`;
+    io.err(`error: ${what}; run '${PROGRAM} --help' for the commands`);
+    return 2;
+  }
+  if (wantsHelp(rest)) {
+    io.out(command.help);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`error: ${error.message}; run '${PROGRAM} ${name} --help' for usage`);
+      return 2;
+    }
+    if (error instanceof InputError || error instanceof BundleError) {
+      io.err(`error: ${oneLine(error.message)}`);
+      return 2;
+    }
+    io.err(
+      `error: ${name} failed: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+    );
+    return 1;
+  }
+}
+
+/** `--help` or `-h` before any `--`. */
+function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, "; ");
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

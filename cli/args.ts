@@ -1,0 +1,128 @@
+/**
+ * A small command-line argument parser for the subcommands: `--name value`, `--name=value`,
+ * short aliases (`-o value`), boolean flags and positional arguments; `--` ends the options.
+ * Anything it cannot read is a {@link UsageError} naming the argument.
+ *
+ * @example
+ * ```ts
+ * import { parseArgs } from "./args.ts";
+ * const { flags, positionals } = parseArgs(["model.json", "-o", "out.onnx"], {
+ *   output: { type: "string", short: "o" },
+ *   help: { type: "boolean", short: "h" },
+ * });
+ * flags.output; // "out.onnx"
+ * positionals; // ["model.json"]
+ * ```
+ *
+ * @module
+ */
+
+/**
+ * Bad command-line usage: the CLI prints the message with a hint to `--help` and exits 2.
+ *
+ * @example
+ * ```ts
+ * import { UsageError } from "./args.ts";
+ * throw new UsageError("unknown option --fast");
+ * ```
+ */
+export class UsageError extends Error {
+  /**
+   * Builds the error.
+   *
+   * @param message what is wrong, naming the argument
+   *
+   * @example
+   * ```ts
+   * import { UsageError } from "./args.ts";
+   * new UsageError("--port needs a value").message; // "--port needs a value"
+   * ```
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** One option: a string that takes a value, or a boolean flag. */
+export interface OptionSpec {
+  /** `string` options take a value; `boolean` flags do not. */
+  readonly type: "string" | "boolean";
+  /** A one-letter alias, used as `-x`. */
+  readonly short?: string;
+}
+
+/** The options a command accepts, by long name (used as `--name`). */
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+/** Parsed flags: a string or `true` per option given (booleans absent when not given). */
+export type Flags<S extends OptionSpecs> = {
+  -readonly [K in keyof S]?: S[K]["type"] extends "string" ? string : boolean;
+};
+
+/** The result of {@link parseArgs}. */
+export interface ParsedArgs<S extends OptionSpecs> {
+  /** The options given, by long name. */
+  readonly flags: Flags<S>;
+  /** The other arguments, in order. */
+  readonly positionals: string[];
+}
+
+/**
+ * Parses `args` against `specs`. A repeated option keeps its last value.
+ *
+ * @throws {UsageError} for an unknown option, a missing value, or a value on a boolean flag.
+ *
+ * @example
+ * ```ts
+ * import { parseArgs } from "./args.ts";
+ * parseArgs(["--port=8080", "bundle.onnx"], { port: { type: "string" } }).flags.port; // "8080"
+ * ```
+ */
+export function parseArgs<S extends OptionSpecs>(
+  args: readonly string[],
+  specs: S,
+): ParsedArgs<S> {
+  const flags: Record<string, string | boolean> = {};
+  const positionals: string[] = [];
+  const byShort = new Map(
+    Object.entries(specs).flatMap(([name, spec]) =>
+      spec.short === undefined ? [] : [[spec.short, name] as const]
+    ),
+  );
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const written = eq === -1 ? arg : arg.slice(0, eq);
+    const inline = eq === -1 ? undefined : arg.slice(eq + 1);
+    const name = written.startsWith("--") ? written.slice(2) : byShort.get(written.slice(1));
+    const spec = name === undefined || !Object.hasOwn(specs, name) ? undefined : specs[name];
+    if (name === undefined || spec === undefined) {
+      throw new UsageError(`unknown option ${written}`);
+    }
+    if (spec.type === "boolean") {
+      if (inline !== undefined) throw new UsageError(`option ${written} takes no value`);
+      flags[name] = true;
+      continue;
+    }
+    if (inline !== undefined) {
+      flags[name] = inline;
+      continue;
+    }
+    const value = args[i + 1];
+    if (value === undefined || (value.startsWith("-") && value !== "-")) {
+      throw new UsageError(`option ${written} needs a value`);
+    }
+    flags[name] = value;
+    i++;
+  }
+  return { flags: flags as Flags<S>, positionals };
+}

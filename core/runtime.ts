@@ -1,0 +1,551 @@
+/**
+ * The ONNX Runtime seam: one {@link ModelSession} wraps one `InferenceSession` of a compiled
+ * net and turns id-keyed rows into the packed tensors of the graph contract (DESIGN.md §2)
+ * and back.
+ *
+ * The runtime module is injected ({@link OrtModule}): `core/` imports only the types of
+ * `onnxruntime-common`, and each face passes in `onnxruntime-web` (or any other backend with
+ * the same API). ORT sessions are not re-entrant, so runs are serialised; requests that arrive
+ * while a run is in flight are packed together into the next batched run, whose results are
+ * split back per request.
+ *
+ * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web";
+ * import { ModelSession } from "./runtime.ts";
+ * declare const onnxBytes: Uint8Array;
+ * ort.env.wasm.numThreads = 1;
+ * await using session = await ModelSession.create(ort, onnxBytes, {
+ *   places: ["p_in", "p_out"],
+ *   transitions: ["t_go"],
+ * });
+ * const [row] = await session.run([{ marking: new Map([["p_in", 1]]) }], {
+ *   withGradient: false,
+ * });
+ * row?.transitions; // Float32Array [activation of t_go]
+ * ```
+ *
+ * @module
+ */
+
+import type { InferenceSession, Tensor } from "onnxruntime-common";
+import { quoteId } from "./net/quote_id.ts";
+
+/**
+ * The part of an ONNX Runtime JavaScript module that petri-serve uses. The namespaces of
+ * `onnxruntime-web`, `onnxruntime-node` and `onnxruntime-common` all satisfy it.
+ *
+ * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web";
+ * import type { OrtModule } from "./runtime.ts";
+ * const runtime: OrtModule = ort;
+ * ```
+ */
+export interface OrtModule {
+  /** Creates sessions from model bytes. */
+  readonly InferenceSession: {
+    create(bytes: Uint8Array, options?: InferenceSession.SessionOptions): Promise<InferenceSession>;
+  };
+  /** Builds CPU tensors. */
+  readonly Tensor: new (
+    type: "float32" | "bool",
+    data: Float32Array | readonly boolean[],
+    dims: readonly number[],
+  ) => Tensor;
+}
+
+/** The column order of a compiled net: its sorted place and transition ids. */
+export interface NetColumns {
+  /** Place ids in sorted order (the columns of `marking`, `values`, `places`, gradients). */
+  readonly places: readonly string[];
+  /** Transition ids in sorted order (the columns of `target` and `transitions`). */
+  readonly transitions: readonly string[];
+}
+
+/**
+ * One request row, keyed by ids. A supplied `marking` entry sets that place's marking and
+ * marks it supplied; the same holds for `values`. `target` is the cotangent over transitions
+ * for the gradient outputs (absent entries are 0).
+ */
+export interface InputRow {
+  /** Supplied marking by place id; other places take the graph's defaults. */
+  readonly marking: ReadonlyMap<string, number>;
+  /** Supplied value-channel inputs by place id. */
+  readonly values?: ReadonlyMap<string, number>;
+  /** Cotangent by transition id (0 for absent ids); only gradient runs read it. */
+  readonly target?: ReadonlyMap<string, number>;
+}
+
+/** One result row: arrays in sorted id order (see {@link NetColumns}). */
+export interface OutputRow {
+  /** Firing activation per transition. */
+  readonly transitions: Float32Array;
+  /** Place activation at the end of the pass. */
+  readonly places: Float32Array;
+  /** Σ_t target[t] · ∂transitions[t]/∂marking; present only for gradient runs. */
+  readonly gradMarking?: Float32Array;
+  /** Σ_t target[t] · ∂transitions[t]/∂values; present only for gradient runs. */
+  readonly gradValues?: Float32Array;
+}
+
+/**
+ * Inputs of a batch of `batch` rows, packed row-major: `[batch, P]` for the place inputs and
+ * `[batch, T]` for `target`.
+ */
+export interface PackedInputs {
+  /** Number of rows. */
+  readonly batch: number;
+  /** The `marking` input, `[batch, P]`. */
+  readonly marking: Float32Array;
+  /** The `marking_mask` input: 1 where a row supplies the place's marking. */
+  readonly markingMask: Float32Array;
+  /** The `values` input, `[batch, P]`. */
+  readonly values: Float32Array;
+  /** The `values_mask` input: 1 where a row supplies the place's value. */
+  readonly valuesMask: Float32Array;
+  /** The `target` input, `[batch, T]`. */
+  readonly target: Float32Array;
+}
+
+/** Outputs of a packed batch, row-major; the gradients only for gradient runs. */
+export interface PackedOutputs {
+  /** Number of rows. */
+  readonly batch: number;
+  /** The `transitions` output, `[batch, T]`. */
+  readonly transitions: Float32Array;
+  /** The `places` output, `[batch, P]`. */
+  readonly places: Float32Array;
+  /** The `grad_marking` output, `[batch, P]`; gradient runs only. */
+  readonly gradMarking?: Float32Array;
+  /** The `grad_values` output, `[batch, P]`; gradient runs only. */
+  readonly gradValues?: Float32Array;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  /** Compute the gradient outputs (the `with_gradient` input). */
+  readonly withGradient: boolean;
+}
+
+/** Options of {@link ModelSession.create}. */
+export interface ModelSessionOptions {
+  /** Passed to `InferenceSession.create`. */
+  readonly sessionOptions?: InferenceSession.SessionOptions;
+  /**
+   * Coalescing stops adding pending requests to a batch once it holds this many rows
+   * (default 1024); a single larger request still runs as one batch.
+   */
+  readonly maxBatchRows?: number;
+}
+
+interface Pending {
+  readonly inputs: PackedInputs;
+  readonly withGradient: boolean;
+  readonly resolve: (outputs: PackedOutputs) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * A loaded compiled net, ready to run batches. Create it with {@link ModelSession.create};
+ * release it with `await using` or `[Symbol.asyncDispose]()`.
+ *
+ * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web";
+ * import { ModelSession } from "./runtime.ts";
+ * declare const onnxBytes: Uint8Array;
+ * await using session = await ModelSession.create(ort, onnxBytes, {
+ *   places: ["p_in", "p_out"],
+ *   transitions: ["t_go"],
+ * });
+ * const rows = await session.run([
+ *   { marking: new Map([["p_in", 0.2]]) },
+ *   { marking: new Map([["p_in", 0.9]]), target: new Map([["t_go", 1]]) },
+ * ], { withGradient: true });
+ * rows[1]?.gradMarking; // ∂t_go/∂marking per place
+ * ```
+ */
+export class ModelSession implements AsyncDisposable {
+  /** Place ids in column order. */
+  readonly places: readonly string[];
+  /** Transition ids in column order. */
+  readonly transitions: readonly string[];
+  /** Column of each place id. */
+  readonly placeIndex: ReadonlyMap<string, number>;
+  /** Column of each transition id. */
+  readonly transitionIndex: ReadonlyMap<string, number>;
+  /** Number of ORT runs so far (the warm-up included), for tests and metrics. */
+  get runCount(): number {
+    return this.#runs;
+  }
+
+  readonly #ort: OrtModule;
+  readonly #session: InferenceSession;
+  readonly #maxBatchRows: number;
+  readonly #hasGradient: boolean;
+  #pending: Pending[] = [];
+  #draining: Promise<void> | undefined;
+  #runs = 0;
+  #released = false;
+
+  private constructor(
+    ort: OrtModule,
+    session: InferenceSession,
+    columns: NetColumns,
+    maxBatchRows: number,
+  ) {
+    this.#ort = ort;
+    this.#session = session;
+    this.#maxBatchRows = maxBatchRows;
+    this.#hasGradient = session.outputNames.includes("grad_marking");
+    this.places = [...columns.places];
+    this.transitions = [...columns.transitions];
+    this.placeIndex = new Map(this.places.map((id, i) => [id, i]));
+    this.transitionIndex = new Map(this.transitions.map((id, i) => [id, i]));
+  }
+
+  /**
+   * Creates the ORT session for `bytes` and runs it once on an empty row, so the first real
+   * request does not pay ORT's lazy initialisation.
+   *
+   * @example
+   * ```ts
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * declare const onnxBytes: Uint8Array;
+   * declare const net: import("./net/types.ts").PetriNet;
+   * await using session = await ModelSession.create(ort, onnxBytes, net);
+   * ```
+   */
+  static async create(
+    ort: OrtModule,
+    bytes: Uint8Array,
+    columns: NetColumns,
+    options: ModelSessionOptions = {},
+  ): Promise<ModelSession> {
+    const session = await ort.InferenceSession.create(bytes, options.sessionOptions);
+    const model = new ModelSession(ort, session, columns, options.maxBatchRows ?? 1024);
+    try {
+      await model.run([{ marking: new Map() }], { withGradient: model.#hasGradient });
+    } catch (error) {
+      await model[Symbol.asyncDispose]();
+      throw error;
+    }
+    return model;
+  }
+
+  /**
+   * Runs `rows` as one batch (together with any requests pending at the same time) and
+   * returns one output row per input row, in order.
+   *
+   * @throws {Error} when a row names an id that is not a place (marking, values) or a
+   * transition (target) of the net; callers validate requests first.
+   *
+   * @example
+   * ```ts
+   * import type { ModelSession } from "./runtime.ts";
+   * declare const session: ModelSession;
+   * const [row] = await session.run([{ marking: new Map([["p_in", 1]]) }], {
+   *   withGradient: false,
+   * });
+   * ```
+   */
+  async run(rows: readonly InputRow[], options: RunOptions): Promise<OutputRow[]> {
+    const packed = this.pack(rows);
+    if (rows.length === 0) return [];
+    return this.unpack(await this.runPacked(packed, options));
+  }
+
+  /**
+   * Runs an already packed batch; it joins the same queue (and may share an ORT call) as
+   * {@link ModelSession.run}. Array lengths must be `batch × P` (place inputs) and
+   * `batch × T` (`target`).
+   *
+   * @example
+   * ```ts
+   * import type { ModelSession } from "./runtime.ts";
+   * declare const session: ModelSession;
+   * const P = session.places.length, T = session.transitions.length, batch = 2;
+   * const out = await session.runPacked({
+   *   batch,
+   *   marking: new Float32Array(batch * P),
+   *   markingMask: new Float32Array(batch * P),
+   *   values: new Float32Array(batch * P),
+   *   valuesMask: new Float32Array(batch * P),
+   *   target: new Float32Array(batch * T),
+   * }, { withGradient: false });
+   * out.transitions.length; // batch * T
+   * ```
+   */
+  runPacked(inputs: PackedInputs, options: RunOptions): Promise<PackedOutputs> {
+    try {
+      this.#checkPacked(inputs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (this.#released) {
+      return Promise.reject(new Error("Cannot run the model: its session has been released"));
+    }
+    if (options.withGradient && !this.#hasGradient) {
+      return Promise.reject(new Error("Cannot run the model: it has no gradient outputs"));
+    }
+    if (inputs.batch === 0) return Promise.resolve(emptyOutputs(options.withGradient));
+    const { promise, resolve, reject } = Promise.withResolvers<PackedOutputs>();
+    this.#pending.push({ inputs, withGradient: options.withGradient, resolve, reject });
+    this.#draining ??= this.#drain();
+    return promise;
+  }
+
+  /**
+   * Packs id-keyed rows into the graph's input arrays.
+   *
+   * @throws {Error} naming the row and the unknown id.
+   *
+   * @example
+   * ```ts
+   * import type { ModelSession } from "./runtime.ts";
+   * declare const session: ModelSession;
+   * session.pack([{ marking: new Map([["p_in", 1]]) }]).markingMask; // 1 in p_in's column
+   * ```
+   */
+  pack(rows: readonly InputRow[]): PackedInputs {
+    const P = this.places.length;
+    const T = this.transitions.length;
+    const batch = rows.length;
+    const packed = {
+      batch,
+      marking: new Float32Array(batch * P),
+      markingMask: new Float32Array(batch * P),
+      values: new Float32Array(batch * P),
+      valuesMask: new Float32Array(batch * P),
+      target: new Float32Array(batch * T),
+    };
+    rows.forEach((row, r) => {
+      const places = this.placeIndex;
+      fillRow(row.marking, r, "marking", places, "place", packed.marking, packed.markingMask);
+      fillRow(row.values, r, "values", places, "place", packed.values, packed.valuesMask);
+      fillRow(row.target, r, "target", this.transitionIndex, "transition", packed.target);
+    });
+    return packed;
+  }
+
+  /**
+   * Splits packed outputs into one row per batch entry (views into the packed arrays).
+   *
+   * @example
+   * ```ts
+   * import type { ModelSession, PackedOutputs } from "./runtime.ts";
+   * declare const session: ModelSession;
+   * declare const outputs: PackedOutputs;
+   * session.unpack(outputs).length === outputs.batch; // true
+   * ```
+   */
+  unpack(outputs: PackedOutputs): OutputRow[] {
+    const P = this.places.length;
+    const T = this.transitions.length;
+    const rows: OutputRow[] = [];
+    for (let r = 0; r < outputs.batch; r++) {
+      const transitions = outputs.transitions.subarray(r * T, (r + 1) * T);
+      const places = outputs.places.subarray(r * P, (r + 1) * P);
+      rows.push(
+        outputs.gradMarking && outputs.gradValues
+          ? {
+            transitions,
+            places,
+            gradMarking: outputs.gradMarking.subarray(r * P, (r + 1) * P),
+            gradValues: outputs.gradValues.subarray(r * P, (r + 1) * P),
+          }
+          : { transitions, places },
+      );
+    }
+    return rows;
+  }
+
+  /**
+   * Waits for queued runs to finish, then releases the ORT session. Later runs reject.
+   *
+   * @example
+   * ```ts
+   * import type { ModelSession } from "./runtime.ts";
+   * declare const session: ModelSession;
+   * await session[Symbol.asyncDispose]();
+   * ```
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    await this.#draining;
+    await this.#session.release();
+  }
+
+  #checkPacked(inputs: PackedInputs): void {
+    const P = this.places.length;
+    const T = this.transitions.length;
+    const { batch } = inputs;
+    if (!Number.isInteger(batch) || batch < 0) {
+      throw new Error(`Cannot run the model: batch must be an integer >= 0, got ${batch}`);
+    }
+    const sizes: [string, Float32Array, number][] = [
+      ["marking", inputs.marking, P],
+      ["markingMask", inputs.markingMask, P],
+      ["values", inputs.values, P],
+      ["valuesMask", inputs.valuesMask, P],
+      ["target", inputs.target, T],
+    ];
+    for (const [name, data, width] of sizes) {
+      if (data.length !== batch * width) {
+        throw new Error(
+          `Cannot run the model: ${name} holds ${data.length} numbers, expected ${batch} × ${width}`,
+        );
+      }
+    }
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0) {
+      // Let requests made in the same tick join this batch.
+      await Promise.resolve();
+      const batch = this.#takeBatch();
+      try {
+        const inputs = concatInputs(batch.map((p) => p.inputs));
+        const outputs = await this.#runOnce(inputs, { withGradient: batch[0]!.withGradient });
+        let row = 0;
+        for (const request of batch) {
+          request.resolve(sliceOutputs(outputs, row, request.inputs.batch, this));
+          row += request.inputs.batch;
+        }
+      } catch (error) {
+        for (const request of batch) request.reject(error);
+      }
+    }
+    this.#draining = undefined;
+  }
+
+  /** The oldest pending request and every later one with the same gradient flag that fits. */
+  #takeBatch(): Pending[] {
+    const first = this.#pending[0]!;
+    const batch: Pending[] = [];
+    const rest: Pending[] = [];
+    let rows = 0;
+    for (const request of this.#pending) {
+      const fits = batch.length === 0 || rows + request.inputs.batch <= this.#maxBatchRows;
+      if (request.withGradient === first.withGradient && fits) {
+        batch.push(request);
+        rows += request.inputs.batch;
+      } else {
+        rest.push(request);
+      }
+    }
+    this.#pending = rest;
+    return batch;
+  }
+
+  async #runOnce(inputs: PackedInputs, options: RunOptions): Promise<PackedOutputs> {
+    const { Tensor } = this.#ort;
+    const P = this.places.length;
+    const T = this.transitions.length;
+    const B = inputs.batch;
+    const feeds = {
+      marking: new Tensor("float32", inputs.marking, [B, P]),
+      marking_mask: new Tensor("float32", inputs.markingMask, [B, P]),
+      values: new Tensor("float32", inputs.values, [B, P]),
+      values_mask: new Tensor("float32", inputs.valuesMask, [B, P]),
+      target: new Tensor("float32", inputs.target, [B, T]),
+      with_gradient: new Tensor("bool", [options.withGradient], []),
+    };
+    this.#runs++;
+    const result = await this.#session.run(feeds);
+    const read = (name: string): Float32Array | undefined => {
+      const data = result[name]?.data;
+      return data instanceof Float32Array ? data : undefined;
+    };
+    const transitions = read("transitions");
+    const places = read("places");
+    if (transitions === undefined || places === undefined) {
+      throw new Error("Cannot run the model: the graph did not return transitions and places");
+    }
+    const gradMarking = options.withGradient ? read("grad_marking") : undefined;
+    const gradValues = options.withGradient ? read("grad_values") : undefined;
+    return gradMarking && gradValues
+      ? { batch: B, transitions, places, gradMarking, gradValues }
+      : { batch: B, transitions, places };
+  }
+}
+
+/** Writes one row's id-keyed entries into its columns (and marks them supplied). */
+function fillRow(
+  entries: ReadonlyMap<string, number> | undefined,
+  row: number,
+  field: string,
+  index: ReadonlyMap<string, number>,
+  kind: string,
+  data: Float32Array,
+  mask?: Float32Array,
+): void {
+  for (const [id, value] of entries ?? []) {
+    const column = index.get(id);
+    if (column === undefined) {
+      throw new Error(
+        `Cannot run the model: row ${row} ${field} names ${quoteId(id)}, ` +
+          `which is not a ${kind} of the net`,
+      );
+    }
+    const at = row * index.size + column;
+    data[at] = value;
+    if (mask) mask[at] = 1;
+  }
+}
+
+function emptyOutputs(withGradient: boolean): PackedOutputs {
+  const empty = new Float32Array(0);
+  return withGradient
+    ? { batch: 0, transitions: empty, places: empty, gradMarking: empty, gradValues: empty }
+    : { batch: 0, transitions: empty, places: empty };
+}
+
+function concatInputs(parts: readonly PackedInputs[]): PackedInputs {
+  if (parts.length === 1) return parts[0]!;
+  const join = (pick: (p: PackedInputs) => Float32Array): Float32Array => {
+    const out = new Float32Array(parts.reduce((n, p) => n + pick(p).length, 0));
+    let at = 0;
+    for (const part of parts) {
+      out.set(pick(part), at);
+      at += pick(part).length;
+    }
+    return out;
+  };
+  return {
+    batch: parts.reduce((n, p) => n + p.batch, 0),
+    marking: join((p) => p.marking),
+    markingMask: join((p) => p.markingMask),
+    values: join((p) => p.values),
+    valuesMask: join((p) => p.valuesMask),
+    target: join((p) => p.target),
+  };
+}
+
+function sliceOutputs(
+  outputs: PackedOutputs,
+  start: number,
+  batch: number,
+  columns: NetColumns,
+): PackedOutputs {
+  if (start === 0 && batch === outputs.batch) return outputs;
+  const P = columns.places.length;
+  const T = columns.transitions.length;
+  const rows = (data: Float32Array, width: number): Float32Array =>
+    data.subarray(start * width, (start + batch) * width);
+  const base = {
+    batch,
+    transitions: rows(outputs.transitions, T),
+    places: rows(outputs.places, P),
+  };
+  return outputs.gradMarking && outputs.gradValues
+    ? {
+      ...base,
+      gradMarking: rows(outputs.gradMarking, P),
+      gradValues: rows(outputs.gradValues, P),
+    }
+    : base;
+}

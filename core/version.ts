@@ -1,0 +1,34 @@
+/**
+ * The package's name and version, as `deno.json` states them (a test keeps the two in step).
+ * Bundles record them as their producer.
+ *
+ * @example
+ * ```ts
+ * import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.ts";
+ * `${PACKAGE_NAME}@${PACKAGE_VERSION}`; // "@petri/serve@0.1.0"
+ * ```
+ *
+ * @module
+ */
+
+/**
+ * The JSR package name.
+ *
+ * @example
+ * ```ts
+ * import { PACKAGE_NAME } from "./version.ts";
+ * PACKAGE_NAME; // "@petri/serve"
+ * ```
+ */
+export const PACKAGE_NAME = "@petri/serve";
+
+/**
+ * The package version.
+ *
+ * @example
+ * ```ts
+ * import { PACKAGE_VERSION } from "./version.ts";
+ * PACKAGE_VERSION; // "0.1.0"
+ * ```
+ */
+export const PACKAGE_VERSION = "0.1.0";

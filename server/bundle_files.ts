@@ -1,0 +1,187 @@
+/**
+ * Bundle files on disk (or behind a URL): finding the `.onnx` file of a bundle path, reading
+ * the pair into a {@link Model}, and writing a compiled pair. This is the Deno edge of
+ * `core/bundle.ts`; every failure is a {@link BundleError} naming the path at fault.
+ *
+ * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web";
+ * import { EXAMPLE_BUNDLE_URL, readBundle } from "./bundle_files.ts";
+ * ort.env.wasm.numThreads = 1;
+ * await using model = await readBundle(ort, EXAMPLE_BUNDLE_URL);
+ * model.sidecar.scenario_name; // "credit_approval_coloured"
+ * ```
+ *
+ * @module
+ */
+
+import { BundleError, loadBundle, type LoadOptions, type Model } from "../core/bundle.ts";
+import type { OrtModule } from "../core/runtime.ts";
+
+/**
+ * The embedded example bundle (the credit-approval model), read with {@link readBundle}; it
+ * resolves to a `file:` URL in a checkout and to an `https:` URL when imported from JSR.
+ *
+ * @example
+ * ```ts
+ * import { EXAMPLE_BUNDLE_URL } from "./bundle_files.ts";
+ * EXAMPLE_BUNDLE_URL.pathname.endsWith(".onnx"); // true
+ * ```
+ */
+export const EXAMPLE_BUNDLE_URL: URL = new URL(
+  "../examples/credit_approval_coloured/credit_approval_coloured.onnx",
+  import.meta.url,
+);
+
+/** The suffix that turns a bundle's `.onnx` path into its sidecar's. */
+export const SIDECAR_SUFFIX = ".meta.json";
+
+/**
+ * The `.onnx` file a bundle path names: the path itself when it is a file, or the one
+ * `*.onnx` file of a directory.
+ *
+ * @throws {BundleError} when the path does not exist, or the directory holds no or several
+ * `.onnx` files.
+ *
+ * @example
+ * ```ts
+ * import { resolveBundlePath } from "./bundle_files.ts";
+ * await resolveBundlePath("examples/rest_serving"); // "examples/rest_serving/rest_serving.onnx"
+ * ```
+ */
+export async function resolveBundlePath(path: string): Promise<string> {
+  if (path.endsWith(".onnx" + SIDECAR_SUFFIX)) {
+    throw new BundleError(`${path} is a sidecar; pass the .onnx file beside it`);
+  }
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new BundleError(`${path} does not exist`);
+    throw new BundleError(`cannot read ${path} (${messageOf(error)})`);
+  }
+  if (!info.isDirectory) return path;
+  const found: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(path)) {
+      if (entry.name.endsWith(".onnx") && !entry.isDirectory) found.push(entry.name);
+    }
+  } catch (error) {
+    throw new BundleError(`cannot read directory ${path} (${messageOf(error)})`);
+  }
+  found.sort();
+  if (found.length === 0) throw new BundleError(`directory ${path} holds no .onnx bundle`);
+  if (found.length > 1) {
+    throw new BundleError(
+      `directory ${path} holds ${found.length} bundles (${found.join(", ")}); pass one .onnx file`,
+    );
+  }
+  return joinPath(path, found[0]!);
+}
+
+/**
+ * Reads a bundle (a `.onnx` path, a directory holding one bundle, or a URL of a `.onnx`
+ * file) and loads it with {@link loadBundle}.
+ *
+ * @throws {BundleError} naming the missing, unreadable or invalid file.
+ *
+ * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web";
+ * import { readBundle } from "./bundle_files.ts";
+ * await using model = await readBundle(ort, "examples/rest_serving/rest_serving.onnx");
+ * model.net.transitions;
+ * ```
+ */
+export async function readBundle(
+  ort: OrtModule,
+  path: string | URL,
+  options: LoadOptions = {},
+): Promise<Model> {
+  let onnxName: string;
+  let read: (name: string) => Promise<Uint8Array>;
+  if (path instanceof URL && path.protocol !== "file:") {
+    onnxName = path.href;
+    read = fetchFile;
+  } else {
+    onnxName = await resolveBundlePath(path instanceof URL ? fileUrlPath(path) : path);
+    read = readLocalFile;
+  }
+  const sidecarName = onnxName + SIDECAR_SUFFIX;
+  const onnx = await read(onnxName);
+  const sidecar = new TextDecoder().decode(await read(sidecarName));
+  return await loadBundle(ort, { onnx, sidecar, onnxName, sidecarName }, options);
+}
+
+/** Where {@link writeBundle} put the two files. */
+export interface WrittenBundle {
+  /** The `.onnx` file written. */
+  readonly onnxPath: string;
+  /** The sidecar written beside it. */
+  readonly sidecarPath: string;
+}
+
+/**
+ * Writes a compiled bundle: `outPath` (the `.onnx` file) and `outPath + ".meta.json"`,
+ * creating missing parent directories.
+ *
+ * @example
+ * ```ts
+ * import { compileBundle } from "../core/bundle.ts";
+ * import { writeBundle } from "./bundle_files.ts";
+ * declare const petriModel: import("../core/net/types.ts").PetriModel;
+ * await writeBundle("out/model.onnx", await compileBundle(petriModel));
+ * ```
+ */
+export async function writeBundle(
+  outPath: string,
+  bundle: { readonly onnx: Uint8Array; readonly sidecar: string },
+): Promise<WrittenBundle> {
+  const sidecarPath = outPath + SIDECAR_SUFFIX;
+  const slash = Math.max(outPath.lastIndexOf("/"), outPath.lastIndexOf("\\"));
+  if (slash > 0) await Deno.mkdir(outPath.slice(0, slash), { recursive: true });
+  await Deno.writeFile(outPath, bundle.onnx);
+  await Deno.writeTextFile(sidecarPath, bundle.sidecar);
+  return { onnxPath: outPath, sidecarPath };
+}
+
+async function readLocalFile(path: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new BundleError(`${path} is missing`);
+    throw new BundleError(`cannot read ${path} (${messageOf(error)})`);
+  }
+}
+
+async function fetchFile(url: string): Promise<Uint8Array> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new BundleError(`cannot fetch ${url} (${messageOf(error)})`);
+  }
+  if (response.status === 404) {
+    await response.body?.cancel();
+    throw new BundleError(`${url} is missing`);
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new BundleError(`cannot fetch ${url} (HTTP ${response.status})`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+function joinPath(dir: string, name: string): string {
+  return /[\\/]$/.test(dir) ? dir + name : `${dir}/${name}`;
+}
+
+function fileUrlPath(url: URL): string {
+  const path = decodeURIComponent(url.pathname);
+  // file:///C:/x -> C:/x on Windows.
+  return /^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

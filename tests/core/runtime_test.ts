@@ -1,0 +1,251 @@
+import assert from "node:assert/strict";
+import { compileModel } from "../../core/compile/mod.ts";
+import type { PetriModel } from "../../core/net/types.ts";
+import { type InputRow, ModelSession, type OrtModule, type OutputRow } from "../../core/runtime.ts";
+import { assertRejectsWith, exampleModel, EXAMPLES, ORT, random } from "./fixtures.ts";
+
+/** Random rows over a net: some places supplied, some values, a random target. */
+function randomRows(model: PetriModel, count: number, seed: number): InputRow[] {
+  const next = random(seed);
+  const { places, transitions } = model.net;
+  return Array.from({ length: count }, () => ({
+    marking: new Map(places.filter(() => next() < 0.6).map((p) => [p, next()])),
+    values: new Map(places.filter(() => next() < 0.5).map((p) => [p, next() * 2000])),
+    target: new Map(transitions.map((t) => [t, next() < 0.5 ? 1 : 0])),
+  }));
+}
+
+function assertSameRows(actual: OutputRow[], expected: OutputRow[]): void {
+  assert.deepEqual(actual.length, expected.length);
+  actual.forEach((row, i) => {
+    const want = expected[i]!;
+    assert.deepEqual([...row.transitions], [...want.transitions], `row ${i} transitions`);
+    assert.deepEqual([...row.places], [...want.places], `row ${i} places`);
+    assert.deepEqual(
+      row.gradMarking && [...row.gradMarking],
+      want.gradMarking && [...want.gradMarking],
+    );
+    assert.deepEqual(
+      row.gradValues && [...row.gradValues],
+      want.gradValues && [...want.gradValues],
+    );
+  });
+}
+
+async function openExample(name: typeof EXAMPLES[number]) {
+  const model = await exampleModel(name);
+  const session = await ModelSession.create(ORT, compileModel(model).bytes, model.net);
+  return { model, session };
+}
+
+Deno.test("ModelSession.run() packs N rows into one ORT call with the numbers of N single runs", async (t) => {
+  for (const name of EXAMPLES) {
+    for (const withGradient of [false, true]) {
+      await t.step(`${name}, withGradient ${withGradient}`, async () => {
+        const { model, session } = await openExample(name);
+        await using _ = session;
+        const rows = randomRows(model, 17, 7);
+        const before = session.runCount;
+        const batched = await session.run(rows, { withGradient });
+        assert.deepEqual(session.runCount - before, 1);
+        const singles: OutputRow[] = [];
+        for (const row of rows) singles.push(...await session.run([row], { withGradient }));
+        assertSameRows(batched, singles);
+        const P = model.net.places.length;
+        assert.deepEqual(batched[0]!.transitions.length, model.net.transitions.length);
+        assert.deepEqual(batched[0]!.places.length, P);
+        assert.deepEqual(batched[0]!.gradMarking?.length, withGradient ? P : undefined);
+        assert.deepEqual(batched[0]!.gradValues?.length, withGradient ? P : undefined);
+      });
+    }
+  }
+});
+
+Deno.test("ModelSession.run() coalesces concurrent calls into batched runs with unchanged results", async () => {
+  const { model, session } = await openExample("credit_approval_coloured");
+  await using _ = session;
+  const rows = randomRows(model, 24, 11);
+  const flags = rows.map((_, i) => i % 3 === 0);
+  const expected: OutputRow[] = [];
+  for (const [i, row] of rows.entries()) {
+    expected.push(...await session.run([row], { withGradient: flags[i]! }));
+  }
+  const before = session.runCount;
+  const results = await Promise.all(
+    rows.map((row, i) => session.run([row], { withGradient: flags[i]! })),
+  );
+  assert.deepEqual(session.runCount - before, 2, "one run per gradient flag");
+  assertSameRows(results.flat(), expected);
+});
+
+Deno.test("ModelSession.run() rejects ids that are not in the net, naming them", async () => {
+  const { session } = await openExample("rest_serving");
+  await using _ = session;
+  await assertRejectsWith(
+    () => session.run([{ marking: new Map([["p_nope", 1]]) }], { withGradient: false }),
+    Error,
+    "row 0 marking names 'p_nope', which is not a place of the net",
+  );
+  await assertRejectsWith(
+    () =>
+      session.run([{ marking: new Map(), values: new Map([["t_x", 1]]) }], {
+        withGradient: false,
+      }),
+    Error,
+    "values names 't_x'",
+  );
+  await assertRejectsWith(
+    () =>
+      session.run([{ marking: new Map(), target: new Map([["p_application", 1]]) }], {
+        withGradient: true,
+      }),
+    Error,
+    "target names 'p_application', which is not a transition of the net",
+  );
+});
+
+Deno.test("ModelSession.runPacked() checks array lengths and runs nothing for an empty batch", async () => {
+  const { session } = await openExample("rest_serving");
+  await using _ = session;
+  const before = session.runCount;
+  assert.deepEqual(await session.run([], { withGradient: true }), []);
+  assert.deepEqual(session.runCount, before);
+  const P = session.places.length;
+  const T = session.transitions.length;
+  await assertRejectsWith(
+    () =>
+      session.runPacked({
+        batch: 2,
+        marking: new Float32Array(2 * P),
+        markingMask: new Float32Array(2 * P),
+        values: new Float32Array(P),
+        valuesMask: new Float32Array(2 * P),
+        target: new Float32Array(2 * T),
+      }, { withGradient: false }),
+    Error,
+    `values holds ${P} numbers, expected 2 × ${P}`,
+  );
+  const packed = session.pack([{ marking: new Map([[session.places[0]!, 0.25]]) }]);
+  const out = await session.runPacked(packed, { withGradient: false });
+  assert.deepEqual(out.batch, 1);
+  assert.deepEqual(out.transitions.length, T);
+  assert.deepEqual(out.gradMarking, undefined);
+});
+
+Deno.test("ModelSession[Symbol.asyncDispose]() finishes queued runs, then rejects new ones", async () => {
+  const { session } = await openExample("rest_serving");
+  const pending = session.run([{ marking: new Map() }], { withGradient: true });
+  await session[Symbol.asyncDispose]();
+  assert.deepEqual((await pending).length, 1);
+  await assertRejectsWith(
+    () => session.run([{ marking: new Map() }], { withGradient: false }),
+    Error,
+    "released",
+  );
+  await session[Symbol.asyncDispose](); // a second dispose is a no-op
+});
+
+// A fake runtime whose runs finish only when the test says so, to observe the queue.
+function fakeOrt() {
+  const runs: { batch: number; withGradient: boolean; finish: () => void }[] = [];
+  let released = 0;
+  class Tensor {
+    constructor(
+      readonly type: string,
+      readonly data: Float32Array | readonly boolean[],
+      readonly dims: readonly number[],
+    ) {}
+  }
+  const session = {
+    inputNames: [],
+    outputNames: ["transitions", "places", "grad_marking", "grad_values"],
+    run(feeds: Record<string, Tensor>) {
+      const marking = feeds.marking!;
+      const [batch, P] = marking.dims as [number, number];
+      const withGradient = (feeds.with_gradient!.data as boolean[])[0]!;
+      const { promise, resolve } = Promise.withResolvers<Record<string, Tensor>>();
+      // transitions[r] = sum of the row's marking; places echo the marking.
+      const data = marking.data as Float32Array;
+      const sums = Float32Array.from(
+        { length: batch },
+        (_, r) => data.subarray(r * P, (r + 1) * P).reduce((a, b) => a + b, 0),
+      );
+      const grad = new Float32Array(withGradient ? batch * P : 0).fill(1);
+      runs.push({
+        batch,
+        withGradient,
+        finish: () =>
+          resolve({
+            transitions: new Tensor("float32", sums, [batch, 1]),
+            places: new Tensor("float32", data.slice(), [batch, P]),
+            grad_marking: new Tensor("float32", grad, [withGradient ? batch : 0, P]),
+            grad_values: new Tensor("float32", grad.slice(), [withGradient ? batch : 0, P]),
+          }),
+      });
+      return promise;
+    },
+    release() {
+      released++;
+      return Promise.resolve();
+    },
+  };
+  const ort = {
+    InferenceSession: { create: () => Promise.resolve(session) },
+    Tensor,
+  } as unknown as OrtModule;
+  return { ort, runs, released: () => released };
+}
+
+/** Lets queued microtasks and the fake's bookkeeping settle. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("ModelSession queues requests that arrive during a run and batches them by gradient flag", async () => {
+  const fake = fakeOrt();
+  const creating = ModelSession.create(fake.ort, new Uint8Array(), {
+    places: ["a", "b"],
+    transitions: ["t"],
+  });
+  await settle();
+  assert.deepEqual(fake.runs.length, 1, "the warm-up run");
+  fake.runs[0]!.finish();
+  const session = await creating;
+
+  const row = (a: number): InputRow => ({ marking: new Map([["a", a], ["b", 10]]) });
+  const first = session.run([row(1)], { withGradient: false });
+  await settle();
+  assert.deepEqual(fake.runs.length, 2, "the first request runs at once");
+  // Arriving while the first run is in flight: queued, then batched by flag.
+  const second = session.run([row(2), row(3)], { withGradient: false });
+  const third = session.run([row(4)], { withGradient: true });
+  const fourth = session.run([row(5)], { withGradient: false });
+  await settle();
+  assert.deepEqual(fake.runs.length, 2, "no run starts while one is in flight");
+
+  fake.runs[1]!.finish();
+  await settle();
+  assert.deepEqual(fake.runs.length, 3);
+  assert.deepEqual(fake.runs[2]!.batch, 3, "second and fourth share one run");
+  assert.deepEqual(fake.runs[2]!.withGradient, false);
+  fake.runs[2]!.finish();
+  await settle();
+  assert.deepEqual(fake.runs[3]!.withGradient, true, "the gradient request runs next");
+  fake.runs[3]!.finish();
+
+  const results = await Promise.all([first, second, third, fourth]);
+  assert.deepEqual(results.map((rows) => rows.map((r) => r.transitions[0])), [
+    [11],
+    [12, 13],
+    [14],
+    [
+      15,
+    ],
+  ]);
+  assert.deepEqual([...results[1]![1]!.places], [3, 10]);
+  assert.deepEqual(results[1]![0]!.gradMarking, undefined);
+  assert.deepEqual([...results[2]![0]!.gradMarking!], [1, 1]);
+
+  const disposing = session[Symbol.asyncDispose]();
+  await disposing;
+  assert.deepEqual(fake.released(), 1);
+  assert.equal(fake.runs.length, 4);
+});

@@ -1,0 +1,108 @@
+/**
+ * Tests of `server/bundle_files.ts`: resolving bundle paths, reading pairs from disk (and the
+ * embedded example) and writing them, with errors that name the path at fault.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { BundleError, compileBundle } from "../../core/bundle.ts";
+import {
+  EXAMPLE_BUNDLE_URL,
+  readBundle,
+  resolveBundlePath,
+  writeBundle,
+} from "../../server/bundle_files.ts";
+import { assertRejectsWith, exampleModel, ORT } from "../core/fixtures.ts";
+
+const SAVED_AT = new Date("2026-11-21T13:06:09Z");
+
+async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "petri_bundle_files_" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function writeExample(path: string): Promise<void> {
+  await writeBundle(
+    path,
+    await compileBundle(await exampleModel("rest_serving"), { savedAt: SAVED_AT }),
+  );
+}
+
+Deno.test("writeBundle() creates parent directories and writes both files", async () => {
+  await withTempDir(async (dir) => {
+    const bundle = await compileBundle(await exampleModel("rest_serving"), { savedAt: SAVED_AT });
+    const written = await writeBundle(`${dir}/a/b/model.onnx`, bundle);
+    assert.deepEqual(written, {
+      onnxPath: `${dir}/a/b/model.onnx`,
+      sidecarPath: `${dir}/a/b/model.onnx.meta.json`,
+    });
+    assert.deepEqual(await Deno.readFile(written.onnxPath), bundle.onnx);
+    assert.equal(await Deno.readTextFile(written.sidecarPath), bundle.sidecar);
+  });
+});
+
+Deno.test("resolveBundlePath() takes a .onnx file or a directory holding exactly one", async () => {
+  await withTempDir(async (dir) => {
+    await writeExample(`${dir}/one/model.onnx`);
+    assert.equal(await resolveBundlePath(`${dir}/one/model.onnx`), `${dir}/one/model.onnx`);
+    assert.equal(await resolveBundlePath(`${dir}/one`), `${dir}/one/model.onnx`);
+    assert.equal(await resolveBundlePath(`${dir}/one/`), `${dir}/one/model.onnx`);
+
+    await Deno.mkdir(`${dir}/none`);
+    await assertRejectsWith(
+      () => resolveBundlePath(`${dir}/none`),
+      BundleError,
+      `Cannot load bundle: directory ${dir}/none holds no .onnx bundle`,
+    );
+    await writeExample(`${dir}/two/a.onnx`);
+    await writeExample(`${dir}/two/b.onnx`);
+    await assertRejectsWith(
+      () => resolveBundlePath(`${dir}/two`),
+      BundleError,
+      `Cannot load bundle: directory ${dir}/two holds 2 bundles (a.onnx, b.onnx)`,
+    );
+    await assertRejectsWith(
+      () => resolveBundlePath(`${dir}/nowhere.onnx`),
+      BundleError,
+      `Cannot load bundle: ${dir}/nowhere.onnx does not exist`,
+    );
+    await assertRejectsWith(
+      () => resolveBundlePath(`${dir}/one/model.onnx.meta.json`),
+      BundleError,
+      "is a sidecar; pass the .onnx file beside it",
+    );
+  });
+});
+
+Deno.test("readBundle() names a missing sidecar or model file", async () => {
+  await withTempDir(async (dir) => {
+    await writeExample(`${dir}/model.onnx`);
+    await Deno.remove(`${dir}/model.onnx.meta.json`);
+    await assertRejectsWith(
+      () => readBundle(ORT, `${dir}/model.onnx`),
+      BundleError,
+      `Cannot load bundle: ${dir}/model.onnx.meta.json is missing`,
+    );
+    await assertRejectsWith(
+      () => readBundle(ORT, dir),
+      BundleError,
+      `Cannot load bundle: ${dir}/model.onnx.meta.json is missing`,
+    );
+    await assertRejectsWith(
+      () => readBundle(ORT, new URL(`file://${dir}/gone.onnx`)),
+      BundleError,
+      `Cannot load bundle: ${dir}/gone.onnx does not exist`,
+    );
+  });
+});
+
+Deno.test("readBundle() loads the embedded example bundle", async () => {
+  await using model = await readBundle(ORT, EXAMPLE_BUNDLE_URL);
+  assert.equal(model.sidecar.scenario_name, "credit_approval_coloured");
+  assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
+});
