@@ -148,6 +148,7 @@ export class Graph {
     return this.#push({ type: "linear", x, matrix }, matrix.rows, x.kind);
   }
   concat(parts: readonly Value[]): Value {
+    if (parts.length === 0) throw new Error("concat of no tensors");
     if (parts.length === 1) return parts[0]!;
     const kind = parts[0]!.kind;
     if (parts.some((p) => p.kind !== kind || p.constant)) throw new Error("bad concat operands");

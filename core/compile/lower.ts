@@ -64,7 +64,11 @@ export function lowerModel(model: PetriModel): LoweredModel {
     valuesMask: graph.input("values_mask", places.length),
   };
   const lowering = new Lowering(model, graph, inputs);
-  const out = model.module.numSteps > 0 ? lowering.unrolled() : lowering.acyclic();
+  const out = transitions.length === 0
+    ? lowering.withoutTransitions()
+    : model.module.numSteps > 0
+    ? lowering.unrolled()
+    : lowering.acyclic();
   if (out.transitions.width !== transitions.length || out.places.width !== places.length) {
     throw new Error("lowering produced outputs of the wrong width");
   }
@@ -253,6 +257,15 @@ class Lowering {
   computedValue(placeIds: readonly string[], acts: Columns, activation: Value): Value {
     const g = this.graph;
     return g.div(this.inflow(placeIds, acts, true), g.add(activation, g.scalar(1e-6)));
+  }
+
+  /** A net of source places only: every place is its input or its default, in both modes. */
+  withoutTransitions(): { transitions: Value; places: Value } {
+    const { places } = this.model.net;
+    return {
+      transitions: this.pick(this.inputs.marking, []),
+      places: this.graph.where(this.clamped, this.inputs.marking, this.defaultActivation(places)),
+    };
   }
 
   acyclic(): { transitions: Value; places: Value } {
