@@ -268,130 +268,163 @@ class Lowering {
     };
   }
 
+  /**
+   * Acyclic mode: one block per longest-path layer. Transitions at depth 2k+1 read the place
+   * layers they need (presets, and inhibitor places already computed); places at depth 2k+2
+   * sum the transition layers feeding them, unless clamped.
+   */
   acyclic(): { transitions: Value; places: Value } {
-    const g = this.graph;
     const { net } = this.model;
     const depth = nodeDepths(net, this.structure);
     if (!depth) throw new Error("the net has a cycle: compile it with num_steps > 0");
+    const layers: AcyclicLayers = {
+      depth,
+      places: [],
+      values: [],
+      transitions: [],
+      placeLayerOf: new Map(),
+      transitionLayerOf: new Map(),
+    };
     const maxDepth = Math.max(0, ...depth.values());
-    const placeLayers: Columns[] = [];
-    const valueLayers: (Columns | undefined)[] = []; // guard places only
-    const transitionLayers: Columns[] = [];
-    const placeLayerOf = new Map<string, number>();
-    const transitionLayerOf = new Map<string, number>();
-
-    for (let d = 0; d <= maxDepth; d += 2) {
-      const layer = d / 2;
-      if (d > 0) {
-        const ts = net.transitions.filter((t) => depth.get(t) === d - 1);
-        const inputs = new Set<number>();
-        for (const t of ts) {
-          for (const p of this.structure.preset.get(t)!) inputs.add(placeLayerOf.get(p)!);
-          for (const p of this.structure.inhibitors.get(t) ?? []) {
-            if (depth.get(p)! < d - 1) inputs.add(placeLayerOf.get(p)!);
-          }
-        }
-        const acts = concatLayers(g, placeLayers, inputs);
-        const guardLayers = new Set(
-          ts.flatMap((t) => {
-            const guard = net.structuralGuards.get(t);
-            return guard ? [placeLayerOf.get(guard.place)!] : [];
-          }),
-        );
-        const vals = guardLayers.size > 0 ? concatLayers(g, valueLayers, guardLayers) : undefined;
-        const fired = this.fire(ts, acts, vals, (p, t) => depth.get(p)! < depth.get(t)!);
-        ts.forEach((t) => transitionLayerOf.set(t, transitionLayers.length));
-        transitionLayers.push({ value: fired, column: indexOf(ts) });
-      }
-
-      const ps = net.places.filter((p) => depth.get(p) === d);
-      ps.forEach((p) => placeLayerOf.set(p, layer));
-      const marking = this.pick(this.inputs.marking, ps);
-      const clamped = this.pick(this.clamped, ps);
-      const guarded = ps.filter((p) => this.guardPlaces.has(p));
-      if (d === 0) {
-        placeLayers.push({
-          value: g.where(clamped, marking, this.defaultActivation(ps)),
-          column: indexOf(ps),
-        });
-        valueLayers.push(
-          guarded.length > 0
-            ? { value: this.suppliedValueOrOne(guarded), column: indexOf(guarded) }
-            : undefined,
-        );
-        continue;
-      }
-      const sources = new Set(ps.flatMap((p) => this.structure.preset.get(p)!));
-      const needed = new Set([...sources].map((t) => transitionLayerOf.get(t)!));
-      const tacts = concatLayers(g, transitionLayers, needed);
-      const computed = this.inflow(ps, tacts, false);
-      placeLayers.push({ value: g.where(clamped, marking, computed), column: indexOf(ps) });
-      if (guarded.length === 0) {
-        valueLayers.push(undefined);
-        continue;
-      }
-      const local = indexOf(ps);
-      const activation = g.linear(
-        computed,
-        SparseMatrix.selection(guarded.map((p) => local.get(p)!), computed.width),
-      );
-      const value = g.where(
-        this.pick(this.clamped, guarded),
-        this.suppliedValueOrOne(guarded),
-        this.computedValue(guarded, tacts, activation),
-      );
-      valueLayers.push({ value, column: indexOf(guarded) });
+    this.#sourceLayer(layers);
+    for (let d = 2; d <= maxDepth; d += 2) {
+      this.#transitionLayer(layers, net.transitions.filter((t) => depth.get(t) === d - 1));
+      this.#placeLayer(layers, net.places.filter((p) => depth.get(p) === d));
     }
     return {
-      transitions: inSortedOrder(g, transitionLayers, net.transitions),
-      places: inSortedOrder(g, placeLayers, net.places),
+      transitions: inSortedOrder(this.graph, layers.transitions, net.transitions),
+      places: inSortedOrder(this.graph, layers.places, net.places),
     };
   }
 
+  /** Depth 0: source (and isolated) places take their input or their default. */
+  #sourceLayer(layers: AcyclicLayers): void {
+    const ps = this.model.net.places.filter((p) => layers.depth.get(p) === 0);
+    const guarded = ps.filter((p) => this.guardPlaces.has(p));
+    ps.forEach((p) => layers.placeLayerOf.set(p, 0));
+    const activation = this.graph.where(
+      this.pick(this.clamped, ps),
+      this.pick(this.inputs.marking, ps),
+      this.defaultActivation(ps),
+    );
+    layers.places.push({ value: activation, column: indexOf(ps) });
+    layers.values.push(
+      guarded.length > 0
+        ? { value: this.suppliedValueOrOne(guarded), column: indexOf(guarded) }
+        : undefined,
+    );
+  }
+
+  #transitionLayer(layers: AcyclicLayers, ts: readonly string[]): void {
+    const { net } = this.model;
+    const { depth, placeLayerOf } = layers;
+    const earlier = (p: string, t: string) => depth.get(p)! < depth.get(t)!;
+    const reads = new Set<number>();
+    const guardReads = new Set<number>();
+    for (const t of ts) {
+      for (const p of this.structure.preset.get(t)!) reads.add(placeLayerOf.get(p)!);
+      for (const p of this.structure.inhibitors.get(t) ?? []) {
+        if (earlier(p, t)) reads.add(placeLayerOf.get(p)!);
+      }
+      const guard = net.structuralGuards.get(t);
+      if (guard) guardReads.add(placeLayerOf.get(guard.place)!);
+    }
+    const acts = concatLayers(this.graph, layers.places, reads);
+    const vals = guardReads.size > 0
+      ? concatLayers(this.graph, layers.values, guardReads)
+      : undefined;
+    ts.forEach((t) => layers.transitionLayerOf.set(t, layers.transitions.length));
+    layers.transitions.push({ value: this.fire(ts, acts, vals, earlier), column: indexOf(ts) });
+  }
+
+  #placeLayer(layers: AcyclicLayers, ps: readonly string[]): void {
+    const g = this.graph;
+    ps.forEach((p) => layers.placeLayerOf.set(p, layers.places.length));
+    const feeding = new Set(
+      ps.flatMap((p) => this.structure.preset.get(p)!.map((t) => layers.transitionLayerOf.get(t)!)),
+    );
+    const tacts = concatLayers(g, layers.transitions, feeding);
+    const computed = this.inflow(ps, tacts, false);
+    const activation = g.where(
+      this.pick(this.clamped, ps),
+      this.pick(this.inputs.marking, ps),
+      computed,
+    );
+    layers.places.push({ value: activation, column: indexOf(ps) });
+    const guarded = ps.filter((p) => this.guardPlaces.has(p));
+    if (guarded.length === 0) {
+      layers.values.push(undefined);
+      return;
+    }
+    const local = indexOf(ps);
+    const unclamped = g.linear(
+      computed,
+      SparseMatrix.selection(guarded.map((p) => local.get(p)!), computed.width),
+    );
+    const value = g.where(
+      this.pick(this.clamped, guarded),
+      this.suppliedValueOrOne(guarded),
+      this.computedValue(guarded, tacts, unclamped),
+    );
+    layers.values.push({ value, column: indexOf(guarded) });
+  }
+
+  /**
+   * Time-unrolled mode: `num_steps` synchronous steps over all transitions at once; clamped
+   * and source places hold their start value, the others sum the effective activations.
+   */
   unrolled(): { transitions: Value; places: Value } {
     const g = this.graph;
     const { net, module } = this.model;
-    const allPlaces: Columns = { value: this.inputs.marking, column: this.placeIndex };
     const isSource = g.constant(net.places.map((p) => (this.sources.has(p) ? 1 : 0)), "bool");
     const start = g.where(this.clamped, this.inputs.marking, this.defaultActivation(net.places));
     const held = g.or(this.clamped, isSource);
     const guarded = net.places.filter((p) => this.guardPlaces.has(p));
-    const guardColumns = indexOf(guarded);
-    const heldGuarded = this.pick(held, guarded);
-    const fixedValue = this.suppliedValueOrOne(guarded);
-    const sourceGuarded = g.constant(guarded.map((p) => (this.sources.has(p) ? 1 : 0)));
-    let acts: Value = start;
-    let vals: Value | undefined = guarded.length > 0
-      ? g.where(
-        this.pick(this.valueSupplied, guarded),
-        this.pick(this.inputs.values, guarded),
-        sourceGuarded,
-      )
-      : undefined;
-    const durations = [...new Set(net.transitions.map((t) => net.durations.get(t) ?? 1))].sort(
-      (a, b) => b - a,
-    );
+    const guardValues = guarded.length > 0 ? this.#guardValueChannel(guarded, held) : undefined;
+    const durations = [...new Set(net.transitions.map((t) => net.durations.get(t) ?? 1))]
+      .sort((a, b) => b - a);
     const firings: Value[] = [];
-    const tColumns = indexOf(net.transitions);
+    const transitionColumns = indexOf(net.transitions);
+    let acts = start;
+    let vals = guardValues?.initial;
     let effective: Value | undefined;
     for (let step = 1; step <= module.numSteps; step++) {
       const fired = this.fire(
         net.transitions,
-        { value: acts, column: allPlaces.column },
-        vals ? { value: vals, column: guardColumns } : undefined,
+        { value: acts, column: this.placeIndex },
+        vals ? { value: vals, column: indexOf(guarded) } : undefined,
         () => true,
       );
       firings.push(fired);
       effective = this.#delayed(firings, durations);
-      const tacts: Columns = { value: effective, column: tColumns };
+      const tacts: Columns = { value: effective, column: transitionColumns };
       const computed = this.inflow(net.places, tacts, false);
       acts = g.where(held, start, computed);
-      if (vals) {
-        const activation = this.pick(computed, guarded);
-        vals = g.where(heldGuarded, fixedValue, this.computedValue(guarded, tacts, activation));
-      }
+      if (guardValues) vals = guardValues.next(tacts, computed);
     }
     return { transitions: effective!, places: acts };
+  }
+
+  /**
+   * The value channel of the guard places in unrolled mode: its initial state (supplied, else
+   * 1.0 for sources, else 0.0) and its update (held places keep supplied-or-1.0).
+   */
+  #guardValueChannel(guarded: readonly string[], held: Value) {
+    const g = this.graph;
+    const supplied = this.pick(this.valueSupplied, guarded);
+    const values = this.pick(this.inputs.values, guarded);
+    const sourceDefault = g.constant(guarded.map((p) => (this.sources.has(p) ? 1 : 0)));
+    const heldGuarded = this.pick(held, guarded);
+    const fixed = g.where(supplied, values, g.scalar(1));
+    return {
+      initial: g.where(supplied, values, sourceDefault),
+      next: (tacts: Columns, computed: Value) =>
+        g.where(
+          heldGuarded,
+          fixed,
+          this.computedValue(guarded, tacts, this.pick(computed, guarded)),
+        ),
+    };
   }
 
   /** Effective activations of the latest step: the firing from `d − 1` steps back, or 0. */
@@ -407,6 +440,16 @@ class Lowering {
     }
     return out ?? g.zerosLike(firings[0]!);
   }
+}
+
+/** The layers built so far in acyclic mode (values: guard places only, per place layer). */
+interface AcyclicLayers {
+  readonly depth: ReadonlyMap<string, number>;
+  readonly places: Columns[];
+  readonly values: (Columns | undefined)[];
+  readonly transitions: Columns[];
+  readonly placeLayerOf: Map<string, number>;
+  readonly transitionLayerOf: Map<string, number>;
 }
 
 /** Concatenates the chosen layers (in layer order) and maps each id to its column. */
