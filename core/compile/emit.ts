@@ -42,6 +42,10 @@ export class OnnxEmitter {
   readonly initializers: TensorProto[] = [];
   readonly #names = new Map<number, string>();
   #counter = 0;
+  /** Graph inputs not transposed yet: transposed where first used, so unused ones cost nothing. */
+  readonly #pendingInputs = new Map<number, string>();
+  /** The node list being emitted into (lazy transposes land there). */
+  #out: NodeProto[] = [];
 
   /** @param denseLimit largest `rows × cols` emitted as a dense `MatMul` for a sparse matrix */
   constructor(readonly denseLimit: number = DEFAULT_DENSE_LIMIT) {}
@@ -50,6 +54,13 @@ export class OnnxEmitter {
   nameOf(v: Value): string {
     const known = this.#names.get(v.id);
     if (known) return known;
+    const input = this.#pendingInputs.get(v.id);
+    if (input !== undefined) {
+      const name = this.fresh("input_");
+      this.#out.push(this.transposed(input, name));
+      this.#names.set(v.id, name);
+      return name;
+    }
     if (!v.constant) throw new Error(`value ${v.id} used before it was computed`);
     const name = this.fresh("c");
     this.initializers.push(
@@ -99,6 +110,7 @@ export class OnnxEmitter {
   /** Emits the given IR nodes in order; returns the ONNX nodes. */
   emit(nodes: readonly Node[]): NodeProto[] {
     const out: NodeProto[] = [];
+    this.#out = out;
     for (const node of nodes) this.#emitNode(node, out);
     return out;
   }
@@ -106,9 +118,7 @@ export class OnnxEmitter {
   #emitNode(node: Node, out: NodeProto[]): void {
     const op = node.op;
     if (op.type === "input") {
-      const name = this.fresh("input_");
-      this.#names.set(node.output.id, name);
-      out.push(this.transposed(op.name, name));
+      this.#pendingInputs.set(node.output.id, op.name);
       return;
     }
     const y = this.#names.get(node.output.id) ?? this.fresh("v");

@@ -79,7 +79,7 @@ class Lowering {
   readonly structure: NetStructure;
   readonly placeIndex: Map<string, number>;
   readonly clamped: Value;
-  readonly valueSupplied: Value;
+  #valueSupplied: Value | undefined;
   /** Places whose value channel some structural guard reads: the only values worth computing. */
   readonly guardPlaces: ReadonlySet<string>;
   readonly sources: ReadonlySet<string>;
@@ -92,9 +92,13 @@ class Lowering {
     this.structure = netStructure(model.net);
     this.placeIndex = indexOf(model.net.places);
     this.clamped = graph.toBool(inputs.markingMask);
-    this.valueSupplied = graph.toBool(inputs.valuesMask);
     this.guardPlaces = new Set([...model.net.structuralGuards.values()].map((g) => g.place));
     this.sources = new Set(this.structure.sourcePlaces);
+  }
+
+  /** The values mask as bool, built on first use: most nets never read the value channel. */
+  get valueSupplied(): Value {
+    return this.#valueSupplied ??= this.graph.toBool(this.inputs.valuesMask);
   }
 
   /** Selects the given places' columns from a full-width `[batch, P]` input. */
