@@ -35,3 +35,4 @@ export * from "./core/ops/forward.ts";
 export * from "./core/ops/anomaly.ts";
 export * from "./core/ops/counterfactual.ts";
 export * from "./core/ops/sensitivity.ts";
+export * from "./core/traces/mod.ts";

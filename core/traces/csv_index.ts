@@ -1,0 +1,127 @@
+/**
+ * The first pass of the two-pass CSV reader: finds the cases whose rows are not contiguous
+ * ("split" cases, whose id reappears after another case's rows) and the last row of each.
+ * With that, the second pass can emit every contiguous case as soon as the next case starts
+ * and hold back only the cases that span other cases' rows.
+ *
+ * Telling whether an id was seen before uses a fixed 2 MiB Bloom filter instead of a set of
+ * all ids, so memory stays flat in the common case of contiguous cases. A false positive only
+ * records a contiguous case as split with its true last row, which changes nothing.
+ *
+ * @example
+ * ```ts
+ * import { CaseIndexer } from "./csv_index.ts";
+ * const indexer = new CaseIndexer();
+ * for (const id of ["c1", "c1", "c2", "c1", "c3"]) indexer.add(id);
+ * const index = indexer.finish();
+ * index.rows; // 5
+ * index.lastRowOfSplit; // Map { "c1" => 3 }
+ * ```
+ *
+ * @module
+ */
+
+/**
+ * What the first pass learnt: the number of data rows, and for every split case (and the odd
+ * contiguous case a hash collision flagged) the 0-based index of its last row.
+ *
+ * @example
+ * ```ts
+ * import type { CaseIndex } from "./csv_index.ts";
+ * const index: CaseIndex = { rows: 3, lastRowOfSplit: new Map() };
+ * ```
+ */
+export interface CaseIndex {
+  rows: number;
+  lastRowOfSplit: Map<string, number>;
+}
+
+const FILTER_BITS = 1 << 24;
+const HASHES = 3;
+
+/**
+ * Feeds the case id of each data row, in file order; {@link CaseIndexer.finish} gives the
+ * {@link CaseIndex}.
+ *
+ * @example
+ * ```ts
+ * import { CaseIndexer } from "./csv_index.ts";
+ * const indexer = new CaseIndexer();
+ * indexer.add("c1");
+ * indexer.finish().lastRowOfSplit.size; // 0
+ * ```
+ */
+export class CaseIndexer {
+  readonly #seen = new Uint32Array(FILTER_BITS / 32);
+  readonly #lastRowOfSplit = new Map<string, number>();
+  #current: string | undefined;
+  #currentSplit = false;
+  #rows = 0;
+
+  /** Records one data row of case `id`. */
+  add(id: string): void {
+    if (id !== this.#current || this.#rows === 0) {
+      this.#endRun();
+      this.#current = id;
+      this.#currentSplit = this.#testAndSet(id);
+    }
+    this.#rows++;
+  }
+
+  /** The index, once every row was added. */
+  finish(): CaseIndex {
+    this.#endRun();
+    this.#current = undefined;
+    return { rows: this.#rows, lastRowOfSplit: this.#lastRowOfSplit };
+  }
+
+  #endRun(): void {
+    if (this.#currentSplit && this.#current !== undefined) {
+      this.#lastRowOfSplit.set(ownCopy(this.#current), this.#rows - 1);
+    }
+    this.#currentSplit = false;
+  }
+
+  /** Sets the id's bits; true when all were set already (seen before, or a collision). */
+  #testAndSet(id: string): boolean {
+    const [h1, h2] = hashes(id);
+    let seen = true;
+    for (let i = 0; i < HASHES; i++) {
+      const bit = (h1 + Math.imul(i, h2)) >>> 0 & (FILTER_BITS - 1);
+      const word = bit >>> 5;
+      const mask = 1 << (bit & 31);
+      if ((this.#seen[word]! & mask) === 0) {
+        seen = false;
+        this.#seen[word]! |= mask;
+      }
+    }
+    return seen;
+  }
+}
+
+/** Two independent 32-bit hashes of a string (FNV-1a and a multiplicative mix). */
+function hashes(text: string): [number, number] {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return [a >>> 0, (b | 1) >>> 0];
+}
+
+/**
+ * A copy of `text` that does not keep alive the (much longer) string it was sliced from.
+ *
+ * @example
+ * ```ts
+ * import { ownCopy } from "./csv_index.ts";
+ * ownCopy("case-0001"); // "case-0001"
+ * ```
+ */
+export function ownCopy(text: string): string {
+  // Concatenating then slicing makes V8 flatten the string into fresh storage.
+  return (" " + text).slice(1);
+}

@@ -1,0 +1,247 @@
+/**
+ * Cuts a JSON text whose top level is an array into the texts of its elements, chunk by
+ * chunk, so a huge array is never held whole. It is not a JSON parser: it only follows
+ * strings (and their escapes) and bracket depth to find where each top-level element ends,
+ * and checks the array's own punctuation (`[`, `,`, `]`). Each element text is then checked
+ * and parsed by `JSON.parse`. Positions are tracked so every error can name its line and
+ * column.
+ *
+ * @example
+ * ```ts
+ * import { JsonArraySplitter } from "./json_split.ts";
+ * const splitter = new JsonArraySplitter();
+ * const texts = [...splitter.push('[{"a": 1}, {"b'), ...splitter.push('": 2}]')];
+ * splitter.end();
+ * texts.map((t) => t.text); // ['{"a": 1}', '{"b": 2}']
+ * ```
+ *
+ * @module
+ */
+
+/**
+ * One top-level element's text and where it starts (1-based line and column, 0-based
+ * character offset from the start of the text).
+ *
+ * @example
+ * ```ts
+ * import type { JsonElementText } from "./json_split.ts";
+ * const element: JsonElementText = { text: "{}", index: 0, line: 1, column: 2, offset: 1 };
+ * ```
+ */
+export interface JsonElementText {
+  text: string;
+  /** 0-based position of the element in the array. */
+  index: number;
+  line: number;
+  column: number;
+  offset: number;
+}
+
+/**
+ * A fault in the array's structure, with its position (1-based line and column, 0-based
+ * character offset).
+ *
+ * @example
+ * ```ts
+ * import { JsonSplitError } from "./json_split.ts";
+ * new JsonSplitError("expected ',' or ']' after entry 0", 3, 1, 17).line; // 3
+ * ```
+ */
+export class JsonSplitError extends Error {
+  override readonly name = "JsonSplitError";
+
+  /**
+   * @param message what is wrong, no final period
+   * @param line 1-based line
+   * @param column 1-based column
+   * @param offset 0-based character offset
+   */
+  constructor(
+    message: string,
+    readonly line: number,
+    readonly column: number,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+const enum State {
+  Start,
+  FirstElement,
+  NextElement,
+  Element,
+  AfterElement,
+  Done,
+}
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const NEWLINE = 0x0a;
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === NEWLINE || code === 0x0d || code === 0x09;
+}
+
+/**
+ * The incremental splitter: {@link JsonArraySplitter.push} each text chunk and take the
+ * element texts completed so far; {@link JsonArraySplitter.end} at the end of the input.
+ *
+ * @example
+ * ```ts
+ * import { JsonArraySplitter } from "./json_split.ts";
+ * const splitter = new JsonArraySplitter();
+ * splitter.push("[1, 2]").length; // 2
+ * splitter.end();
+ * ```
+ */
+export class JsonArraySplitter {
+  #state = State.Start;
+  #line = 1;
+  #column = 0;
+  #offset = 0;
+  #count = 0;
+  // The element being cut: its text so far, nesting depth and string state.
+  #parts: string[] = [];
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  #start: Omit<JsonElementText, "text"> = { index: 0, line: 1, column: 1, offset: 0 };
+
+  /**
+   * Consumes a chunk of the text; returns the elements it completed.
+   *
+   * @throws {JsonSplitError} when the top level is not an array or its punctuation is wrong.
+   */
+  push(chunk: string): JsonElementText[] {
+    const out: JsonElementText[] = [];
+    let from = this.#state === State.Element ? 0 : -1;
+    for (let i = 0; i < chunk.length; i++) {
+      const code = chunk.charCodeAt(i);
+      if (code === NEWLINE) {
+        this.#line++;
+        this.#column = 0;
+      } else {
+        this.#column++;
+      }
+      switch (this.#state) {
+        case State.Element: {
+          if (this.#inString) {
+            if (this.#escaped) this.#escaped = false;
+            else if (code === BACKSLASH) this.#escaped = true;
+            else if (code === QUOTE) {
+              this.#inString = false;
+              if (this.#depth === 0) this.#finish(chunk.slice(from, i + 1), out);
+            }
+          } else if (code === QUOTE) {
+            this.#inString = true;
+          } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+            this.#depth++;
+          } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+            if (this.#depth === 0) {
+              // A scalar element ends at the array's closing bracket.
+              this.#finish(chunk.slice(from, i), out);
+              this.#afterElement(code);
+            } else if (--this.#depth === 0) {
+              this.#finish(chunk.slice(from, i + 1), out);
+            }
+          } else if (this.#depth === 0 && (code === COMMA || isSpace(code))) {
+            this.#finish(chunk.slice(from, i), out);
+            this.#afterElement(code);
+          }
+          break;
+        }
+        case State.Start:
+          if (isSpace(code)) break;
+          if (code !== OPEN_BRACKET) {
+            throw this.#error("the top level is not a list (expected '[')");
+          }
+          this.#state = State.FirstElement;
+          break;
+        case State.FirstElement:
+        case State.NextElement:
+          if (isSpace(code)) break;
+          if (code === CLOSE_BRACKET) {
+            if (this.#state === State.NextElement) {
+              throw this.#error("a ',' before the closing ']'");
+            }
+            this.#state = State.Done;
+            break;
+          }
+          if (code === COMMA) throw this.#error(`a ',' where entry ${this.#count} should start`);
+          this.#begin();
+          from = i;
+          if (code === QUOTE) this.#inString = true;
+          else if (code === OPEN_BRACE || code === OPEN_BRACKET) this.#depth = 1;
+          else if (code === CLOSE_BRACE) throw this.#error("an unexpected '}'");
+          break;
+        case State.AfterElement:
+          this.#afterElement(code);
+          break;
+        case State.Done:
+          if (!isSpace(code)) throw this.#error("text after the end of the top-level list");
+          break;
+      }
+      this.#offset++;
+    }
+    if (this.#state === State.Element && from >= 0) this.#parts.push(chunk.slice(from));
+    return out;
+  }
+
+  /**
+   * Checks that the input ended after the top-level array's closing bracket.
+   *
+   * @throws {JsonSplitError} when it ended earlier (or was empty).
+   */
+  end(): void {
+    if (this.#state === State.Done) return;
+    if (this.#state === State.Start) {
+      throw this.#error("no JSON value (the input is empty)", 1);
+    }
+    throw this.#error("the input ends before the top-level list is closed", 1);
+  }
+
+  #begin(): void {
+    this.#state = State.Element;
+    this.#parts = [];
+    this.#depth = 0;
+    this.#inString = false;
+    this.#escaped = false;
+    this.#start = {
+      index: this.#count,
+      line: this.#line,
+      column: this.#column,
+      offset: this.#offset,
+    };
+  }
+
+  #finish(last: string, out: JsonElementText[]): void {
+    this.#parts.push(last);
+    out.push({ text: this.#parts.join(""), ...this.#start });
+    this.#parts = [];
+    this.#count++;
+    this.#state = State.AfterElement;
+  }
+
+  /** Handles a character after an element: whitespace, `,` or the closing `]`. */
+  #afterElement(code: number): void {
+    if (isSpace(code)) return;
+    if (code === COMMA) this.#state = State.NextElement;
+    else if (code === CLOSE_BRACKET) this.#state = State.Done;
+    else throw this.#error(`expected ',' or ']' after entry ${this.#count - 1}`);
+  }
+
+  #error(message: string, after = 0): JsonSplitError {
+    return new JsonSplitError(
+      message,
+      this.#line,
+      Math.max(1, this.#column + after),
+      this.#offset + after,
+    );
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Trace files in, traces out: streaming readers for XES (`.xes`, `.xes.gz`), CSV and JSON
+ * trace files, each yielding one {@link Trace} at a time so memory stays flat as files grow,
+ * and the resolution of a model's input specs against a trace (SEMANTICS.md §7.4, §7.5).
+ * Environment-agnostic: bytes come in as web `ReadableStream`s.
+ *
+ * ```ts
+ * import { readTraces, resolveTraceInputs, SpecError, specErrorEntry } from "./mod.ts";
+ * const csv = "case_id,activity,amount\nloan-1,approve loan,5000\nloan-2,decline loan,High\n";
+ * const markingSpec = new Map([["p_submitted", { constant: 1 }]]);
+ * const valuesSpec = new Map([["p_submitted", { attribute: "amount" }]]);
+ * let index = 0;
+ * for await (const trace of readTraces(() => new Blob([csv]).stream(), { name: "loans.csv" })) {
+ *   try {
+ *     const { marking, values } = resolveTraceInputs(markingSpec, valuesSpec, trace);
+ *     values?.get("p_submitted"); // 5000
+ *   } catch (error) {
+ *     if (!(error instanceof SpecError)) throw error;
+ *     specErrorEntry(error, index);
+ *     // "trace 1: attribute 'amount' is not a number: 'High' (required by input_values for place 'p_submitted')"
+ *   }
+ *   index++;
+ * }
+ * ```
+ *
+ * @module
+ */
+
+export type { ReadOptions, Trace, TraceEvent } from "./types.ts";
+export type { InputSpec, InputSpecEntry } from "../net/types.ts";
+export { TraceReadError } from "./errors.ts";
+export { type DetectedFormat, detectFormat, type TraceFormat } from "./format.ts";
+export { readTraces, type ReadTracesOptions } from "./read.ts";
+export { readXesTraces } from "./xes.ts";
+export {
+  type CsvColumnChoice,
+  type CsvColumnOptions,
+  type CsvOptions,
+  type CsvSource,
+  readCsvTraces,
+} from "./csv.ts";
+export { readJsonTraces } from "./json.ts";
+export {
+  resolveSpec,
+  resolveTraceInputs,
+  SpecError,
+  specErrorEntry,
+  type SpecSection,
+} from "./specs.ts";
+export { parsePythonFloat } from "./python_float.ts";

@@ -1,0 +1,69 @@
+/**
+ * One entry point for every trace file: picks the reader from the format (explicit, or the
+ * file name's suffix) and gunzips `.gz` files, then yields the traces one by one.
+ *
+ * @example
+ * ```ts
+ * import { readTraces } from "./read.ts";
+ * const json = '[{"attributes": {"risk_score": "0.9"}, "events": ["approve loan"]}]';
+ * const open = () => new Blob([json]).stream();
+ * for await (const trace of readTraces(open, { name: "traces.json" })) {
+ *   trace.attributes.get("risk_score"); // "0.9"
+ * }
+ * ```
+ *
+ * @module
+ */
+
+import { type CsvOptions, type CsvSource, readCsvTraces } from "./csv.ts";
+import { DEFAULT_NAME } from "./errors.ts";
+import { detectFormat, type TraceFormat } from "./format.ts";
+import { readJsonTraces } from "./json.ts";
+import type { Trace } from "./types.ts";
+import { readXesTraces } from "./xes.ts";
+
+/**
+ * Options of {@link readTraces}: the CSV reader's, plus the format.
+ *
+ * @example
+ * ```ts
+ * import type { ReadTracesOptions } from "./read.ts";
+ * const options: ReadTracesOptions = { name: "log.txt", format: "csv", caseColumn: "order" };
+ * ```
+ */
+export interface ReadTracesOptions extends CsvOptions {
+  /** `"auto"` (the default) picks the format from `name`'s suffix. */
+  format?: "auto" | TraceFormat | undefined;
+}
+
+/**
+ * Yields the traces of a trace file, read with the reader its format calls for. `name` is the
+ * file name: it picks the format when `format` is `"auto"`, says whether to gunzip (`.gz`),
+ * and starts every error message. Pass a function returning a fresh stream so a CSV file can
+ * be read twice (see {@link readCsvTraces}); the other formats call it once.
+ *
+ * @throws {TraceReadError} at once for a name whose format cannot be told; while iterating,
+ * for anything the chosen reader rejects.
+ *
+ * @example
+ * ```ts
+ * import { readTraces } from "./read.ts";
+ * declare function openFile(path: string): ReadableStream<Uint8Array>;
+ * const path = "BPI_2012.xes.gz";
+ * let count = 0;
+ * for await (const _ of readTraces(() => openFile(path), { name: path })) count++;
+ * ```
+ */
+export function readTraces(
+  source: CsvSource,
+  options: ReadTracesOptions = {},
+): AsyncGenerator<Trace, void, undefined> {
+  const name = options.name ?? DEFAULT_NAME;
+  const detected = detectFormat(name, options.format ?? "auto");
+  const settings = { ...options, name, gzip: options.gzip ?? detected.gzip };
+  if (detected.format === "csv") return readCsvTraces(source, settings);
+  const stream = typeof source === "function" ? source() : source;
+  return detected.format === "xes"
+    ? readXesTraces(stream, settings)
+    : readJsonTraces(stream, settings);
+}

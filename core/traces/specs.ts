@@ -1,0 +1,166 @@
+/**
+ * Resolves a model's `input_marking_spec` / `input_values_spec` against one trace, as PETRA's
+ * `_resolve_attribute_spec` does (SEMANTICS.md §7.5): `{constant}` gives the number,
+ * `{attribute}` parses that trace attribute as Python's `float()` would. A missing attribute
+ * is a {@link SpecError} whose message is PETRA's KeyError text; a non-numeric attribute is a
+ * {@link SpecError} naming the attribute and its text (petri-serve scores the other traces,
+ * SEMANTICS.md D13). {@link specErrorEntry} gives the batch output's `error` text.
+ *
+ * @example
+ * ```ts
+ * import { resolveSpec, specErrorEntry, SpecError } from "./specs.ts";
+ * const spec = new Map([["p_submitted", { attribute: "amount" }]]);
+ * const trace = { attributes: new Map([["amount", "5000"]]), events: [] };
+ * resolveSpec(spec, trace, "input_values"); // Map { "p_submitted" => 5000 }
+ * try {
+ *   resolveSpec(spec, { attributes: new Map() }, "input_values");
+ * } catch (error) {
+ *   if (error instanceof SpecError) specErrorEntry(error, 0);
+ *   // 'missing attribute: "trace missing attribute \'amount\' required by input_values for place \'p_submitted\'"'
+ * }
+ * ```
+ *
+ * @module
+ */
+
+import { quoteId } from "../net/quote_id.ts";
+import type { InputSpec } from "../net/types.ts";
+import { parsePythonFloat } from "./python_float.ts";
+import type { Trace } from "./types.ts";
+
+/**
+ * Which spec is being resolved; it appears in the error messages.
+ *
+ * @example
+ * ```ts
+ * import type { SpecSection } from "./specs.ts";
+ * const section: SpecSection = "input_marking";
+ * ```
+ */
+export type SpecSection = "input_marking" | "input_values";
+
+/**
+ * A trace that a spec cannot be resolved against: the attribute is missing (`kind:
+ * "missing"`, message exactly PETRA's KeyError text) or is not a number (`kind:
+ * "not-a-number"`).
+ *
+ * @example
+ * ```ts
+ * import { SpecError } from "./specs.ts";
+ * const error = new SpecError("missing", "input_marking", "p_submitted", "amount");
+ * error.message; // "trace missing attribute 'amount' required by input_marking for place 'p_submitted'"
+ * ```
+ */
+export class SpecError extends Error {
+  /** Always `"SpecError"`. */
+  override readonly name = "SpecError";
+
+  /**
+   * Builds the error and its message.
+   *
+   * @param kind `"missing"` or `"not-a-number"`
+   * @param section the spec being resolved
+   * @param place the place whose entry failed
+   * @param attribute the trace attribute the entry names
+   * @param text the attribute's text (for `"not-a-number"`)
+   */
+  constructor(
+    readonly kind: "missing" | "not-a-number",
+    readonly section: SpecSection,
+    readonly place: string,
+    readonly attribute: string,
+    readonly text?: string,
+  ) {
+    super(
+      kind === "missing"
+        ? `trace missing attribute ${quoteId(attribute)} required by ${section} for place ${
+          quoteId(place)
+        }`
+        : `attribute ${quoteId(attribute)} is not a number: ${
+          quoteId(text ?? "")
+        } (required by ${section} for place ${quoteId(place)})`,
+    );
+  }
+}
+
+/**
+ * Resolves `spec` against `trace`: place -> number, for every entry in spec order. Only
+ * trace-level attributes are consulted.
+ *
+ * @throws {SpecError} for the first entry whose attribute is missing or not a number.
+ *
+ * @example
+ * ```ts
+ * import { resolveSpec } from "./specs.ts";
+ * const spec = new Map([["p_ticket", { constant: 1 }], ["p_triaged", { attribute: "severity" }]]);
+ * const trace = { attributes: new Map([["severity", " 0.92 "]]), events: [] };
+ * resolveSpec(spec, trace, "input_marking"); // Map { "p_ticket" => 1, "p_triaged" => 0.92 }
+ * ```
+ */
+export function resolveSpec(
+  spec: InputSpec,
+  trace: Pick<Trace, "attributes">,
+  section: SpecSection,
+): Map<string, number> {
+  const resolved = new Map<string, number>();
+  for (const [place, entry] of spec) {
+    if ("constant" in entry) {
+      resolved.set(place, entry.constant);
+      continue;
+    }
+    const text = trace.attributes.get(entry.attribute);
+    if (text === undefined) throw new SpecError("missing", section, place, entry.attribute);
+    const value = parsePythonFloat(text);
+    if (value === undefined) {
+      throw new SpecError("not-a-number", section, place, entry.attribute, text);
+    }
+    resolved.set(place, value);
+  }
+  return resolved;
+}
+
+/**
+ * The inputs PETRA's `score` derives from one trace: the marking from `markingSpec`, and the
+ * values from `valuesSpec` only when that spec is non-empty (else `undefined`). The marking is
+ * resolved first, so its error wins.
+ *
+ * @throws {SpecError} as {@link resolveSpec}.
+ *
+ * @example
+ * ```ts
+ * import { resolveTraceInputs } from "./specs.ts";
+ * const marking = new Map([["p_submitted", { constant: 1 }]]);
+ * const values = new Map([["p_submitted", { attribute: "amount" }]]);
+ * const trace = { attributes: new Map([["amount", "5000"]]), events: [] };
+ * resolveTraceInputs(marking, values, trace).values; // Map { "p_submitted" => 5000 }
+ * ```
+ */
+export function resolveTraceInputs(
+  markingSpec: InputSpec,
+  valuesSpec: InputSpec,
+  trace: Pick<Trace, "attributes">,
+): { marking: Map<string, number>; values: Map<string, number> | undefined } {
+  const marking = resolveSpec(markingSpec, trace, "input_marking");
+  const values = valuesSpec.size > 0 ? resolveSpec(valuesSpec, trace, "input_values") : undefined;
+  return { marking, values };
+}
+
+/**
+ * The `error` text of a batch output entry for a trace whose spec failed. A missing attribute
+ * gives PETRA's exact text, `missing attribute: "<KeyError text>"` (Python prints a KeyError's
+ * message through `repr`, hence the double quotes); a non-numeric attribute, which aborts
+ * PETRA's whole command, gives `trace <index>: attribute '<name>' is not a number: '<text>'
+ * (required by <section> for place '<place>')` (SEMANTICS.md D13).
+ *
+ * @example
+ * ```ts
+ * import { SpecError, specErrorEntry } from "./specs.ts";
+ * specErrorEntry(new SpecError("not-a-number", "input_values", "p_submitted", "amount", "High"), 7);
+ * // "trace 7: attribute 'amount' is not a number: 'High' (required by input_values for place 'p_submitted')"
+ * ```
+ */
+export function specErrorEntry(error: SpecError, traceIndex: number): string {
+  return error.kind === "missing"
+    ? `missing attribute: ${quoteId(error.message)}`
+    : `trace ${traceIndex}: ${error.message}`;
+}
