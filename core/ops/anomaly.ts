@@ -20,20 +20,18 @@
  * @module
  */
 
+import type { TraceEvent } from "../traces/types.ts";
 import { checkPlaceKeys } from "./check.ts";
 import type { IdMap, OpsModel } from "./model.ts";
 
-/** One event of a trace; only its name matters for scoring. */
-export interface TraceEvent {
-  readonly name: string;
-  readonly attributes?: ReadonlyMap<string, string>;
-}
+/** One event of a trace; only its name matters for scoring, attributes are carried along. */
+export type AnomalyEvent = Pick<TraceEvent, "name"> & Partial<Pick<TraceEvent, "attributes">>;
 
 /** An anomaly request: the marking and values the trace was observed under, and its events. */
 export interface AnomalyRequest {
   readonly input_marking: IdMap;
   readonly input_values?: IdMap | null;
-  readonly events: readonly TraceEvent[];
+  readonly events: readonly AnomalyEvent[];
   readonly attributes?: ReadonlyMap<string, string>;
 }
 
