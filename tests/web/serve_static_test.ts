@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { playgroundHandler } from "../../web/serve_static.ts";
+
+async function withSite(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "petri-static-" });
+  try {
+    await Deno.writeTextFile(`${dir}/index.html`, "<!doctype html><title>x</title>");
+    await Deno.writeTextFile(`${dir}/main.js`, "export {};");
+    await Deno.mkdir(`${dir}/ort`);
+    await Deno.writeFile(`${dir}/ort/a.wasm`, new Uint8Array([0, 97, 115, 109]));
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const get = (path: string, method = "GET") => new Request(`http://127.0.0.1${path}`, { method });
+
+Deno.test("playgroundHandler() declines paths outside its prefix", async () => {
+  await withSite(async (dir) => {
+    const handler = playgroundHandler(dir);
+    assert.equal(await handler(get("/forward", "POST")), undefined);
+    assert.equal(await handler(get("/playgrounds/x")), undefined);
+    assert.equal(await handler(get("/")), undefined);
+  });
+});
+
+Deno.test("playgroundHandler() redirects the bare prefix and serves index.html", async () => {
+  await withSite(async (dir) => {
+    const handler = playgroundHandler(dir);
+    const redirect = (await handler(get("/playground?backend=wasm")))!;
+    assert.equal(redirect.status, 308);
+    assert.equal(redirect.headers.get("location"), "/playground/?backend=wasm");
+    const page = (await handler(get("/playground/")))!;
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.match(await page.text(), /<title>x<\/title>/);
+  });
+});
+
+Deno.test("playgroundHandler() serves scripts and wasm with their content types", async () => {
+  await withSite(async (dir) => {
+    const handler = playgroundHandler(dir, { prefix: "/p" });
+    const script = (await handler(get("/p/main.js")))!;
+    assert.equal(script.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.equal(await script.text(), "export {};");
+    const wasm = (await handler(get("/p/ort/a.wasm")))!;
+    assert.equal(wasm.headers.get("content-type"), "application/wasm");
+    assert.equal(wasm.headers.get("content-length"), "4");
+    assert.deepEqual([...new Uint8Array(await wasm.arrayBuffer())], [0, 97, 115, 109]);
+    const head = (await handler(get("/p/main.js", "HEAD")))!;
+    assert.equal(head.status, 200);
+    assert.equal(head.body, null);
+  });
+});
+
+Deno.test("playgroundHandler() answers 404 outside the site and 405 to other methods", async () => {
+  await withSite(async (dir) => {
+    const handler = playgroundHandler(dir);
+    // URLs normalise "..", so only encoded slashes can smuggle one in.
+    assert.equal(await handler(get("/playground/../deno.json")), undefined);
+    for (const path of ["/playground/nope.js", "/playground/ort%2f..%2f..%2fsecret"]) {
+      const response = (await handler(get(path)))!;
+      assert.equal(response.status, 404, path);
+      assert.deepEqual(await response.json(), { detail: "Not Found" });
+    }
+    const post = (await handler(get("/playground/main.js", "POST")))!;
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get("allow"), "GET, HEAD");
+    await post.body?.cancel();
+  });
+});
+
+Deno.test("playgroundHandler() says how to build a site that is not there", async () => {
+  for (const dir of ["file:///nonexistent/petri/dist/web/", "https://jsr.io/@petri/serve/dist/"]) {
+    const handler = playgroundHandler(new URL(dir));
+    const response = (await handler(get("/playground/")))!;
+    assert.equal(response.status, 404);
+    assert.deepEqual(await response.json(), {
+      detail: "The playground is not built: run `deno task build:web`",
+    });
+  }
+});

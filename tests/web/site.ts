@@ -1,0 +1,114 @@
+/**
+ * The playground under test: the site is built once per test process (into a temporary
+ * directory, removed when the process ends), and {@link startSite} serves it at `/playground/`
+ * next to the HTTP service of the same example model, on 127.0.0.1 and a free port, exactly as
+ * `cli.ts serve` mounts it. Every request the page makes is to this one origin.
+ *
+ * @example
+ * ```ts
+ * import { startSite } from "./site.ts";
+ * await using site = await startSite();
+ * site.pageUrl("wasm"); // "http://127.0.0.1:PORT/playground/?backend=wasm"
+ * ```
+ *
+ * @module
+ */
+
+import "../ort.ts";
+import * as ort from "onnxruntime-web";
+import { loadBundle, type Model } from "../../core/bundle.ts";
+import { createApp } from "../../server/mod.ts";
+import { buildWeb, type BuiltSite } from "../../web/build.ts";
+import { playgroundHandler } from "../../web/serve_static.ts";
+
+/** The example bundle the page loads by default. */
+export const EXAMPLE_ONNX = new URL(
+  "../../examples/credit_approval_coloured/credit_approval_coloured.onnx",
+  import.meta.url,
+);
+
+let built: Promise<BuiltSite> | undefined;
+
+/**
+ * Builds the site once; later calls share the build.
+ *
+ * @example
+ * ```ts
+ * import { builtSite } from "./site.ts";
+ * (await builtSite()).jsBytes;
+ * ```
+ */
+export function builtSite(): Promise<BuiltSite> {
+  if (!built) {
+    built = Deno.makeTempDir({ prefix: "petri-playground-" }).then((dir) => {
+      globalThis.addEventListener("unload", () => {
+        try {
+          Deno.removeSync(dir, { recursive: true });
+        } catch {
+          // Already gone.
+        }
+      });
+      return buildWeb({ outDir: dir });
+    });
+  }
+  return built;
+}
+
+/** A running server: the playground at `/playground/` and the HTTP service beside it. */
+export interface Site extends AsyncDisposable {
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** The built site. */
+  readonly build: BuiltSite;
+  /** The page's address, with `?backend=`. */
+  pageUrl(backend: "wasm" | "webgpu"): string;
+  /** POSTs a JSON body to the HTTP service and returns the decoded answer. */
+  post(path: string, body: unknown): Promise<{ status: number; body: unknown }>;
+}
+
+/**
+ * Starts the server for the example model (WASM in Deno, as `serve` runs it).
+ *
+ * @example
+ * ```ts
+ * import { startSite } from "./site.ts";
+ * await using site = await startSite();
+ * (await site.post("/forward", { input_marking: {} })).status; // 200
+ * ```
+ */
+export async function startSite(): Promise<Site> {
+  const build = await builtSite();
+  const model: Model = await loadBundle(ort, {
+    onnx: await Deno.readFile(EXAMPLE_ONNX),
+    sidecar: await Deno.readTextFile(new URL(EXAMPLE_ONNX.href + ".meta.json")),
+    onnxName: "credit_approval_coloured.onnx",
+    sidecarName: "credit_approval_coloured.onnx.meta.json",
+  });
+  const app = await createApp(model).catch(async (error) => {
+    await model[Symbol.asyncDispose]();
+    throw error;
+  });
+  const playground = playgroundHandler(build.outDir);
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => (await playground(request)) ?? app.fetch(request),
+  );
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  return {
+    origin,
+    build,
+    pageUrl: (backend) => `${origin}/playground/?backend=${backend}`,
+    async post(path, body) {
+      const response = await fetch(`${origin}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json() };
+    },
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+      await model[Symbol.asyncDispose]();
+    },
+  };
+}

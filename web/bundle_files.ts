@@ -1,0 +1,148 @@
+/**
+ * Bundles in the browser: pairing the files a user picks or drops (`NAME.onnx` and
+ * `NAME.onnx.meta.json`) and fetching a bundle from a URL. Every failure is a
+ * {@link BundleError} in plain words, e.g.
+ * `Cannot load bundle: model.onnx.meta.json is missing (pick it together with model.onnx)`.
+ * The checks of the pair itself (hash, format, graph contract) are `loadBundle`'s.
+ *
+ * Web-standard APIs only (`File`, `fetch`, `TextDecoder`), so the page and the Deno tests share
+ * this module.
+ *
+ * @example
+ * ```ts
+ * import { pairBundleFiles } from "./bundle_files.ts";
+ * const files = pairBundleFiles([
+ *   { name: "m.onnx", bytes: new Uint8Array([8, 8]) },
+ *   { name: "m.onnx.meta.json", bytes: new TextEncoder().encode("{}") },
+ * ]);
+ * files.sidecarName; // "m.onnx.meta.json"
+ * ```
+ *
+ * @module
+ */
+
+import { BundleError, type BundleFiles } from "../core/bundle.ts";
+
+/** The suffix that turns a bundle's `.onnx` name into its sidecar's. */
+export const SIDECAR_SUFFIX = ".meta.json";
+
+/** A file as the page reads it: its name (no directory) and its bytes. */
+export interface PickedFile {
+  readonly name: string;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * Finds the one bundle among `files`: one `.onnx` file and the sidecar named after it. Other
+ * files are ignored.
+ *
+ * @throws {BundleError} when there is no `.onnx` file, several, no sidecar for it, or the
+ * sidecar is not UTF-8 text.
+ *
+ * @example
+ * ```ts
+ * import { pairBundleFiles } from "./bundle_files.ts";
+ * try {
+ *   pairBundleFiles([{ name: "m.onnx", bytes: new Uint8Array() }]);
+ * } catch (error) {
+ *   (error as Error).message;
+ *   // "Cannot load bundle: m.onnx.meta.json is missing (pick it together with m.onnx)"
+ * }
+ * ```
+ */
+export function pairBundleFiles(files: readonly PickedFile[]): BundleFiles {
+  const models = files.filter((f) => f.name.endsWith(".onnx"));
+  const sidecars = files.filter((f) => f.name.endsWith(".onnx" + SIDECAR_SUFFIX));
+  if (models.length > 1) {
+    const names = models.map((f) => f.name).sort().join(", ");
+    throw new BundleError(`pick one bundle at a time (got ${names})`);
+  }
+  const model = models[0];
+  if (model === undefined) {
+    const sidecar = sidecars[0];
+    if (sidecar !== undefined) {
+      const onnxName = sidecar.name.slice(0, -SIDECAR_SUFFIX.length);
+      throw new BundleError(`${onnxName} is missing (pick it together with ${sidecar.name})`);
+    }
+    const names = files.map((f) => f.name).sort().join(", ");
+    throw new BundleError(
+      `no .onnx file among ${names || "the files"} ` +
+        "(a bundle is NAME.onnx and NAME.onnx.meta.json, picked together)",
+    );
+  }
+  const sidecarName = model.name + SIDECAR_SUFFIX;
+  const sidecar = sidecars.find((f) => f.name === sidecarName);
+  if (sidecar === undefined) {
+    const other = sidecars[0] ? `; ${sidecars[0].name} belongs to another bundle` : "";
+    throw new BundleError(
+      `${sidecarName} is missing (pick it together with ${model.name})${other}`,
+    );
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(sidecar.bytes);
+  } catch {
+    throw new BundleError(`${sidecarName} is not a text file (expected JSON)`);
+  }
+  return { onnx: model.bytes, sidecar: text, onnxName: model.name, sidecarName };
+}
+
+/**
+ * Reads picked or dropped `File`s.
+ *
+ * @example
+ * ```ts
+ * import { readPickedFiles } from "./bundle_files.ts";
+ * const picked = await readPickedFiles([new File(["{}"], "m.onnx.meta.json")]);
+ * picked[0]?.bytes.length; // 2
+ * ```
+ */
+export async function readPickedFiles(files: Iterable<File>): Promise<PickedFile[]> {
+  return await Promise.all(
+    [...files].map(async (file) => ({
+      name: file.name,
+      bytes: new Uint8Array(await file.arrayBuffer()),
+    })),
+  );
+}
+
+/**
+ * Fetches the bundle whose `.onnx` file is at `onnxUrl` (its sidecar beside it).
+ *
+ * @throws {BundleError} naming the file that could not be fetched.
+ *
+ * @example
+ * ```ts
+ * import { fetchBundle } from "./bundle_files.ts";
+ * declare const base: URL;
+ * const files = await fetchBundle(new URL("examples/credit.onnx", base));
+ * files.onnxName; // "credit.onnx"
+ * ```
+ */
+export async function fetchBundle(onnxUrl: URL): Promise<BundleFiles> {
+  const sidecarUrl = new URL(onnxUrl.href + SIDECAR_SUFFIX);
+  const onnxName = decodeURIComponent(onnxUrl.pathname.split("/").pop() ?? "model.onnx");
+  const sidecarName = onnxName + SIDECAR_SUFFIX;
+  const get = async (url: URL, name: string): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await fetch(url);
+    } catch (error) {
+      throw new BundleError(`${name} cannot be fetched (${messageOf(error)})`);
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new BundleError(`${name} cannot be fetched (HTTP ${response.status})`);
+    }
+    return response;
+  };
+  const [onnx, sidecar] = await Promise.all([
+    get(onnxUrl, onnxName).then(async (r) => new Uint8Array(await r.arrayBuffer())),
+    get(sidecarUrl, sidecarName).then((r) => r.text()),
+  ]);
+  return { onnx, sidecar, onnxName, sidecarName };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,229 @@
+/**
+ * The two SVG charts of the playground: {@link barChart} (sensitivity gradients, bars left of
+ * zero for negative values) and {@link curveChart} (the counterfactual target's activation over
+ * the search range, with the 0.5 line, the boundary found and the original input marked).
+ * Both scale to their container's width.
+ *
+ * @example
+ * ```ts
+ * import { barChart, curveChart } from "./charts.ts";
+ * document.body.append(
+ *   barChart("Marking gradients", [["p_in", 0.25], ["p_other", -0.1]]),
+ *   curveChart({
+ *     title: "t_a over p_in",
+ *     xLabel: "p_in (marking)",
+ *     points: [{ x: 0, y: 0.1 }, { x: 1, y: 0.9 }],
+ *     boundary: { x: 0.5, y: 0.5 },
+ *   }),
+ * );
+ * ```
+ *
+ * @module
+ */
+
+import { formatNumber, html, svg } from "./dom.ts";
+
+/** A point of a curve. */
+export interface CurvePoint {
+  readonly x: number;
+  readonly y: number;
+}
+
+const BAR_ROW = 22;
+const BAR_WIDTH = 360;
+const BAR_LABEL = 120;
+const BAR_VALUE = 90;
+
+/**
+ * A horizontal bar per entry, in the given order; the zero line sits where negative and
+ * positive values both fit. Each bar carries `data-key` and `data-value`.
+ *
+ * @example
+ * ```ts
+ * import { barChart } from "./charts.ts";
+ * barChart("Value gradients", [["p_submitted", 7.5e-5]]).querySelectorAll("rect.bar").length; // 1
+ * ```
+ */
+export function barChart(
+  title: string,
+  entries: readonly (readonly [string, number])[],
+): HTMLElement {
+  const height = Math.max(1, entries.length) * BAR_ROW + 8;
+  const finite = entries.map(([, v]) => v).filter(Number.isFinite);
+  const min = Math.min(0, ...finite);
+  const max = Math.max(0, ...finite);
+  const span = max - min || 1;
+  const plot = BAR_WIDTH - BAR_LABEL - BAR_VALUE;
+  const x = (v: number) => BAR_LABEL + ((v - min) / span) * plot;
+  const zero = x(0);
+  const rows = entries.map(([key, value], i) => {
+    const y = 4 + i * BAR_ROW;
+    const ok = Number.isFinite(value);
+    const left = ok ? Math.min(zero, x(value)) : zero;
+    const width = ok ? Math.abs(x(value) - zero) : 0;
+    return svg(
+      "g",
+      { class: "bar-row" },
+      svg("text", { x: BAR_LABEL - 6, y: y + 15, "text-anchor": "end", class: "key" }, short(key)),
+      svg(
+        "rect",
+        {
+          class: `bar ${value < 0 ? "negative" : "positive"}`,
+          x: left.toFixed(2),
+          y: y + 3,
+          width: Math.max(width, ok && value !== 0 ? 1 : 0).toFixed(2),
+          height: BAR_ROW - 6,
+          "data-key": key,
+          "data-value": ok ? String(value) : "null",
+        },
+        svg("title", {}, `${key}: ${formatNumber(value)}`),
+      ),
+      svg(
+        "text",
+        { x: BAR_WIDTH - 2, y: y + 15, "text-anchor": "end", class: "value" },
+        formatNumber(value),
+      ),
+    );
+  });
+  const chart = svg(
+    "svg",
+    {
+      class: "chart chart-bars",
+      viewBox: `0 0 ${BAR_WIDTH} ${height}`,
+      role: "img",
+      "aria-label": `${title}: ${entries.map(([k, v]) => `${k} ${formatNumber(v)}`).join(", ")}`,
+    },
+    svg("line", { class: "zero", x1: zero, x2: zero, y1: 0, y2: height }),
+    ...rows,
+  );
+  return html("figure", { class: "chart" }, html("figcaption", {}, title), chart);
+}
+
+/** What {@link curveChart} draws. */
+export interface CurveChartOptions {
+  readonly title: string;
+  /** Names the x axis, e.g. `p_submitted (value)`. */
+  readonly xLabel: string;
+  /** The curve, sorted by x. */
+  readonly points: readonly CurvePoint[];
+  /** The boundary found, marked with a line and a dot. */
+  readonly boundary?: CurvePoint;
+  /** The original input, marked with a diamond when it lies in the x range. */
+  readonly original?: CurvePoint;
+}
+
+const CURVE = { width: 360, height: 220, left: 44, right: 12, top: 12, bottom: 40 } as const;
+
+/**
+ * A line chart of activation (0 to 1) over the x range of `points`.
+ *
+ * @example
+ * ```ts
+ * import { curveChart } from "./charts.ts";
+ * const chart = curveChart({ title: "t", xLabel: "x", points: [{ x: 0, y: 0 }, { x: 1, y: 1 }] });
+ * chart.querySelector("path.curve") !== null; // true
+ * ```
+ */
+export function curveChart(options: CurveChartOptions): HTMLElement {
+  const { width, height, left, right, top, bottom } = CURVE;
+  const xs = options.points.map((p) => p.x);
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  const span = hi - lo || 1;
+  const plotW = width - left - right;
+  const plotH = height - top - bottom;
+  const sx = (x: number) => left + ((x - lo) / span) * plotW;
+  const sy = (y: number) => top + (1 - Math.min(1, Math.max(0, y))) * plotH;
+  const inRange = (p: CurvePoint | undefined): p is CurvePoint =>
+    p !== undefined && Number.isFinite(p.x) && p.x >= lo && p.x <= hi;
+
+  const d = options.points
+    .filter((p) => Number.isFinite(p.y))
+    .map((p, i) => `${i === 0 ? "M" : "L"}${sx(p.x).toFixed(2)} ${sy(p.y).toFixed(2)}`)
+    .join(" ");
+  const yTicks = [0, 0.5, 1].map((v) =>
+    svg(
+      "g",
+      { class: "tick" },
+      svg("line", { x1: left - 4, x2: left, y1: sy(v), y2: sy(v) }),
+      svg("text", { x: left - 7, y: sy(v) + 4, "text-anchor": "end" }, String(v)),
+    )
+  );
+  const xTicks = [lo, (lo + hi) / 2, hi].map((v, i) =>
+    svg(
+      "g",
+      { class: "tick" },
+      svg("line", { x1: sx(v), x2: sx(v), y1: top + plotH, y2: top + plotH + 4 }),
+      svg(
+        "text",
+        { x: sx(v), y: top + plotH + 16, "text-anchor": ["start", "middle", "end"][i] },
+        formatNumber(v),
+      ),
+    )
+  );
+  const marks: SVGElement[] = [];
+  if (inRange(options.original)) {
+    const { x, y } = options.original;
+    const cx = sx(x);
+    const cy = sy(y);
+    marks.push(
+      svg(
+        "path",
+        {
+          class: "original",
+          d: `M${cx} ${cy - 6} L${cx + 6} ${cy} L${cx} ${cy + 6} L${cx - 6} ${cy} Z`,
+          "data-x": String(x),
+          "data-y": String(y),
+        },
+        svg("title", {}, `original input ${formatNumber(x)}: activation ${formatNumber(y)}`),
+      ),
+    );
+  }
+  if (inRange(options.boundary)) {
+    const { x, y } = options.boundary;
+    marks.push(
+      svg("line", { class: "boundary-line", x1: sx(x), x2: sx(x), y1: top, y2: top + plotH }),
+      svg(
+        "circle",
+        { class: "boundary", cx: sx(x), cy: sy(y), r: 5, "data-x": String(x), "data-y": String(y) },
+        svg("title", {}, `boundary at ${formatNumber(x)}: activation ${formatNumber(y)}`),
+      ),
+    );
+  }
+  const summary = options.boundary
+    ? `boundary at ${formatNumber(options.boundary.x)}`
+    : "no boundary in the range";
+  const chart = svg(
+    "svg",
+    {
+      class: "chart chart-curve",
+      viewBox: `0 0 ${width} ${height}`,
+      role: "img",
+      "aria-label": `${options.title} from ${formatNumber(lo)} to ${formatNumber(hi)}; ${summary}`,
+    },
+    svg("rect", { class: "plot", x: left, y: top, width: plotW, height: plotH }),
+    svg("line", { class: "half", x1: left, x2: left + plotW, y1: sy(0.5), y2: sy(0.5) }),
+    ...yTicks,
+    ...xTicks,
+    svg("path", { class: "curve", d }),
+    ...marks,
+    svg(
+      "text",
+      { class: "axis-label", x: left + plotW / 2, y: height - 6, "text-anchor": "middle" },
+      options.xLabel,
+    ),
+  );
+  const legend = html(
+    "p",
+    { class: "legend" },
+    html("span", { class: "key-curve" }, "activation"),
+    html("span", { class: "key-half" }, "0.5"),
+    options.boundary ? html("span", { class: "key-boundary" }, "boundary") : "",
+    inRange(options.original) ? html("span", { class: "key-original" }, "original input") : "",
+  );
+  return html("figure", { class: "chart" }, html("figcaption", {}, options.title), chart, legend);
+}
+
+function short(key: string): string {
+  return key.length > 16 ? `${key.slice(0, 15)}…` : key;
+}

@@ -1,0 +1,87 @@
+/**
+ * Two small element builders for the page: {@link html} and {@link svg}. Attributes whose
+ * value is `undefined` or `false` are left out; `true` sets an empty attribute; children are
+ * nodes or strings (text, never parsed as HTML).
+ *
+ * @example
+ * ```ts
+ * import { html, svg } from "./dom.ts";
+ * const button = html("button", { type: "button", disabled: false }, "Run");
+ * const dot = svg("circle", { cx: 4, cy: 4, r: 3 });
+ * ```
+ *
+ * @module
+ */
+
+/** An attribute value: left out when `undefined` or `false`. */
+export type AttributeValue = string | number | boolean | undefined;
+
+/** A child: a node, or text. */
+export type Child = Node | string;
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/**
+ * Creates an HTML element.
+ *
+ * @example
+ * ```ts
+ * import { html } from "./dom.ts";
+ * html("label", { for: "x" }, "Marking");
+ * ```
+ */
+export function html<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Readonly<Record<string, AttributeValue>> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  return fill(document.createElement(tag), attributes, children);
+}
+
+/**
+ * Creates an SVG element.
+ *
+ * @example
+ * ```ts
+ * import { svg } from "./dom.ts";
+ * svg("path", { d: "M0 0 L10 10", class: "arc" });
+ * ```
+ */
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attributes: Readonly<Record<string, AttributeValue>> = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
+  return fill(document.createElementNS(SVG_NS, tag), attributes, children);
+}
+
+function fill<E extends Element>(
+  element: E,
+  attributes: Readonly<Record<string, AttributeValue>>,
+  children: readonly Child[],
+): E {
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === false) continue;
+    element.setAttribute(name, value === true ? "" : String(value));
+  }
+  element.append(...children);
+  return element;
+}
+
+/**
+ * Formats a number for display: 6 significant digits, `null` for non-finite results (as the
+ * server writes them).
+ *
+ * @example
+ * ```ts
+ * import { formatNumber } from "./dom.ts";
+ * formatNumber(0.97448843717); // "0.974488"
+ * formatNumber(NaN); // "null"
+ * ```
+ */
+export function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return "null";
+  if (value === 0) return "0";
+  const abs = Math.abs(value);
+  return abs >= 1e6 || abs < 1e-4 ? value.toExponential(4) : String(Number(value.toPrecision(6)));
+}

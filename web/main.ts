@@ -1,0 +1,343 @@
+/**
+ * The playground page: loads a bundle (the embedded example, or files the user picks or drops),
+ * draws its net, and runs forward, anomaly, counterfactual and sensitivity in the browser
+ * through `core/ops`, on WebGPU or WASM. Forms come from the zod schemas of `core/schemas.ts`
+ * and are validated by them before anything runs, as the server does.
+ *
+ * The page's state is mirrored on `<body>` for tests and scripts: `data-state` (`starting`,
+ * `loading`, `ready`, `error`), `data-backend` (`webgpu` or `wasm`) and `data-model` (the
+ * scenario name). Each result panel counts its runs in `data-run`. The URL parameter
+ * `?backend=wasm|webgpu` picks the backend at start; the first forward result is marked as the
+ * performance entry `petri:first-forward`.
+ *
+ * @example
+ * ```ts
+ * // Bundled by web/build.ts into dist/web/main.js and loaded by index.html:
+ * // <script type="module" src="./main.js"></script>
+ * import "./main.ts";
+ * ```
+ *
+ * @module
+ */
+
+import { type BundleFiles, loadBundle, type Model } from "../core/bundle.ts";
+import { RequestError } from "../core/ops/errors.ts";
+import type { RequestKind, Schemas } from "../core/schemas.ts";
+import { type Backend, type BackendName, loadBackend, webGpuAdapter } from "./backends.ts";
+import { fetchBundle, pairBundleFiles, readPickedFiles } from "./bundle_files.ts";
+import { html } from "./dom.ts";
+import { describeRequest, type RequestForm } from "./form_fields.ts";
+import { buildRequestForm, type RequestFormView } from "./form_view.ts";
+import { layoutNet } from "./layout.ts";
+import { NetView } from "./net_view.ts";
+import { browserSchemas } from "./schemas.ts";
+import { OPERATION_KINDS, OPERATIONS, type Runner } from "./operations.ts";
+
+/** The directory the page's assets live in (`main.js`, `ort/`, `examples/`). */
+const ASSETS = new URL("./", import.meta.url);
+const EXAMPLE = new URL("examples/credit_approval_coloured.onnx", ASSETS);
+
+function byId<E extends HTMLElement>(id: string): E {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`The page has no #${id}`);
+  return element as E;
+}
+
+class Playground {
+  readonly #schemas: Schemas;
+  readonly #forms: ReadonlyMap<RequestKind, RequestForm>;
+  readonly #views = new Map<RequestKind, RequestFormView>();
+  readonly #results = new Map<RequestKind, HTMLElement>();
+  readonly #net: NetView;
+  #adapter: string | undefined;
+  #backend: Backend | undefined;
+  #model: Model | undefined;
+  #files: BundleFiles | undefined;
+  #busy = false;
+  #firstForward = true;
+
+  constructor() {
+    this.#schemas = browserSchemas();
+    this.#forms = new Map(
+      OPERATION_KINDS.map((kind) => [kind, describeRequest(this.#schemas.requests[kind])]),
+    );
+    this.#net = new NetView(byId("net-figure"));
+  }
+
+  async start(): Promise<void> {
+    this.#wireControls();
+    // The example downloads while WebGPU is probed.
+    const example = fetchBundle(EXAMPLE).then((files) => ({ files }), (error) => ({ error }));
+    this.#adapter = await webGpuAdapter();
+    const webgpu = this.#backendRadio("webgpu");
+    webgpu.disabled = this.#adapter === undefined;
+    const asked = new URLSearchParams(location.search).get("backend");
+    let name: BackendName = this.#adapter ? "webgpu" : "wasm";
+    if (asked === "wasm" || (asked === "webgpu" && this.#adapter)) name = asked;
+    this.#setBackendStatus(
+      asked === "webgpu" && !this.#adapter ? "WebGPU is not available here; using WASM." : "",
+    );
+    const fetched = await example;
+    if ("error" in fetched) {
+      this.#showBundleError(fetched.error);
+      this.#setSummary("No model is loaded.");
+      document.body.dataset.state = "error";
+      return;
+    }
+    let loaded = await this.#load(fetched.files, name);
+    if (!loaded && name === "webgpu") {
+      loaded = await this.#load(fetched.files, "wasm");
+      if (loaded) this.#setBackendStatus("WebGPU could not run this model: running on WASM.");
+    }
+    if (loaded) await this.#run("forward");
+  }
+
+  /** Loads `files` on backend `name`; the current model stays when anything fails. */
+  async #load(files: BundleFiles, name: BackendName): Promise<boolean> {
+    if (this.#busy) return false;
+    this.#busy = true;
+    document.body.dataset.state = "loading";
+    this.#setSummary(`Loading ${files.onnxName}…`);
+    try {
+      let backend: Backend;
+      try {
+        backend = await loadBackend(name, ASSETS);
+      } catch (error) {
+        throw new Error(
+          `The ${name === "webgpu" ? "WebGPU" : "WASM"} backend cannot start: ` +
+            messageOf(error),
+        );
+      }
+      performance.mark(`petri:backend-ready:${name}`);
+      const model = await loadBundle(backend.ort, files, {
+        sessionOptions: backend.sessionOptions,
+      });
+      performance.mark(`petri:model-loaded:${files.onnxName}`);
+      const previous = this.#model;
+      // A backend switch keeps the net, so the picture and the forms (and their input) stay.
+      const sameBundle = files === this.#files;
+      this.#model = model;
+      this.#files = files;
+      this.#backend = backend;
+      await previous?.[Symbol.asyncDispose]();
+      this.#hideBundleError();
+      this.#showModel(model, !sameBundle);
+      return true;
+    } catch (error) {
+      this.#showBundleError(error);
+      if (this.#model) this.#showModel(this.#model, false);
+      else this.#setSummary("No model is loaded.");
+      return false;
+    } finally {
+      this.#busy = false;
+      this.#syncBackend();
+      document.body.dataset.state = this.#model ? "ready" : "error";
+    }
+  }
+
+  #showModel(model: Model, redraw: boolean): void {
+    const { net } = model;
+    const name = model.sidecar.scenario_name ?? this.#files?.onnxName ?? "model";
+    document.body.dataset.model = name;
+    const summary = byId("model-summary");
+    summary.replaceChildren(
+      html("strong", {}, name),
+      ` (${this.#files?.onnxName}): ${count(net.places.length, "place")}, ` +
+        `${count(net.transitions.length, "transition")}, ${count(net.arcs.length, "arc")}` +
+        (net.inhibitorArcs.length ? `, ${count(net.inhibitorArcs.length, "inhibitor arc")}` : "") +
+        `; running on ${this.#backend?.label}.`,
+      ...(model.sidecar.scenario_description
+        ? [html("span", { class: "description" }, model.sidecar.scenario_description)]
+        : []),
+    );
+    if (!redraw) return;
+    this.#net.show(layoutNet(net, (t) => model.label(t)));
+    this.#buildForms(model);
+  }
+
+  #buildForms(model: Model): void {
+    const panels = byId("panels");
+    const context = {
+      places: model.net.places,
+      transitions: model.net.transitions,
+      label: (t: string) => model.label(t),
+    };
+    const selected = this.#selectedOperation();
+    panels.replaceChildren();
+    for (const kind of OPERATION_KINDS) {
+      const view = buildRequestForm(kind, this.#forms.get(kind)!, context, () => this.#run(kind));
+      const result = html("div", {
+        id: `result-${kind}`,
+        class: "result-box",
+        "aria-live": "polite",
+        "data-run": "0",
+      });
+      const panel = html(
+        "div",
+        { class: "panel", id: `panel-${kind}`, hidden: kind !== selected },
+        html("h3", {}, kind),
+        view.element,
+        result,
+      );
+      this.#views.set(kind, view);
+      this.#results.set(kind, result);
+      panels.append(panel);
+    }
+  }
+
+  async #run<K extends RequestKind>(kind: K): Promise<void> {
+    const view = this.#views.get(kind);
+    const box = this.#results.get(kind);
+    const model = this.#model;
+    if (!view || !box || !model) return;
+    const read = view.read();
+    if (!read.ok) return view.showIssues(read.issues);
+    const parsed = this.#schemas.parseRequest(kind, read.body);
+    if (!parsed.success) return view.showIssues(parsed.issues);
+    view.showIssues([]);
+    view.setBusy(true);
+    try {
+      const runner: Runner<K> = OPERATIONS[kind];
+      const { element, activations } = await runner(model, parsed.data);
+      if (model !== this.#model) return; // another bundle was loaded meanwhile
+      this.#net.colour(activations.transition_activations, activations.place_activations);
+      box.replaceChildren(element);
+      box.dataset.run = String(Number(box.dataset.run ?? "0") + 1);
+      if (kind === "forward" && this.#firstForward) {
+        this.#firstForward = false;
+        performance.mark("petri:first-forward");
+      }
+    } catch (error) {
+      if (error instanceof RequestError || error instanceof RangeError) {
+        view.showError(error.message);
+      } else {
+        view.showError(`The model could not run: ${messageOf(error)}`);
+      }
+    } finally {
+      view.setBusy(false);
+    }
+  }
+
+  #wireControls(): void {
+    const input = byId<HTMLInputElement>("bundle-files");
+    input.addEventListener("change", () => {
+      if (input.files && input.files.length > 0) void this.#openFiles([...input.files]);
+      input.value = "";
+    });
+    const zone = byId("drop-zone");
+    zone.addEventListener("dragover", (event) => {
+      event.preventDefault();
+      zone.classList.add("dragging");
+    });
+    zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
+    zone.addEventListener("drop", (event) => {
+      event.preventDefault();
+      zone.classList.remove("dragging");
+      const files = event.dataTransfer?.files;
+      if (files && files.length > 0) void this.#openFiles([...files]);
+    });
+    byId("load-example").addEventListener("click", async () => {
+      try {
+        await this.#load(await fetchBundle(EXAMPLE), this.#backend?.name ?? "wasm");
+      } catch (error) {
+        this.#showBundleError(error);
+      }
+    });
+    for (const radio of document.querySelectorAll<HTMLInputElement>("input[name=backend]")) {
+      radio.addEventListener("change", async () => {
+        const name = radio.value as BackendName;
+        if (!this.#files || name === this.#backend?.name) return;
+        if (await this.#load(this.#files, name)) await this.#run("forward");
+      });
+    }
+    for (const radio of document.querySelectorAll<HTMLInputElement>("input[name=operation]")) {
+      radio.addEventListener("change", () => {
+        for (const kind of OPERATION_KINDS) {
+          const panel = document.getElementById(`panel-${kind}`);
+          if (panel) panel.hidden = kind !== radio.value;
+        }
+      });
+    }
+  }
+
+  async #openFiles(files: File[]): Promise<void> {
+    let bundle: BundleFiles;
+    try {
+      bundle = pairBundleFiles(await readPickedFiles(files));
+    } catch (error) {
+      this.#showBundleError(error);
+      return;
+    }
+    if (await this.#load(bundle, this.#backend?.name ?? "wasm")) await this.#run("forward");
+  }
+
+  #selectedOperation(): RequestKind {
+    const checked = document.querySelector<HTMLInputElement>("input[name=operation]:checked");
+    return (checked?.value as RequestKind | undefined) ?? "forward";
+  }
+
+  #backendRadio(name: BackendName): HTMLInputElement {
+    return document.querySelector<HTMLInputElement>(`input[name=backend][value=${name}]`)!;
+  }
+
+  #syncBackend(): void {
+    const backend = this.#backend;
+    if (!backend) return;
+    this.#backendRadio(backend.name).checked = true;
+    document.body.dataset.backend = backend.name;
+    const adapter = this.#adapter ? ` (adapter: ${this.#adapter})` : " (no WebGPU adapter)";
+    this.#setBackendStatus(
+      `Running on ${backend.label}${backend.name === "webgpu" ? adapter : ""}.` +
+        (this.#adapter ? "" : " WebGPU is not available in this browser."),
+    );
+  }
+
+  #setBackendStatus(text: string): void {
+    if (text) byId("backend-status").textContent = text;
+  }
+
+  #setSummary(text: string): void {
+    byId("model-summary").textContent = text;
+  }
+
+  #showBundleError(error: unknown): void {
+    const box = byId("bundle-error");
+    box.replaceChildren(
+      html("strong", {}, messageOf(error)),
+      html("span", {}, hintFor(messageOf(error))),
+    );
+    box.hidden = false;
+  }
+
+  #hideBundleError(): void {
+    const box = byId("bundle-error");
+    box.hidden = true;
+    box.replaceChildren();
+  }
+}
+
+/** One plain sentence on what to do about a bundle error. */
+function hintFor(message: string): string {
+  if (/ is missing/.test(message)) {
+    return "A bundle is two files: NAME.onnx and NAME.onnx.meta.json. Pick both at once.";
+  }
+  if (/does not match/.test(message)) {
+    return "The model file was changed after its sidecar was written, or the two files come " +
+      "from different bundles. Compile the model again to get a matching pair.";
+  }
+  if (/format|not an ONNX model|graph contract|metadata|not valid JSON|JSON object/.test(message)) {
+    return "These files are not a petri-serve bundle. Compile a model description with " +
+      "`cli.ts compile MODEL.json -o NAME.onnx` to get one.";
+  }
+  return "The model that was loaded before stays loaded.";
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+await new Playground().start();

@@ -1,0 +1,313 @@
+/**
+ * Renders the four operations' answers as tables (and charts): every number cell carries
+ * `data-field`, `data-key` and `data-value` (the full-precision number, `null` when not
+ * finite), and the answer's JSON, written as the server writes it, is shown below.
+ *
+ * @example
+ * ```ts
+ * import { forwardResult } from "./results.ts";
+ * const element = forwardResult({
+ *   transition_activations: new Map([["t_a", 0.9]]),
+ *   place_activations: new Map([["p_in", 1]]),
+ * }, (t) => t);
+ * element.querySelector("td[data-key='t_a']")?.getAttribute("data-value"); // "0.9"
+ * ```
+ *
+ * @module
+ */
+
+import type { AnomalyResponse } from "../core/ops/anomaly.ts";
+import type { CounterfactualResponse } from "../core/ops/counterfactual.ts";
+import type { ForwardResponse } from "../core/ops/forward.ts";
+import type { SensitivityResponse } from "../core/ops/sensitivity.ts";
+import { barChart, curveChart, type CurvePoint } from "./charts.ts";
+import { formatNumber, html } from "./dom.ts";
+import { activationColour } from "./net_view.ts";
+
+/** A transition's label. */
+export type LabelOf = (transition: string) => string;
+
+/**
+ * The forward answer: a table of transition activations and one of place activations.
+ *
+ * @example
+ * ```ts
+ * import { forwardResult } from "./results.ts";
+ * declare const answer: import("../core/ops/forward.ts").ForwardResponse;
+ * document.body.append(forwardResult(answer, (t) => t));
+ * ```
+ */
+export function forwardResult(answer: ForwardResponse, label: LabelOf): HTMLElement {
+  return result(
+    "forward",
+    answer,
+    idTable("Transition activations", "transition_activations", answer.transition_activations, {
+      label,
+      swatch: true,
+    }),
+    idTable("Place activations", "place_activations", answer.place_activations, { swatch: true }),
+  );
+}
+
+/**
+ * The anomaly answer: the trace score and a table of residuals.
+ *
+ * @example
+ * ```ts
+ * import { anomalyResult } from "./results.ts";
+ * declare const answer: import("../core/ops/anomaly.ts").AnomalyResponse;
+ * document.body.append(anomalyResult(answer, (t) => t));
+ * ```
+ */
+export function anomalyResult(answer: AnomalyResponse, label: LabelOf): HTMLElement {
+  return result(
+    "anomaly",
+    answer,
+    fieldTable("Trace score", [["trace_score", answer.trace_score]]),
+    idTable(
+      "Per-transition residuals",
+      "per_transition_residuals",
+      answer.per_transition_residuals,
+      {
+        label,
+      },
+    ),
+  );
+}
+
+/**
+ * The counterfactual answer: its fields as a table, and the target's activation curve over the
+ * search range with the boundary marked.
+ *
+ * @example
+ * ```ts
+ * import { counterfactualResult } from "./results.ts";
+ * declare const answer: import("../core/ops/counterfactual.ts").CounterfactualResponse;
+ * document.body.append(counterfactualResult(answer, [], "p_in (marking)", "t_a"));
+ * ```
+ */
+export function counterfactualResult(
+  answer: CounterfactualResponse,
+  curve: readonly CurvePoint[],
+  xLabel: string,
+  targetName: string,
+): HTMLElement {
+  const rows: [string, unknown][] = Object.entries(answer);
+  const parts: HTMLElement[] = [];
+  if (!answer.found) {
+    parts.push(
+      html("p", { class: "note" }, "No crossing of 0.5 within search_range: found is false."),
+    );
+  }
+  parts.push(fieldTable("Counterfactual", rows));
+  if (curve.length > 1) {
+    parts.push(curveChart({
+      title: `Activation of ${targetName} over the search range`,
+      xLabel,
+      points: curve,
+      ...(answer.found
+        ? {
+          boundary: { x: answer.counterfactual_input, y: answer.counterfactual_activation },
+          original: { x: answer.original_input, y: answer.original_activation },
+        }
+        : {}),
+    }));
+  }
+  return result("counterfactual", answer, ...parts);
+}
+
+/**
+ * The sensitivity answer: the base activation, a table of both gradients per place, and a bar
+ * chart of each.
+ *
+ * @example
+ * ```ts
+ * import { sensitivityResult } from "./results.ts";
+ * declare const answer: import("../core/ops/sensitivity.ts").SensitivityResponse;
+ * document.body.append(sensitivityResult(answer));
+ * ```
+ */
+export function sensitivityResult(answer: SensitivityResponse): HTMLElement {
+  const places = [
+    ...new Set([...answer.marking_gradients.keys(), ...answer.value_gradients.keys()]),
+  ];
+  const body = places.map((place) =>
+    html(
+      "tr",
+      {},
+      html("th", { scope: "row" }, html("code", {}, place)),
+      maybeCell("marking_gradients", place, answer.marking_gradients.get(place)),
+      maybeCell("value_gradients", place, answer.value_gradients.get(place)),
+    )
+  );
+  const table = wrap(html(
+    "table",
+    {},
+    html("caption", {}, "Gradients of the target's activation"),
+    html(
+      "thead",
+      {},
+      html(
+        "tr",
+        {},
+        html("th", { scope: "col" }, "place"),
+        html("th", { scope: "col" }, "marking_gradients"),
+        html("th", { scope: "col" }, "value_gradients"),
+      ),
+    ),
+    html("tbody", {}, ...body),
+  ));
+  return result(
+    "sensitivity",
+    answer,
+    fieldTable("Target", [
+      ["target_transition", answer.target_transition],
+      ["target_label", answer.target_label],
+      ["base_activation", answer.base_activation],
+    ]),
+    table,
+    html(
+      "div",
+      { class: "charts" },
+      barChart("marking_gradients", [...answer.marking_gradients]),
+      barChart("value_gradients", [...answer.value_gradients]),
+    ),
+  );
+}
+
+/**
+ * JSON text of an answer as the server writes it (`Map`s as objects in their order, non-finite
+ * numbers as `null`), indented by two spaces.
+ *
+ * @example
+ * ```ts
+ * import { jsonText } from "./results.ts";
+ * jsonText({ a: new Map([["__proto__", NaN]]) }); // '{\n  "a": {\n    "__proto__": null\n  }\n}'
+ * ```
+ */
+export function jsonText(value: unknown, indent = ""): string {
+  const inner = indent + "  ";
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : "null";
+  if (typeof value !== "object") return JSON.stringify(value);
+  const entries: [string, unknown][] = value instanceof Map
+    ? [...value].map(([k, v]) => [String(k), v])
+    : Array.isArray(value)
+    ? []
+    : Object.entries(value).filter(([, v]) => v !== undefined);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    return `[\n${value.map((v) => inner + jsonText(v, inner)).join(",\n")}\n${indent}]`;
+  }
+  if (entries.length === 0) return "{}";
+  const lines = entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${jsonText(v, inner)}`);
+  return `{\n${lines.join(",\n")}\n${indent}}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function result(kind: string, answer: unknown, ...parts: HTMLElement[]): HTMLElement {
+  return html(
+    "div",
+    { class: "result", "data-kind": kind },
+    ...parts,
+    html(
+      "details",
+      { class: "json" },
+      html("summary", {}, "Response JSON"),
+      html("pre", {}, html("code", {}, jsonText(answer))),
+    ),
+  );
+}
+
+function idTable(
+  caption: string,
+  field: string,
+  values: ReadonlyMap<string, number>,
+  options: { label?: LabelOf; swatch?: boolean },
+): HTMLElement {
+  const { label, swatch } = options;
+  const head = [
+    html("th", { scope: "col" }, "id"),
+    ...(label ? [html("th", { scope: "col" }, "label")] : []),
+    html("th", { scope: "col" }, field.replace(/_/g, " ").replace(/^per transition /, "")),
+  ];
+  const rows = [...values].map(([id, value]) => {
+    const cell = numberCell(field, id, value);
+    if (swatch) {
+      cell.prepend(
+        html("span", {
+          class: "swatch",
+          style: `background: ${activationColour(value)}`,
+          "aria-hidden": "true",
+        }),
+      );
+    }
+    return html(
+      "tr",
+      {},
+      html("th", { scope: "row" }, html("code", {}, id)),
+      ...(label ? [html("td", {}, label(id))] : []),
+      cell,
+    );
+  });
+  return wrap(html(
+    "table",
+    { "data-field": field },
+    html("caption", {}, caption),
+    html("thead", {}, html("tr", {}, ...head)),
+    html("tbody", {}, ...rows),
+  ));
+}
+
+function fieldTable(caption: string, rows: readonly [string, unknown][]): HTMLElement {
+  return wrap(html(
+    "table",
+    { class: "fields" },
+    html("caption", {}, caption),
+    html(
+      "tbody",
+      {},
+      ...rows.map(([key, value]) =>
+        html(
+          "tr",
+          {},
+          html("th", { scope: "row" }, html("code", {}, key)),
+          typeof value === "number" || value === null
+            ? numberCell(key, "", value ?? NaN)
+            : html("td", { "data-field": key, "data-value": JSON.stringify(value) }, String(value)),
+        )
+      ),
+    ),
+  ));
+}
+
+function numberCell(field: string, key: string, value: number): HTMLTableCellElement {
+  return html(
+    "td",
+    {
+      class: "num",
+      "data-field": field,
+      "data-key": key || undefined,
+      "data-value": Number.isFinite(value) ? String(value) : "null",
+      title: Number.isFinite(value) ? String(value) : "not finite",
+    },
+    formatNumber(value),
+  );
+}
+
+function maybeCell(field: string, key: string, value: number | undefined): HTMLTableCellElement {
+  return value === undefined
+    ? html("td", { class: "num absent" }, "—")
+    : numberCell(field, key, value);
+}
+
+/** A scrolling box for wide tables (at 360 px), focusable so the keyboard can scroll it. */
+function wrap(table: HTMLTableElement): HTMLElement {
+  const caption = table.querySelector("caption")?.textContent ?? "table";
+  return html(
+    "div",
+    { class: "table-wrap", tabindex: 0, role: "region", "aria-label": caption },
+    table,
+  );
+}

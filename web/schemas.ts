@@ -1,0 +1,69 @@
+/**
+ * The request schemas of `core/schemas/` for the page, built with only the zod members they
+ * use. zod's whole namespace (`import * as z`) cannot be tree-shaken and weighs 450 KiB
+ * minified; these members weigh about 100 KiB. `tests/web/schemas_test.ts` checks that every
+ * `z.<member>` that `core/schemas/` calls is listed in {@link ZOD_MEMBERS}.
+ *
+ * @example
+ * ```ts
+ * import { browserSchemas } from "./schemas.ts";
+ * const schemas = browserSchemas();
+ * schemas.parseRequest("forward", { input_marking: { p_in: 1 } }).success; // true
+ * ```
+ *
+ * @module
+ */
+
+import {
+  array,
+  boolean,
+  enum as zodEnum,
+  int,
+  literal,
+  number,
+  object,
+  record,
+  strictObject,
+  string,
+  tuple,
+  union,
+  unknown,
+} from "zod";
+import type { Schemas, ZodModule } from "../core/schemas.ts";
+import { defineSchemas } from "../core/schemas/define.ts";
+import { parseRequestWith } from "../core/schemas/parse.ts";
+
+/** The zod members `core/schemas/define.ts` calls, by name. */
+export const ZOD_MEMBERS = {
+  array,
+  boolean,
+  enum: zodEnum,
+  int,
+  literal,
+  number,
+  object,
+  record,
+  strictObject,
+  string,
+  tuple,
+  union,
+  unknown,
+} as const;
+
+/**
+ * The schemas and their request parser, as `createSchemas(z)` of `core/schemas.ts` builds them.
+ *
+ * @example
+ * ```ts
+ * import { browserSchemas } from "./schemas.ts";
+ * browserSchemas().requests.counterfactual.shape.flip_channel;
+ * ```
+ */
+export function browserSchemas(): Schemas {
+  const set = defineSchemas(ZOD_MEMBERS as unknown as ZodModule);
+  return {
+    requests: set.requests,
+    responses: set.responses,
+    parseRequest: (kind, json) => parseRequestWith(set, kind, json),
+  };
+}
