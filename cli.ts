@@ -16,6 +16,7 @@
 import { BundleError } from "./core/bundle.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "./core/version.ts";
 import { UsageError } from "./cli/args.ts";
+import { batchCommand } from "./cli/batch.ts";
 import { type CliIo, type Command, InputError } from "./cli/command.ts";
 import { compileCommand } from "./cli/compile.ts";
 import { inspectCommand } from "./cli/inspect.ts";
@@ -26,10 +27,10 @@ import { inspectCommand } from "./cli/inspect.ts";
  * @example
  * ```ts
  * import { COMMANDS } from "./cli.ts";
- * COMMANDS.map((c) => c.name); // ["compile", "inspect"]
+ * COMMANDS.map((c) => c.name); // ["compile", "inspect", "batch"]
  * ```
  */
-export const COMMANDS: readonly Command[] = [compileCommand, inspectCommand];
+export const COMMANDS: readonly Command[] = [compileCommand, inspectCommand, batchCommand];
 
 const PROGRAM = "cli.ts";
 

@@ -1,0 +1,171 @@
+/**
+ * Helpers for the `batch` tests: running `cli.ts batch` as a subprocess with exactly the
+ * permissions the README documents (`--allow-read`, plus `--allow-write` with `--output`),
+ * compiling bundles into a temporary directory, and comparing an output with PETRA's.
+ *
+ * @example
+ * ```ts
+ * import { batch } from "./helpers.ts";
+ * const result = await batch(["examples/rest_serving", "--traces", "traces.json"]);
+ * result.code; // 0
+ * ```
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { compileBundle } from "../../core/bundle.ts";
+import { parseModelDescription } from "../../core/net/parse.ts";
+import { writeBundle } from "../../server/bundle_files.ts";
+
+/** The repository root (the subprocesses' working directory). */
+export const ROOT = new URL("../../", import.meta.url);
+
+/** The conformance data recorded from PETRA. */
+export const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.url);
+
+/** The credit-approval example bundle (a directory holding one bundle). */
+export const CREDIT_BUNDLE = "examples/credit_approval_coloured";
+
+/** What a subprocess did. */
+export interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `deno run --allow-read [--allow-write] cli.ts batch ...args` in the repository root;
+ * `--allow-write` only when `write` is set (the tests pass it exactly with `--output`).
+ *
+ * @example
+ * ```ts
+ * import { batch } from "./helpers.ts";
+ * await batch(["b.onnx", "--traces", "t.csv", "-o", "out.json"], { write: true });
+ * ```
+ */
+export async function batch(
+  args: readonly string[],
+  options: { write?: boolean } = {},
+): Promise<Result> {
+  const permissions = options.write ? ["--allow-read", "--allow-write"] : ["--allow-read"];
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissions, "cli.ts", "batch", ...args],
+    cwd: ROOT,
+    stdin: "null",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+}
+
+/**
+ * Checks a failure: exit 2, nothing on stdout, one `error:` line on stderr with no stack
+ * trace, containing each of `texts`.
+ *
+ * @example
+ * ```ts
+ * import { assertInputFailure, batch } from "./helpers.ts";
+ * assertInputFailure(await batch(["nope.onnx", "--traces", "t.json"]), "nope.onnx");
+ * ```
+ */
+export function assertInputFailure(result: Result, ...texts: string[]): void {
+  assert.equal(result.code, 2, `exit code; stderr: ${result.stderr}`);
+  assert.equal(result.stdout, "");
+  assert.match(result.stderr, /^error: [^\n]+\n$/, `one error line: ${result.stderr}`);
+  assert.ok(!/\n\s+at /.test(result.stderr), "no stack trace");
+  for (const text of texts) {
+    assert.ok(result.stderr.includes(text), `${JSON.stringify(result.stderr)} lacks ${text}`);
+  }
+}
+
+/** The summary line `batch` ends with, as a pattern over its counts. */
+export const SUMMARY =
+  /^batch: (\d+) traces? in \d+\.\d\d s \(\d+ traces\/s\), (\d+) scored, (\d+) errors?( \(traces? [\d, …]+\))?( -> \S+)?$/;
+
+/**
+ * Checks that `stderr` ends with the summary line and that it counts `traces` and `errors`.
+ *
+ * @example
+ * ```ts
+ * import { assertSummary } from "./helpers.ts";
+ * assertSummary("batch: 2 traces in 0.10 s (20 traces/s), 2 scored, 0 errors\n", 2, 0);
+ * ```
+ */
+export function assertSummary(stderr: string, traces: number, errors: number): void {
+  const last = stderr.trimEnd().split("\n").at(-1) ?? "";
+  const match = SUMMARY.exec(last);
+  assert.ok(match, `summary line: ${JSON.stringify(stderr)}`);
+  assert.deepEqual(
+    [Number(match[1]), Number(match[2]), Number(match[3])],
+    [traces, traces - errors, errors],
+  );
+}
+
+/**
+ * Runs `fn` with a fresh temporary directory, removed afterwards.
+ *
+ * @example
+ * ```ts
+ * import { withTempDir } from "./helpers.ts";
+ * await withTempDir(async (dir) => await Deno.writeTextFile(`${dir}/x`, ""));
+ * ```
+ */
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "petri_batch_" });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * Compiles a model description (parsed JSON) to `dir/name.onnx` + sidecar; returns the
+ * `.onnx` path.
+ *
+ * @example
+ * ```ts
+ * import { compileTo } from "./helpers.ts";
+ * declare const description: unknown;
+ * await compileTo("/tmp/x", "model", description); // "/tmp/x/model.onnx"
+ * ```
+ */
+export async function compileTo(dir: string, name: string, description: unknown): Promise<string> {
+  const model = parseModelDescription(description);
+  const path = `${dir}/${name}.onnx`;
+  await writeBundle(path, await compileBundle(model, { savedAt: new Date(0) }));
+  return path;
+}
+
+/** JSON numbers in a text, for comparing layouts without the digits. */
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
+
+/**
+ * Checks `ours` against PETRA's `theirs` (both JSON text): the same lines once numbers are
+ * blanked out (so the layout, key order and strings match exactly), the same value kinds,
+ * and every number within `atol`.
+ *
+ * @example
+ * ```ts
+ * import { assertMatchesPetra } from "./helpers.ts";
+ * assertMatchesPetra('[\n  {\n    "a": 1.0\n  }\n]\n', '[\n  {\n    "a": 1.0000001\n  }\n]\n');
+ * ```
+ */
+export function assertMatchesPetra(ours: string, theirs: string, atol = 1e-5): void {
+  const blank = (text: string) => text.replace(NUMBER, "N").split("\n");
+  const ourLines = blank(ours);
+  const theirLines = blank(theirs);
+  for (let i = 0; i < Math.max(ourLines.length, theirLines.length); i++) {
+    assert.equal(ourLines[i], theirLines[i], `line ${i + 1}`);
+  }
+  const ourNumbers = ours.match(NUMBER) ?? [];
+  const theirNumbers = theirs.match(NUMBER) ?? [];
+  assert.equal(ourNumbers.length, theirNumbers.length);
+  ourNumbers.forEach((text, i) => {
+    const [a, b] = [Number(text), Number(theirNumbers[i])];
+    assert.ok(Math.abs(a - b) <= atol, `number ${i}: ${text} vs PETRA's ${theirNumbers[i]}`);
+    // Integers stay integers (trace_index) and floats stay floats (`1.0`, not `1`).
+    assert.equal(/[.eE]/.test(text), /[.eE]/.test(theirNumbers[i]!), `number ${i}: ${text}`);
+  });
+}
