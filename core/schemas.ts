@@ -1,0 +1,100 @@
+/**
+ * The zod schemas of the HTTP surface: one source for request validation, the OpenAPI
+ * document, `/docs` and the playground's forms (STYLE.md 4).
+ *
+ * zod is never imported at this module's top level: {@link loadSchemas} imports it on demand
+ * (or {@link createSchemas} takes it), so a program that never validates a request never loads
+ * zod, and a missing zod is reported when the schemas are needed, by name.
+ *
+ * `parseRequest` validates a parsed JSON body and returns the request as `core/ops` takes it:
+ * id-keyed maps become `Map`s built from the body's own entries (ids such as `__proto__` or
+ * `constructor` are ordinary keys), issues are FastAPI-shaped (`{type, loc, msg, input?,
+ * ctx?}`, `loc` starting with `"body"`).
+ *
+ * @example
+ * ```ts
+ * import { loadSchemas } from "./schemas.ts";
+ * const schemas = await loadSchemas();
+ * const result = schemas.parseRequest("counterfactual", {
+ *   input_marking: { p_submitted: 1 },
+ *   flip_place: "p_submitted",
+ *   target_transition: "t_approve",
+ * });
+ * if (result.success) result.data.search_range; // [0, 1]
+ * else result.issues; // [{ type, loc: ["body", ...], msg, ... }]
+ * ```
+ *
+ * @module
+ */
+
+import { defineSchemas, type SchemaSet, type ZodModule } from "./schemas/define.ts";
+import {
+  parseRequestWith,
+  type ParseResult,
+  type RequestKind,
+  type RequestTypes,
+} from "./schemas/parse.ts";
+
+export type {
+  ObjectSchema,
+  RequestSchemas,
+  ResponseSchemas,
+  SchemaSet,
+  ZodModule,
+} from "./schemas/define.ts";
+export type { ParseResult, RequestKind, RequestTypes } from "./schemas/parse.ts";
+export { fromZodIssues, jsonInvalid, missingBody } from "./schemas/issues.ts";
+export type { ValidationIssue } from "./schemas/issues.ts";
+
+/** The schemas, and the request parser built on them. */
+export interface Schemas extends SchemaSet {
+  /**
+   * Validates a parsed JSON body as the request of `kind`.
+   *
+   * @example
+   * ```ts
+   * import type { Schemas } from "./schemas.ts";
+   * declare const schemas: Schemas;
+   * schemas.parseRequest("forward", { input_marking: { p_submitted: "1" } }).success; // false
+   * ```
+   */
+  parseRequest<K extends RequestKind>(kind: K, json: unknown): ParseResult<RequestTypes[K]>;
+}
+
+/**
+ * Builds the schemas with an already loaded zod module.
+ *
+ * @example
+ * ```ts
+ * import * as z from "zod";
+ * import { createSchemas } from "./schemas.ts";
+ * const schemas = createSchemas(z);
+ * schemas.requests.forward.shape.input_marking; // the marking map's schema
+ * ```
+ */
+export function createSchemas(z: ZodModule): Schemas {
+  const set = defineSchemas(z);
+  return {
+    requests: set.requests,
+    responses: set.responses,
+    parseRequest: (kind, json) => parseRequestWith(set, kind, json),
+  };
+}
+
+/**
+ * Imports zod (with `importZod`, by default a dynamic `import("zod")`) and builds the schemas.
+ *
+ * @throws whatever `importZod` throws when zod cannot be loaded.
+ *
+ * @example
+ * ```ts
+ * import { loadSchemas } from "./schemas.ts";
+ * const schemas = await loadSchemas();
+ * schemas.parseRequest("sensitivity", {}).success; // false
+ * ```
+ */
+export async function loadSchemas(
+  importZod: () => Promise<ZodModule> = () => import("zod"),
+): Promise<Schemas> {
+  return createSchemas(await importZod());
+}

@@ -1,0 +1,174 @@
+/**
+ * Reads a request body (parsed JSON) into the request type of an operation: zod validates it,
+ * then every `z.record` of the schema is rebuilt as a `Map` from the raw JSON's own entries.
+ *
+ * zod drops a `"__proto__"` key from records (it would hit the prototype setter of the plain
+ * object it builds), so a record entry that zod's output lacks is validated here with the
+ * record's value schema and kept. `JSON.parse` creates such keys as ordinary own properties, so
+ * `Object.entries` of the raw body sees every id.
+ *
+ * @example
+ * ```ts
+ * import * as z from "zod";
+ * import { defineSchemas } from "./define.ts";
+ * import { parseRequestWith } from "./parse.ts";
+ * const result = parseRequestWith(
+ *   defineSchemas(z),
+ *   "forward",
+ *   JSON.parse('{"input_marking": {"__proto__": 0.5}}'),
+ * );
+ * if (result.success) result.data.input_marking.get("__proto__"); // 0.5
+ * ```
+ *
+ * @module
+ */
+
+import type { AnomalyRequest } from "../ops/anomaly.ts";
+import type { CounterfactualRequest } from "../ops/counterfactual.ts";
+import type { ForwardRequest } from "../ops/forward.ts";
+import type { SensitivityRequest } from "../ops/sensitivity.ts";
+import type { SchemaSet } from "./define.ts";
+import { fromZodIssues, type ValidationIssue, type ZodIssueLike } from "./issues.ts";
+
+/** The request type of each operation, as `core/ops` takes it. */
+export interface RequestTypes {
+  readonly forward: ForwardRequest;
+  readonly anomaly: AnomalyRequest;
+  readonly counterfactual: CounterfactualRequest;
+  readonly sensitivity: SensitivityRequest;
+}
+
+/** An operation that takes a request body. */
+export type RequestKind = keyof RequestTypes;
+
+/** The outcome of {@link parseRequestWith}: the request, or FastAPI-shaped issues. */
+export type ParseResult<T> =
+  | { readonly success: true; readonly data: T }
+  | { readonly success: false; readonly issues: readonly ValidationIssue[] };
+
+/**
+ * Validates `json` against the request schema of `kind` and returns the request with `Map`s
+ * for its id-keyed fields, or the issues (each `loc` starting with `"body"`).
+ *
+ * @example
+ * ```ts
+ * import * as z from "zod";
+ * import { defineSchemas } from "./define.ts";
+ * import { parseRequestWith } from "./parse.ts";
+ * const result = parseRequestWith(defineSchemas(z), "sensitivity", { input_marking: {} });
+ * if (!result.success) result.issues[0]?.loc; // ["body", "target_transition"]
+ * ```
+ */
+export function parseRequestWith<K extends RequestKind>(
+  schemas: SchemaSet,
+  kind: K,
+  json: unknown,
+): ParseResult<RequestTypes[K]> {
+  const schema = schemas.requests[kind] as unknown as Schema;
+  const result = schema.safeParse(json, { reportInput: true });
+  if (!result.success) {
+    return { success: false, issues: fromZodIssues(result.error.issues, json) };
+  }
+  const context: Context = { body: json, issues: [] };
+  const data = withMaps(schema, json, result.data, [], context);
+  if (context.issues.length > 0) return { success: false, issues: context.issues };
+  return { success: true, data: data as RequestTypes[K] };
+}
+
+/** The part of a zod schema this module reads: its definition and `safeParse`. */
+interface Schema {
+  readonly def: Def;
+  safeParse(
+    input: unknown,
+    params?: { reportInput?: boolean },
+  ):
+    | { success: true; data: unknown }
+    | { success: false; error: { issues: readonly ZodIssueLike[] } };
+}
+
+interface Context {
+  /** The whole body, for locating issues. */
+  readonly body: unknown;
+  readonly issues: ValidationIssue[];
+}
+
+interface Def {
+  readonly type: string;
+  readonly innerType?: Schema;
+  readonly shape?: Readonly<Record<string, Schema>>;
+  readonly element?: Schema;
+  readonly valueType?: Schema;
+}
+
+/** `parsed` (zod's output for `raw`) with every record rebuilt as a `Map` of `raw`'s entries. */
+function withMaps(
+  schema: Schema,
+  raw: unknown,
+  parsed: unknown,
+  path: readonly (string | number)[],
+  context: Context,
+): unknown {
+  const def = schema.def;
+  switch (def.type) {
+    case "default":
+    case "prefault":
+      // An absent field takes the default: read the default itself.
+      return withMaps(def.innerType!, raw === undefined ? parsed : raw, parsed, path, context);
+    case "optional":
+    case "nullable":
+    case "readonly":
+      if (raw === undefined || raw === null) return parsed;
+      return withMaps(def.innerType!, raw, parsed, path, context);
+    case "object": {
+      const out = { ...(parsed as Record<string, unknown>) };
+      for (const [key, field] of Object.entries(def.shape!)) {
+        if (!Object.hasOwn(out, key)) continue;
+        out[key] = withMaps(field, own(raw, key), out[key], [...path, key], context);
+      }
+      return out;
+    }
+    case "array":
+      return (parsed as unknown[]).map((item, i) =>
+        withMaps(def.element!, (raw as unknown[])[i], item, [...path, i], context)
+      );
+    case "record":
+      return recordToMap(def.valueType!, raw, parsed, path, context);
+    default:
+      return parsed;
+  }
+}
+
+function recordToMap(
+  valueType: Schema,
+  raw: unknown,
+  parsed: unknown,
+  path: readonly (string | number)[],
+  context: Context,
+): Map<string, unknown> {
+  const out = parsed as Record<string, unknown>;
+  const map = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (Object.hasOwn(out, key)) {
+      map.set(key, withMaps(valueType, value, out[key], [...path, key], context));
+      continue;
+    }
+    // zod left this key out (`__proto__`): validate its value here.
+    const result = valueType.safeParse(value, { reportInput: true });
+    if (result.success) {
+      map.set(key, withMaps(valueType, value, result.data, [...path, key], context));
+    } else {
+      const located = result.error.issues.map((issue) => ({
+        ...issue,
+        path: [...path, key, ...issue.path],
+      }));
+      context.issues.push(...fromZodIssues(located, context.body));
+    }
+  }
+  return map;
+}
+
+function own(object: unknown, key: string): unknown {
+  return typeof object === "object" && object !== null && Object.hasOwn(object, key)
+    ? (object as Record<string, unknown>)[key]
+    : undefined;
+}

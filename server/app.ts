@@ -1,0 +1,268 @@
+/**
+ * `createApp`: the HTTP face of one loaded model, as a web-standard fetch handler with no
+ * socket (DESIGN.md §4). It runs under `Deno.serve`, Deno Deploy or any runtime with
+ * `fetch(Request) -> Response` handlers; tests call `app.fetch(new Request(...))` directly.
+ *
+ * Routes: `GET /healthz`, `GET /schema`, `POST /forward`, `POST /anomaly`,
+ * `POST /counterfactual`, `POST /sensitivity`, `GET /openapi.json`, `GET /docs` (and Swagger
+ * UI's two files under `/docs/`). Errors are mapped once (`./errors.ts`): 400 from the
+ * operations, 422 (FastAPI's shape) for malformed bodies, 404, 405 with `Allow`, 408 for a
+ * body slower than the time-out, 413 over the body limit, and a bare 500 for anything
+ * unexpected, which is logged once.
+ *
+ * @example
+ * ```ts
+ * import { createApp } from "./app.ts";
+ * declare const model: import("../core/ops/model.ts").OpsModel;
+ * const app = await createApp(model, { title: "Loans", version: "1.0.0" });
+ * const response = await app.fetch(new Request("http://localhost/healthz"));
+ * await response.json(); // { status: "ok", version: "1.0.0", n_places: 3, n_transitions: 2 }
+ * // Serving it: Deno.serve({ hostname: "127.0.0.1", port: 8000, signal }, app.fetch);
+ * ```
+ *
+ * @module
+ */
+
+import { anomaly } from "../core/ops/anomaly.ts";
+import { counterfactual } from "../core/ops/counterfactual.ts";
+import { forward } from "../core/ops/forward.ts";
+import type { OpsModel } from "../core/ops/model.ts";
+import { sensitivity } from "../core/ops/sensitivity.ts";
+import { createSchemas, type RequestKind, type RequestTypes } from "../core/schemas.ts";
+import { type BodyLimits, readJsonBody } from "./body.ts";
+import { DOCS_ASSETS, docsPage } from "./docs.ts";
+import {
+  type ErrorLogger,
+  errorResponse,
+  HttpError,
+  logToConsole,
+  ValidationError,
+} from "./errors.ts";
+import { jsonResponse, stringifyJson } from "./json.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+import { loadPackages, type PackageLoaders } from "./packages.ts";
+
+/**
+ * The default title (DESIGN.md §3).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TITLE } from "./app.ts";
+ * DEFAULT_TITLE; // "Petri-net Inference REST API"
+ * ```
+ */
+export const DEFAULT_TITLE = "Petri-net Inference REST API";
+
+/**
+ * The default version string, reported by `/healthz`.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_VERSION } from "./app.ts";
+ * DEFAULT_VERSION; // "0.1.0"
+ * ```
+ */
+export const DEFAULT_VERSION = "0.1.0";
+
+/**
+ * The default description: the six endpoints.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_DESCRIPTION } from "./app.ts";
+ * DEFAULT_DESCRIPTION.includes("POST /counterfactual"); // true
+ * ```
+ */
+export const DEFAULT_DESCRIPTION =
+  "Inference API for one trained Petri-net model. Six endpoints: GET /healthz (liveness and " +
+  "size), GET /schema (the net's structure), POST /forward (transition and place " +
+  "activations), POST /anomaly (trace scoring), POST /counterfactual (the smallest input " +
+  "change that flips a firing decision) and POST /sensitivity (per-input gradients). See " +
+  "/docs for the interactive explorer.";
+
+/**
+ * The default body limit: 1 MiB.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_BODY_BYTES } from "./app.ts";
+ * DEFAULT_MAX_BODY_BYTES; // 1048576
+ * ```
+ */
+export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
+
+/**
+ * The default time allowed for a request body to arrive: 30 s.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_BODY_TIMEOUT_MS } from "./app.ts";
+ * DEFAULT_BODY_TIMEOUT_MS; // 30000
+ * ```
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** Settings of {@link createApp}; every one is optional. */
+export interface AppOptions {
+  /** Shown in `/docs` and the OpenAPI `info`; empty means the default. */
+  readonly title?: string | undefined;
+  /** Reported by `/healthz`, shown in `/docs`; default `"0.1.0"`. */
+  readonly version?: string | undefined;
+  /** The OpenAPI `info.description`; empty means the default. */
+  readonly description?: string | undefined;
+  /** Largest accepted request body in bytes (default 1 MiB); larger ones are answered 413. */
+  readonly maxBodyBytes?: number | undefined;
+  /** Time allowed for a request body to arrive (default 30 s); slower ones are answered 408. */
+  readonly bodyTimeoutMs?: number | undefined;
+  /** Called once for each unexpected error (answered 500); default: `console.error`. */
+  readonly onError?: ErrorLogger | undefined;
+  /** How to import zod and zod-to-openapi; default: dynamic imports. */
+  readonly packages?: PackageLoaders | undefined;
+}
+
+/** A web-standard HTTP handler. */
+export interface App {
+  /**
+   * Answers one request; never rejects. A bound function: pass it as `Deno.serve`'s handler.
+   *
+   * @example
+   * ```ts
+   * import type { App } from "./app.ts";
+   * declare const app: App;
+   * const server = Deno.serve({ hostname: "127.0.0.1", port: 0 }, app.fetch);
+   * await server.shutdown();
+   * ```
+   */
+  readonly fetch: (request: Request) => Promise<Response>;
+}
+
+type Handler = (request: Request) => Promise<Response> | Response;
+type Method = "GET" | "POST";
+
+/**
+ * Builds the app for `model`. Loads zod and zod-to-openapi (lazily: here, not when this module
+ * is imported) and generates the OpenAPI document once.
+ *
+ * @throws {import("./packages.ts").MissingPackageError} naming zod or
+ * @asteasolutions/zod-to-openapi when either cannot be loaded.
+ * @throws {RangeError} when `maxBodyBytes` or `bodyTimeoutMs` is not a positive number.
+ *
+ * @example
+ * ```ts
+ * import { createApp } from "./app.ts";
+ * declare const model: import("../core/ops/model.ts").OpsModel;
+ * const app = await createApp(model);
+ * const response = await app.fetch(
+ *   new Request("http://localhost/forward", {
+ *     method: "POST",
+ *     body: JSON.stringify({ input_marking: { p_submitted: 1 } }),
+ *   }),
+ * );
+ * (await response.json()).transition_activations;
+ * ```
+ */
+export async function createApp(model: OpsModel, options: AppOptions = {}): Promise<App> {
+  const info = {
+    title: options.title || DEFAULT_TITLE,
+    version: options.version ?? DEFAULT_VERSION,
+    description: options.description || DEFAULT_DESCRIPTION,
+  };
+  const limits: BodyLimits = {
+    maxBytes: positive("maxBodyBytes", options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, true),
+    timeoutMs: positive("bodyTimeoutMs", options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, false),
+  };
+  const onError = options.onError ?? logToConsole;
+  const { zod, zodToOpenApi } = await loadPackages(options.packages);
+  const schemas = createSchemas(zod);
+
+  const { net } = model;
+  const json = (text: string): Handler => () =>
+    new Response(text, { headers: { "content-type": "application/json" } });
+  const healthText = stringifyJson({
+    status: "ok",
+    version: info.version,
+    n_places: net.places.length,
+    n_transitions: net.transitions.length,
+  });
+  const schemaText = stringifyJson({
+    places: net.places,
+    transitions: new Map(net.transitions.map((t) => [t, model.label(t)])),
+    initial_marking: net.initialMarking,
+    has_silent_transitions: net.silentTransitions.length > 0,
+    has_structural_guards: net.structuralGuards.size > 0,
+  });
+  const openApiText = stringifyJson(buildOpenApiDocument(schemas, zodToOpenApi, info));
+  const docsHtml = docsPage(info);
+
+  const operation = <K extends RequestKind>(
+    kind: K,
+    run: (model: OpsModel, request: RequestTypes[K]) => Promise<unknown>,
+  ): Handler =>
+  async (request) => {
+    const body = await readJsonBody(request, limits);
+    const parsed = schemas.parseRequest(kind, body);
+    if (!parsed.success) throw new ValidationError(parsed.issues);
+    return jsonResponse(200, await run(model, parsed.data));
+  };
+
+  const routes = new Map<string, Partial<Record<Method, Handler>>>([
+    ["/healthz", { GET: json(healthText) }],
+    ["/schema", { GET: json(schemaText) }],
+    ["/forward", { POST: operation("forward", forward) }],
+    ["/anomaly", { POST: operation("anomaly", anomaly) }],
+    ["/counterfactual", { POST: operation("counterfactual", counterfactual) }],
+    ["/sensitivity", { POST: operation("sensitivity", sensitivity) }],
+    ["/openapi.json", { GET: json(openApiText) }],
+    [
+      "/docs",
+      {
+        GET: () =>
+          new Response(docsHtml, { headers: { "content-type": "text/html; charset=utf-8" } }),
+      },
+    ],
+  ]);
+  for (const [name, asset] of DOCS_ASSETS) {
+    routes.set(`/docs/${name}`, {
+      GET: async () =>
+        new Response(await asset.load(), {
+          headers: {
+            "content-type": asset.contentType,
+            "cache-control": "public, max-age=86400",
+          },
+        }),
+    });
+  }
+
+  const handle = async (request: Request): Promise<Response> => {
+    const route = routes.get(new URL(request.url).pathname);
+    if (route === undefined) throw new HttpError(404, "Not Found");
+    const head = request.method === "HEAD";
+    const handler = route[(head ? "GET" : request.method) as Method];
+    if (handler === undefined) {
+      const allow = Object.keys(route).flatMap((m) => m === "GET" ? ["GET", "HEAD"] : [m]);
+      throw new HttpError(405, "Method Not Allowed", { allow: allow.join(", ") });
+    }
+    const response = await handler(request);
+    return head ? new Response(null, response) : response;
+  };
+
+  return {
+    fetch: async (request) => {
+      try {
+        return await handle(request);
+      } catch (error) {
+        return errorResponse(error, (e) => onError(e, request));
+      }
+    },
+  };
+}
+
+function positive(name: string, value: number, integer: boolean): number {
+  const ok = integer ? Number.isSafeInteger(value) : Number.isFinite(value);
+  if (!ok || value <= 0) {
+    throw new RangeError(
+      `${name} must be a positive ${integer ? "integer" : "number"}, got ${value}`,
+    );
+  }
+  return value;
+}

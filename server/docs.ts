@@ -1,0 +1,131 @@
+/**
+ * `/docs`: our own small page (title and version visible) running Swagger UI on
+ * `/openapi.json`, with Swagger UI's stylesheet and script served from our origin at
+ * `/docs/swagger-ui.css` and `/docs/swagger-ui-bundle.js`.
+ *
+ * The two files are read from the swagger-ui-dist npm package with text imports
+ * (`import(..., { with: { type: "text" } })`, stable since Deno 2.8). They go through Deno's
+ * module loader, so they resolve wherever Deno keeps npm packages (its global cache or a
+ * `node_modules` directory), need no read permission, are rewritten like any other import
+ * when the package is published to JSR, and are part of the module graph for `deno compile`
+ * and Deno Deploy. They are imported on the first request for them, not at start-up.
+ *
+ * @example
+ * ```ts
+ * import { docsPage } from "./docs.ts";
+ * docsPage({ title: "Petri-net Inference REST API", version: "0.1.0" }).includes("0.1.0"); // true
+ * ```
+ *
+ * @module
+ */
+
+/** A static file served under `/docs/`. */
+export interface DocsAsset {
+  readonly contentType: string;
+  /** The file's text, imported on first use. */
+  load(): Promise<string>;
+}
+
+/**
+ * The Swagger UI files served under `/docs/`, by file name.
+ *
+ * @example
+ * ```ts
+ * import { DOCS_ASSETS } from "./docs.ts";
+ * (await DOCS_ASSETS.get("swagger-ui.css")?.load())?.length; // about 190 kB
+ * ```
+ */
+export const DOCS_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([
+  [
+    "swagger-ui.css",
+    once(
+      "text/css; charset=utf-8",
+      async () =>
+        (await import("swagger-ui-dist/swagger-ui.css", { with: { type: "text" } })).default,
+    ),
+  ],
+  [
+    "swagger-ui-bundle.js",
+    once(
+      "text/javascript; charset=utf-8",
+      async () =>
+        (await import("swagger-ui-dist/swagger-ui-bundle.js", { with: { type: "text" } }))
+          .default,
+    ),
+  ],
+]);
+
+function once(contentType: string, importText: () => Promise<string>): DocsAsset {
+  let text: Promise<string> | undefined;
+  return {
+    contentType,
+    load() {
+      text ??= importText().catch((error) => {
+        text = undefined; // let a later request try again
+        throw error;
+      });
+      return text;
+    },
+  };
+}
+
+/**
+ * The `/docs` page. URLs are relative (`docs/...`, `openapi.json`), so the page also works
+ * when the app is mounted under a path prefix.
+ *
+ * @example
+ * ```ts
+ * import { docsPage } from "./docs.ts";
+ * const html = docsPage({ title: "Loans <beta>", version: "1.2.0" });
+ * html.includes("Loans &lt;beta&gt;"); // true
+ * ```
+ */
+export function docsPage(info: { readonly title: string; readonly version: string }): string {
+  const title = escapeHtml(info.title);
+  const version = escapeHtml(info.version);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} ${version} - API docs</title>
+<link rel="stylesheet" href="docs/swagger-ui.css">
+<style>
+  body { margin: 0; font-family: sans-serif; }
+  header { padding: 1rem 1.5rem 0; }
+  header h1 { margin: 0; font-size: 1.5rem; }
+  header p { margin: 0.25rem 0 0; color: #555; }
+</style>
+</head>
+<body>
+<header>
+<h1>${title}</h1>
+<p>Version ${version} &middot; <a href="openapi.json">openapi.json</a></p>
+</header>
+<div id="swagger-ui"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script>
+  window.ui = SwaggerUIBundle({
+    url: new URL("openapi.json", document.baseURI).href,
+    dom_id: "#swagger-ui",
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: "BaseLayout",
+    deepLinking: true,
+  });
+</script>
+</body>
+</html>
+`;
+}
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+}

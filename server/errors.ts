@@ -1,0 +1,104 @@
+/**
+ * The server's error mapping, done once (STYLE.md 5): a {@link RequestError} from an operation
+ * is 400, a {@link ValidationError} from schema parsing is 422 with FastAPI's issue list, an
+ * {@link HttpError} carries its own status (404, 405, 408, 413); anything else is logged once
+ * and answered with a bare 500 JSON body.
+ *
+ * @example
+ * ```ts
+ * import { errorResponse, HttpError } from "./errors.ts";
+ * const response = errorResponse(new HttpError(404, "Not Found"), () => {});
+ * response.status; // 404
+ * ```
+ *
+ * @module
+ */
+
+import { RequestError } from "../core/ops/errors.ts";
+import type { ValidationIssue } from "../core/schemas.ts";
+import { jsonResponse } from "./json.ts";
+
+/**
+ * An HTTP error answered as `{"detail": message}` with `status` and optional headers.
+ *
+ * @example
+ * ```ts
+ * import { HttpError } from "./errors.ts";
+ * throw new HttpError(405, "Method Not Allowed", { allow: "POST" });
+ * ```
+ */
+export class HttpError extends Error {
+  override readonly name = "HttpError";
+
+  /**
+   * @param status the HTTP status
+   * @param detail the `detail` of the answer
+   * @param headers extra response headers (e.g. `Allow` for 405)
+   */
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(detail);
+  }
+}
+
+/**
+ * A body that is not JSON or does not match the request schema (HTTP 422).
+ *
+ * @example
+ * ```ts
+ * import { ValidationError } from "./errors.ts";
+ * throw new ValidationError([{ type: "missing", loc: ["body"], msg: "Field required" }]);
+ * ```
+ */
+export class ValidationError extends Error {
+  override readonly name = "ValidationError";
+
+  /** @param issues FastAPI-shaped issues, at least one */
+  constructor(readonly issues: readonly ValidationIssue[]) {
+    super(`The request body is invalid: ${issues.map((i) => i.msg).join("; ")}`);
+  }
+}
+
+/** Called once for every error that is not a client's fault (the answer is a 500). */
+export type ErrorLogger = (error: unknown, request: Request) => void;
+
+/**
+ * Logs to stderr with the request's method and path.
+ *
+ * @example
+ * ```ts
+ * import { logToConsole } from "./errors.ts";
+ * logToConsole(new Error("boom"), new Request("http://localhost/forward", { method: "POST" }));
+ * ```
+ */
+export const logToConsole: ErrorLogger = (error, request) => {
+  const { pathname } = new URL(request.url);
+  console.error(`petri-serve: unexpected error answering ${request.method} ${pathname}:`, error);
+};
+
+/**
+ * The answer for an error thrown while handling `request`.
+ *
+ * @example
+ * ```ts
+ * import { RequestError } from "../core/ops/errors.ts";
+ * import { errorResponse } from "./errors.ts";
+ * const response = errorResponse(new RequestError("flip_place 'p_x' is not in the net's place set"), () => {});
+ * response.status; // 400
+ * ```
+ */
+export function errorResponse(
+  error: unknown,
+  log: (error: unknown) => void,
+): Response {
+  if (error instanceof RequestError) return jsonResponse(400, { detail: error.detail });
+  if (error instanceof ValidationError) return jsonResponse(422, { detail: error.issues });
+  if (error instanceof HttpError) {
+    return jsonResponse(error.status, { detail: error.detail }, error.headers);
+  }
+  log(error);
+  return jsonResponse(500, { detail: "Internal Server Error" });
+}

@@ -1,0 +1,161 @@
+/**
+ * The OpenAPI 3.1 document of the six endpoints, generated from the zod schemas with
+ * @asteasolutions/zod-to-openapi (passed in: the server loads it lazily).
+ *
+ * @example
+ * ```ts
+ * import * as z from "zod";
+ * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
+ * import { createSchemas } from "../core/schemas.ts";
+ * import { buildOpenApiDocument } from "./openapi.ts";
+ * const document = buildOpenApiDocument(createSchemas(z), zodToOpenApi, {
+ *   title: "Petri-net Inference REST API",
+ *   version: "0.1.0",
+ *   description: "Six endpoints",
+ * });
+ * Object.keys(document.paths); // ["/healthz", "/schema", "/forward", ...]
+ * ```
+ *
+ * @module
+ */
+
+import type { Schemas } from "../core/schemas.ts";
+import type { ZodToOpenApiModule } from "./packages.ts";
+
+/** The `info` block of the document. */
+export interface ApiInfo {
+  readonly title: string;
+  readonly version: string;
+  readonly description: string;
+}
+
+/** An OpenAPI document (a JSON object); `paths` maps each path to its operations. */
+export interface OpenApiDocument {
+  readonly openapi: string;
+  readonly info: ApiInfo;
+  readonly paths: Readonly<Record<string, unknown>>;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * Generates the document: every operation with its request body, its answer and its error
+ * answers (400, 413 and 422 for the POST operations).
+ *
+ * @example
+ * ```ts
+ * import type { Schemas } from "../core/schemas.ts";
+ * import type { ZodToOpenApiModule } from "./packages.ts";
+ * import { buildOpenApiDocument } from "./openapi.ts";
+ * declare const schemas: Schemas;
+ * declare const zodToOpenApi: ZodToOpenApiModule;
+ * const doc = buildOpenApiDocument(schemas, zodToOpenApi, {
+ *   title: "t",
+ *   version: "1",
+ *   description: "d",
+ * });
+ * doc.openapi; // "3.1.0"
+ * ```
+ */
+export function buildOpenApiDocument(
+  schemas: Schemas,
+  zodToOpenApi: ZodToOpenApiModule,
+  info: ApiInfo,
+): OpenApiDocument {
+  const { OpenAPIRegistry, OpenApiGeneratorV31 } = zodToOpenApi;
+  const { requests, responses } = schemas;
+  const registry = new OpenAPIRegistry();
+  const json = (description: string, schema: unknown) => ({
+    description,
+    content: { "application/json": { schema: schema as never } },
+  });
+  const httpError = (description: string) => json(description, responses.httpError);
+
+  const get = (path: string, operationId: string, summary: string, body: unknown) =>
+    registry.registerPath({
+      method: "get",
+      path,
+      operationId,
+      summary,
+      responses: { 200: json(summary, body) },
+    });
+  get("/healthz", "healthz", "Liveness and the size of the net", responses.health);
+  get("/schema", "schema", "Structure of the served net", responses.schema);
+
+  const post = (
+    path: string,
+    operationId: string,
+    summary: string,
+    description: string,
+    request: unknown,
+    body: unknown,
+    badRequest: string,
+  ) =>
+    registry.registerPath({
+      method: "post",
+      path,
+      operationId,
+      summary,
+      description,
+      request: {
+        body: { required: true, content: { "application/json": { schema: request as never } } },
+      },
+      responses: {
+        200: json(summary, body),
+        400: httpError(badRequest),
+        413: httpError("The body is larger than the server's limit"),
+        422: json(
+          "The body is not JSON or does not match the request schema",
+          responses.validationError,
+        ),
+      },
+    });
+  const unknownIds = "An id in input_marking or input_values is not a place of the net";
+  post(
+    "/forward",
+    "forward",
+    "Activations of every transition and place for one input marking",
+    "Runs the model once (batch size 1). Supplied places are clamped; absent source places " +
+      "take their initial-marking default.",
+    requests.forward,
+    responses.forward,
+    unknownIds,
+  );
+  post(
+    "/anomaly",
+    "anomaly",
+    "Residuals and a score for one trace",
+    "Predicts the firing of every scored transition under the request's marking and values " +
+      "and compares it with the transitions the events name; trace_score is the sum of the " +
+      "residuals.",
+    requests.anomaly,
+    responses.anomaly,
+    unknownIds,
+  );
+  post(
+    "/counterfactual",
+    "counterfactual",
+    "The smallest change of one input that flips a transition's firing decision",
+    "Searches search_range for the input at flip_place (on flip_channel) nearest the " +
+      "original input where the target's activation crosses 0.5, to within tolerance. No " +
+      "crossing is not an error: the answer is found false.",
+    requests.counterfactual,
+    responses.counterfactual,
+    "flip_place is not a place, target_transition is not a transition (checked in that " +
+      "order), or an input id is not a place",
+  );
+  post(
+    "/sensitivity",
+    "sensitivity",
+    "Gradients of one transition's activation with respect to every input",
+    "Exact gradients at the base point, for every supplied place and every source place.",
+    requests.sensitivity,
+    responses.sensitivity,
+    "target_transition is not a transition, or an input id is not a place",
+  );
+
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  return generator.generateDocument({
+    openapi: "3.1.0",
+    info: { title: info.title, version: info.version, description: info.description },
+  }) as unknown as OpenApiDocument;
+}

@@ -1,0 +1,87 @@
+/**
+ * The two packages the server loads lazily, zod and @asteasolutions/zod-to-openapi
+ * (DESIGN.md §3): importing the server never loads them, `createApp` does, and a package that
+ * cannot be loaded is reported by name. The loaders are injectable so tests can simulate a
+ * missing package.
+ *
+ * @example
+ * ```ts
+ * import { loadPackages } from "./packages.ts";
+ * const { zod, zodToOpenApi } = await loadPackages();
+ * zod.string().parse("ok");
+ * ```
+ *
+ * @module
+ */
+
+import type * as ZodToOpenApi from "@asteasolutions/zod-to-openapi";
+import type { ZodModule } from "../core/schemas.ts";
+
+/** The @asteasolutions/zod-to-openapi module namespace. */
+export type ZodToOpenApiModule = typeof ZodToOpenApi;
+
+/** How to import each lazily loaded package; the defaults are dynamic imports. */
+export interface PackageLoaders {
+  readonly zod?: () => Promise<ZodModule>;
+  readonly zodToOpenApi?: () => Promise<ZodToOpenApiModule>;
+}
+
+/** The loaded packages. */
+export interface Packages {
+  readonly zod: ZodModule;
+  readonly zodToOpenApi: ZodToOpenApiModule;
+}
+
+/**
+ * A package the server needs could not be imported.
+ *
+ * @example
+ * ```ts
+ * import { MissingPackageError } from "./packages.ts";
+ * const error = new MissingPackageError("zod", new TypeError("Module not found"));
+ * error.message; // "Cannot create the app: the package 'zod' cannot be loaded (Module not found)"
+ * ```
+ */
+export class MissingPackageError extends Error {
+  override readonly name = "MissingPackageError";
+
+  /**
+   * @param packageName the npm name of the package
+   * @param cause the import's error
+   */
+  constructor(readonly packageName: string, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`Cannot create the app: the package '${packageName}' cannot be loaded (${reason})`, {
+      cause,
+    });
+  }
+}
+
+/**
+ * Imports zod and zod-to-openapi (with the given loaders, else dynamic imports).
+ *
+ * @throws {MissingPackageError} naming the package that cannot be loaded.
+ *
+ * @example
+ * ```ts
+ * import { loadPackages } from "./packages.ts";
+ * await loadPackages({ zod: () => Promise.reject(new Error("gone")) })
+ *   .catch((e) => e.packageName); // "zod"
+ * ```
+ */
+export async function loadPackages(loaders: PackageLoaders = {}): Promise<Packages> {
+  const zod = await load("zod", loaders.zod ?? (() => import("zod")));
+  const zodToOpenApi = await load(
+    "@asteasolutions/zod-to-openapi",
+    loaders.zodToOpenApi ?? (() => import("@asteasolutions/zod-to-openapi")),
+  );
+  return { zod, zodToOpenApi };
+}
+
+async function load<T>(name: string, importer: () => Promise<T>): Promise<T> {
+  try {
+    return await importer();
+  } catch (error) {
+    throw new MissingPackageError(name, error);
+  }
+}
