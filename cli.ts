@@ -20,6 +20,7 @@ import { batchCommand } from "./cli/batch.ts";
 import { type CliIo, type Command, InputError } from "./cli/command.ts";
 import { compileCommand } from "./cli/compile.ts";
 import { inspectCommand } from "./cli/inspect.ts";
+import { serveCommand } from "./cli/serve.ts";
 
 /**
  * The subcommands, in the order the help lists them.
@@ -27,10 +28,15 @@ import { inspectCommand } from "./cli/inspect.ts";
  * @example
  * ```ts
  * import { COMMANDS } from "./cli.ts";
- * COMMANDS.map((c) => c.name); // ["compile", "inspect", "batch"]
+ * COMMANDS.map((c) => c.name); // ["compile", "inspect", "serve", "batch"]
  * ```
  */
-export const COMMANDS: readonly Command[] = [compileCommand, inspectCommand, batchCommand];
+export const COMMANDS: readonly Command[] = [
+  compileCommand,
+  inspectCommand,
+  serveCommand,
+  batchCommand,
+];
 
 const PROGRAM = "cli.ts";
 
