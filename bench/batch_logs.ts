@@ -5,12 +5,14 @@
  *
  * @example
  * ```ts
- * import { writeLog } from "./batch_logs.ts";
+import { writeLog } from "./batch_logs.ts";
  * await writeLog("/tmp/log.json", "json", 10_000);
  * ```
  *
  * @module
  */
+
+import { mulberry32 as seeded } from "../tests/random.ts";
 
 /** The formats {@link writeLog} writes. */
 export type LogFormat = "json" | "csv" | "xes";
@@ -86,15 +88,3 @@ const FORMATTERS: Readonly<Record<LogFormat, (t: SyntheticTrace, first: boolean)
       .join("") +
     "  </trace>\n",
 };
-
-/** mulberry32: a small seeded generator, so logs are reproducible. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

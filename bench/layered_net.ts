@@ -13,6 +13,8 @@
  * @module
  */
 
+import { mulberry32 } from "../tests/random.ts";
+
 import { type Arc, arcKey, compareIds, type PetriModel } from "../core/net/types.ts";
 
 /** Builds a layered acyclic model (or time-unrolled with `numSteps`). */
@@ -21,13 +23,7 @@ export function layeredModel(
   options: { numSteps?: number; layers?: number } = {},
 ): PetriModel {
   const layers = Math.min(options.layers ?? 6, places);
-  let seed = 0x9e3779b9 ^ places;
-  const random = () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = mulberry32(0x9e3779b9 ^ places);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const name = (prefix: string, i: number) => `${prefix}${String(i).padStart(5, "0")}`;
   const placeLayers: string[][] = Array.from({ length: layers }, () => []);

@@ -35,16 +35,7 @@ export async function exampleModel(name: ExampleName): Promise<PetriModel> {
 }
 
 /** A deterministic pseudo-random number generator (mulberry32) in [0, 1). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 as random } from "../random.ts";
 
 /** Asserts that `fn` throws an instance of `type` whose message contains `text`. */
 export function assertThrowsWith(

@@ -32,27 +32,9 @@ import {
   type StructuralGuard,
 } from "../../core/net/types.ts";
 import { evaluate, type RequestRow, sigmoid64 } from "./evaluate.ts";
+import { mulberry32 } from "../random.ts";
 
-/**
- * mulberry32: a tiny seeded PRNG returning floats in [0, 1).
- *
- * @example
- * ```ts
- * import { mulberry32 } from "./random_net.ts";
- * const next = mulberry32(1);
- * next(); // always the same first number for seed 1
- * ```
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 /**
  * Convenience draws over {@link mulberry32}.

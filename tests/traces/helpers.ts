@@ -46,16 +46,7 @@ export async function gzip(data: string | Uint8Array): Promise<Uint8Array> {
 }
 
 /** A deterministic pseudo-random generator (mulberry32), for reproducible fuzzing. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 as random } from "../random.ts";
 
 /** A trace as plain JSON-able data: attributes and event attributes as entry lists. */
 export interface PlainTrace {
