@@ -179,7 +179,8 @@ function mib(bytes: number): string {
 }
 
 /**
- * Replaces (or appends) the `## batch` section of a markdown text, keeping the others.
+ * Replaces (or appends) the section of a markdown text whose heading is the first line of
+ * `section` (`## batch`, `## http`), keeping the others.
  *
  * @example
  * ```ts
@@ -190,7 +191,8 @@ function mib(bytes: number): string {
  */
 export function replaceSection(markdown: string, section: string): string {
   const lines = markdown.split("\n");
-  const start = lines.findIndex((l) => l.trim() === "## batch");
+  const heading = section.split("\n")[0]!.trim();
+  const start = lines.findIndex((l) => l.trim() === heading);
   if (start === -1) return `${markdown.trimEnd()}\n\n${section.trimEnd()}\n`;
   let end = lines.findIndex((l, i) => i > start && /^##? /.test(l));
   if (end === -1) end = lines.length;

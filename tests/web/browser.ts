@@ -34,18 +34,22 @@ const COMMON_FLAGS = [
 export type DisposableBrowser = Browser & AsyncDisposable;
 
 /**
- * Launches Chromium with the flags of `backend`.
+ * Launches Chromium with the flags of `backend`, plus `extraFlags`.
  *
  * @example
  * ```ts
  * import { launchChromium } from "./browser.ts";
  * await using browser = await launchChromium("webgpu");
+ * await using mapped = await launchChromium("wasm", ["--host-resolver-rules=MAP x.test 127.0.0.1"]);
  * ```
  */
-export async function launchChromium(backend: BackendName): Promise<DisposableBrowser> {
+export async function launchChromium(
+  backend: BackendName,
+  extraFlags: readonly string[] = [],
+): Promise<DisposableBrowser> {
   const flags = backend === "webgpu"
-    ? [...COMMON_FLAGS, "--enable-unsafe-webgpu"]
-    : [...COMMON_FLAGS, "--disable-gpu"];
+    ? [...COMMON_FLAGS, "--enable-unsafe-webgpu", ...extraFlags]
+    : [...COMMON_FLAGS, "--disable-gpu", ...extraFlags];
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,

@@ -1,0 +1,154 @@
+/**
+ * `/docs` in Debian's Chromium: the example model served as `cli.ts serve` serves it
+ * (`createApp` + `listen`), the page shows the title and version, lists the six operations,
+ * links to the playground, runs POST /forward from "Try it out" with its example body, and
+ * loads nothing from anywhere but the server. The screenshot goes to
+ * `tests/artifacts/docs.png`.
+ *
+ * The page is opened under a host name that Chromium maps to 127.0.0.1: Swagger UI treats
+ * `localhost` and `127.0.0.1` specially (no online-validator badge, which loads an image from
+ * validator.swagger.io), so a name that is neither shows what a deployed `/docs` loads.
+ *
+ * @module
+ */
+
+// Callbacks passed to page.evaluate run in the page: type them with the DOM's names.
+/// <reference lib="dom" />
+
+import "../ort.ts";
+import assert from "node:assert/strict";
+import * as ort from "onnxruntime-web";
+import { PACKAGE_VERSION } from "../../core/version.ts";
+import { EXAMPLE_BUNDLE_URL, readBundle } from "../../server/bundle_files.ts";
+import { listen } from "../../server/listen.ts";
+import { createApp } from "../../server/mod.ts";
+import { hasChromium, launchChromium } from "../web/browser.ts";
+
+const ARTIFACTS = new URL("../artifacts/", import.meta.url);
+const HOST = "petri-serve.test";
+
+const OPERATIONS = [
+  "GET /healthz",
+  "GET /schema",
+  "POST /forward",
+  "POST /anomaly",
+  "POST /counterfactual",
+  "POST /sensitivity",
+];
+
+Deno.test({
+  name: "/docs shows the API, runs POST /forward from Try it out, loads nothing from outside",
+  // Without Chromium the test is skipped on a developer's machine; CI installs it (.ci/run).
+  ignore: !hasChromium() && !Deno.env.get("CI"),
+  async fn(t) {
+    await using model = await readBundle(ort, EXAMPLE_BUNDLE_URL);
+    const title = model.sidecar.scenario_name!;
+    const app = await createApp(model, {
+      title,
+      version: PACKAGE_VERSION,
+      description: model.sidecar.scenario_description!,
+    });
+    const running = listen(app, { hostname: "127.0.0.1", port: 0 });
+    try {
+      const port = new URL(running.url).port;
+      const origin = `http://${HOST}:${port}`;
+      await using browser = await launchChromium("wasm", [
+        `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
+      ]);
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const requested: string[] = [];
+      const errors: string[] = [];
+      page.on("request", (request) => requested.push(request.url()));
+      page.on("pageerror", (error) => errors.push(error.message));
+      // Anything for another host is recorded above and never reaches the network.
+      await page.route(
+        "**/*",
+        (route) =>
+          new URL(route.request().url()).host === `${HOST}:${port}`
+            ? route.continue()
+            : route.abort(),
+      );
+
+      await page.goto(`${origin}/docs`);
+      await page.locator(".opblock").first().waitFor({ timeout: 30_000 });
+
+      await t.step("shows the title and the version", async () => {
+        assert.equal(await page.locator("header h1").textContent(), title);
+        assert.match(await page.locator("header p").textContent() ?? "", /Version 0\.1\.0/);
+        assert.equal(
+          await page.locator(".info h1.title").first().innerText().then(firstLine),
+          title,
+        );
+        assert.equal(
+          (await page.locator(".info h1.title pre.version").first().textContent())?.trim(),
+          PACKAGE_VERSION,
+        );
+        assert.match(await page.title(), new RegExp(`^${title} ${PACKAGE_VERSION}`));
+      });
+
+      await t.step("lists the six operations", async () => {
+        const listed = await page.locator(".opblock").evaluateAll((blocks) =>
+          blocks.map((block) => {
+            const method = block.querySelector(".opblock-summary-method")?.textContent ?? "";
+            const path = block.querySelector(".opblock-summary-path")?.getAttribute("data-path");
+            return `${method} ${path}`;
+          })
+        );
+        assert.deepEqual(listed, OPERATIONS);
+      });
+
+      await t.step("links to the playground", async () => {
+        const href = await page.locator("header a", { hasText: "playground" }).evaluate(
+          (a) => (a as HTMLAnchorElement).href,
+        );
+        assert.equal(href, `${origin}/playground/`);
+      });
+
+      await t.step("runs POST /forward with its example body from Try it out", async () => {
+        const block = page.locator(".opblock-post", {
+          has: page.locator('.opblock-summary-path[data-path="/forward"]'),
+        });
+        await block.locator(".opblock-summary").click();
+        await block.getByRole("button", { name: "Try it out" }).click();
+        const example = JSON.parse(await block.locator("textarea.body-param__text").inputValue());
+        assert.deepEqual(example, {
+          input_marking: { p_submitted: 1 },
+          input_values: { p_submitted: 5000 },
+        });
+        await block.getByRole("button", { name: "Execute" }).click();
+        const answer = block.locator(".live-responses-table tr.response");
+        await answer.waitFor({ timeout: 30_000 });
+        assert.equal((await answer.locator(".response-col_status").textContent())?.trim(), "200");
+        const shown = JSON.parse(
+          await answer.locator(".response-col_description pre.microlight").first().innerText(),
+        );
+        assert.deepEqual(Object.keys(shown.transition_activations).sort(), [
+          "t_approve",
+          "t_decline",
+        ]);
+        const served = await fetch(`${running.url}/forward`, {
+          method: "POST",
+          body: JSON.stringify(example),
+        });
+        assert.deepEqual(shown, await served.json(), "the answer the server gives directly");
+        await page.screenshot({ path: new URL("docs.png", ARTIFACTS).pathname, fullPage: true });
+      });
+
+      await t.step("loads nothing from outside the server, with no page errors", () => {
+        const foreign = requested.filter((url) =>
+          !url.startsWith("data:") && new URL(url).host !== `${HOST}:${port}`
+        );
+        assert.deepEqual(foreign, []);
+        assert.ok(requested.includes(`${origin}/docs/swagger-ui-bundle.js`), requested.join());
+        assert.ok(requested.includes(`${origin}/forward`), requested.join());
+        assert.deepEqual(errors, []);
+      });
+    } finally {
+      await running.stop();
+    }
+  },
+});
+
+function firstLine(text: string): string {
+  return text.split("\n")[0]!.trim();
+}

@@ -1,0 +1,273 @@
+/**
+ * `cli.ts serve` and `server/main.ts` as real processes on real sockets: every recorded
+ * exchange of ../shared/conformance replayed over HTTP against a served bundle, the embedded
+ * example, draining on SIGINT, clean exits on SIGTERM, usage errors, and the Deno Deploy entry
+ * with only read, env and net permissions.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { netStructure } from "../../core/net/structure.ts";
+import { parseModelDescription } from "../../core/net/parse.ts";
+import { assertInputFailure, compileTo } from "../batch/helpers.ts";
+import {
+  checkExchange,
+  describeExchange,
+  exchangeRequest,
+  readExchanges,
+} from "../conformance/check_exchange.ts";
+import { ROOT, startServerProcess, tempDir } from "./server_process.ts";
+
+const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.url);
+
+/** Every folder of the conformance data that holds a model. */
+const MODELS = [...Deno.readDirSync(CONFORMANCE)]
+  .filter((entry) => entry.isDirectory)
+  .map((entry) => entry.name)
+  .filter((name) => existsSync(new URL(`${name}/model.json`, CONFORMANCE)))
+  .sort();
+
+const SERVE = ["run", "-A", "cli.ts", "serve"];
+
+const SERVING_LINE =
+  /^serving (\S+) on (http:\/\/127\.0\.0\.1:\d+) \(docs: (http:\/\/127\.0\.0\.1:\d+)\/docs\)$/;
+
+Deno.test("the conformance data holds the five models", () => {
+  assert.deepEqual(MODELS, [
+    "credit_approval_coloured",
+    "paint_shop",
+    "resource_lock",
+    "rest_serving",
+    "triage_softmax_ste",
+  ]);
+});
+
+for (const name of MODELS) {
+  Deno.test(`cli.ts serve answers every recorded exchange of ${name} over HTTP`, async (t) => {
+    const description = JSON.parse(
+      await Deno.readTextFile(new URL(`${name}/model.json`, CONFORMANCE)),
+    );
+    const context = {
+      sourcePlaces: new Set(netStructure(parseModelDescription(description).net).sourcePlaces),
+    };
+    const exchanges = await readExchanges(new URL(`${name}/`, CONFORMANCE));
+    await using dir = await tempDir();
+    const bundle = await compileTo(dir.path, name, description);
+    await using server = await startServerProcess([...SERVE, bundle, "--port", "0"]);
+    assert.match(server.firstLine, SERVING_LINE);
+
+    for (const exchange of exchanges) {
+      await t.step({
+        name: describeExchange(exchange),
+        ignore: exchange.expect.compare === "skip",
+        fn: async () => {
+          const response = await fetch(exchangeRequest(exchange, server.origin)!);
+          const problems = await checkExchange(exchange, response, context);
+          if (problems.length > 0) {
+            assert.fail(
+              `${describeExchange(exchange)}\n${problems.join("\n")}\n` +
+                `exchange: ${JSON.stringify(exchange)}`,
+            );
+          }
+        },
+      });
+    }
+
+    server.kill("SIGTERM");
+    const exit = await server.finished();
+    assert.equal(exit.code, 0, `exit code after SIGTERM; stderr: ${exit.stderr}`);
+    assert.equal(exit.stderr, `${server.firstLine}\n`, "nothing but the serving line on stderr");
+  });
+}
+
+Deno.test("cli.ts serve without BUNDLE serves the embedded example", async () => {
+  await using server = await startServerProcess([...SERVE, "--port", "0"]);
+  const [, name, url, docs] = SERVING_LINE.exec(server.firstLine) ?? [];
+  assert.equal(name, "credit_approval_coloured", server.firstLine);
+  assert.equal(url, server.origin);
+  assert.equal(docs, server.origin);
+
+  const health = await fetch(`${server.origin}/healthz`);
+  assert.equal(health.status, 200);
+  assert.deepEqual(await health.json(), {
+    status: "ok",
+    version: "0.1.0",
+    n_places: 3,
+    n_transitions: 2,
+  });
+  const page = await fetch(`${server.origin}/docs`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<h1>credit_approval_coloured<\/h1>/);
+
+  server.kill("SIGTERM");
+  const exit = await server.finished();
+  assert.equal(exit.code, 0, `exit code after SIGTERM; stderr: ${exit.stderr}`);
+});
+
+Deno.test("cli.ts serve finishes a request in flight on SIGINT, answers new ones 503, exits 0", async () => {
+  await using server = await startServerProcess([...SERVE, "--port", "0"]);
+  const body = new TextEncoder().encode(
+    JSON.stringify({ input_marking: { p_submitted: 1 }, input_values: { p_submitted: 5000 } }),
+  );
+  let firstChunkSent!: () => void;
+  const firstSent = new Promise<void>((resolve) => (firstChunkSent = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let pulls = 0;
+  // The body arrives in two chunks with the signal in between.
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      pulls++;
+      if (pulls === 1) {
+        controller.enqueue(body.subarray(0, 10));
+      } else if (pulls === 2) {
+        firstChunkSent();
+        await released;
+        controller.enqueue(body.subarray(10));
+      } else {
+        controller.close();
+      }
+    },
+  });
+  const pending = fetch(`${server.origin}/forward`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: stream,
+  });
+  pending.catch(() => {}); // awaited below; keeps an early failure from also being unhandled
+  try {
+    await firstSent;
+    await delay(200);
+    // Answered after the slow request's head was sent: the server has taken that request.
+    const before = await fetch(`${server.origin}/healthz`);
+    assert.equal(before.status, 200);
+    await before.body?.cancel();
+    server.kill("SIGINT");
+    let late = await fetch(`${server.origin}/healthz`);
+    for (let i = 0; late.status === 200 && i < 100; i++) {
+      await late.body?.cancel();
+      await delay(50); // until the signal has been handled
+      late = await fetch(`${server.origin}/healthz`);
+    }
+    assert.equal(late.status, 503, "a new request while draining");
+    assert.deepEqual(await late.json(), { detail: "The server is shutting down" });
+    await delay(200);
+    assert.equal(server.exited, false, "the process waits for the request in flight");
+  } finally {
+    release();
+  }
+  const response = await pending;
+  assert.equal(response.status, 200);
+  const answer = await response.json();
+  assert.deepEqual(Object.keys(answer.transition_activations).sort(), ["t_approve", "t_decline"]);
+  assert.deepEqual(Object.keys(answer.place_activations).sort(), [
+    "p_approved",
+    "p_declined",
+    "p_submitted",
+  ]);
+
+  const exit = await server.finished();
+  assert.equal(exit.code, 0, `exit code after SIGINT; stderr: ${exit.stderr}`);
+  assert.equal(exit.signal, null);
+});
+
+Deno.test("cli.ts serve --port with a bad value exits 2 with one line", async (t) => {
+  for (const port of ["abc", "70000", "8.5", ""]) {
+    await t.step(`--port '${port}'`, async () => {
+      assertInputFailure(await run([...SERVE, "--port", port]), "--port", `'${port}'`);
+    });
+  }
+  await t.step("--port -1 (read as an option)", async () => {
+    assertInputFailure(await run([...SERVE, "--port", "-1"]), "--port needs a value");
+  });
+});
+
+Deno.test("cli.ts serve --help prints the usage and exits 0", async () => {
+  const result = await run([...SERVE, "--help"]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stderr, "");
+  assert.match(result.stdout, /^Usage: cli\.ts serve \[BUNDLE\] \[--host /);
+  for (const option of ["--host", "--port", "--max-body-bytes"]) {
+    assert.ok(result.stdout.includes(option), `the help lacks ${option}`);
+  }
+});
+
+Deno.test("server/main.ts serves with --allow-read --allow-env --allow-net only", async (t) => {
+  const MAIN = ["run", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"];
+  // Deno.serve() with no port takes 8000 and ignores PORT; DENO_SERVE_ADDRESS is Deno's own
+  // override of the address, read by the runtime (no --allow-env needed).
+  const ADDRESS = { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0" };
+
+  const cases = [
+    {
+      name: "without PETRI_SERVE_BUNDLE: the embedded example",
+      env: ADDRESS,
+      places: ["p_approved", "p_declined", "p_submitted"],
+      transitions: 2,
+    },
+    {
+      name: "PETRI_SERVE_BUNDLE selects another bundle",
+      env: { ...ADDRESS, PETRI_SERVE_BUNDLE: "examples/rest_serving/rest_serving.onnx" },
+      places: ["p_application", "p_approved", "p_declined"],
+      transitions: 2,
+    },
+    {
+      name: "PETRI_SERVE_BUNDLE may name a directory",
+      env: { ...ADDRESS, PETRI_SERVE_BUNDLE: "examples/rest_serving" },
+      places: ["p_application", "p_approved", "p_declined"],
+      transitions: 2,
+    },
+  ];
+  for (const { name, env, places, transitions } of cases) {
+    await t.step(name, async () => {
+      await using server = await startServerProcess(MAIN, { env });
+      assert.match(server.firstLine, /^Listening on http:\/\/127\.0\.0\.1:\d+\/$/);
+      const health = await fetch(`${server.origin}/healthz`);
+      assert.equal(health.status, 200);
+      const body = await health.json();
+      assert.equal(body.status, "ok");
+      assert.equal(body.n_places, places.length);
+      assert.equal(body.n_transitions, transitions);
+      const schema = await (await fetch(`${server.origin}/schema`)).json();
+      assert.deepEqual(schema.places, places);
+      const forward = await fetch(`${server.origin}/forward`, {
+        method: "POST",
+        body: JSON.stringify({ input_marking: {} }),
+      });
+      assert.equal(forward.status, 200);
+      await forward.body?.cancel();
+      server.kill("SIGTERM");
+      await server.finished();
+    });
+  }
+});
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function run(args: readonly string[]): Promise<Result> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [...args],
+    cwd: ROOT,
+    stdin: "null",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function existsSync(url: URL): boolean {
+  try {
+    return Deno.statSync(url).isFile;
+  } catch {
+    return false;
+  }
+}
