@@ -68,7 +68,12 @@ export function buildOpenApiDocument(
     description,
     content: { "application/json": { schema: schema as never } },
   });
-  const httpError = (description: string) => json(description, responses.httpError);
+  const httpError = (description: string, detail: string) => ({
+    description,
+    content: {
+      "application/json": { schema: responses.httpError as never, example: { detail } },
+    },
+  });
 
   const get = (path: string, operationId: string, summary: string, body: unknown) =>
     registry.registerPath({
@@ -88,7 +93,7 @@ export function buildOpenApiDocument(
     description: string,
     request: unknown,
     body: unknown,
-    badRequest: string,
+    badRequest: { readonly description: string; readonly detail: string },
   ) =>
     registry.registerPath({
       method: "post",
@@ -101,15 +106,21 @@ export function buildOpenApiDocument(
       },
       responses: {
         200: json(summary, body),
-        400: httpError(badRequest),
-        413: httpError("The body is larger than the server's limit"),
+        400: httpError(badRequest.description, badRequest.detail),
+        413: httpError(
+          "The body is larger than the server's limit",
+          "The request body is larger than the limit of 1048576 bytes",
+        ),
         422: json(
           "The body is not JSON or does not match the request schema",
           responses.validationError,
         ),
       },
     });
-  const unknownIds = "An id in input_marking or input_values is not a place of the net";
+  const unknownIds = {
+    description: "An id in input_marking or input_values is not a place of the net",
+    detail: "input_marking has ids that are not in the net's place set: 'p_x'",
+  };
   post(
     "/forward",
     "forward",
@@ -140,8 +151,11 @@ export function buildOpenApiDocument(
       "crossing is not an error: the answer is found false.",
     requests.counterfactual,
     responses.counterfactual,
-    "flip_place is not a place, target_transition is not a transition (checked in that " +
-      "order), or an input id is not a place",
+    {
+      description: "flip_place is not a place, target_transition is not a transition (checked " +
+        "in that order), or an input id is not a place",
+      detail: "flip_place 'p_x' is not in the net's place set",
+    },
   );
   post(
     "/sensitivity",
@@ -150,7 +164,10 @@ export function buildOpenApiDocument(
     "Exact gradients at the base point, for every supplied place and every source place.",
     requests.sensitivity,
     responses.sensitivity,
-    "target_transition is not a transition, or an input id is not a place",
+    {
+      description: "target_transition is not a transition, or an input id is not a place",
+      detail: "target_transition 't_x' is not in the net's transition set",
+    },
   );
 
   const generator = new OpenApiGeneratorV31(registry.definitions);
