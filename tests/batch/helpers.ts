@@ -17,6 +17,7 @@ import assert from "node:assert/strict";
 import { compileBundle } from "../../core/bundle.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { writeBundle } from "../../server/bundle_files.ts";
+import { runDeno, type RunResult } from "../run_deno.ts";
 
 /** The repository root (the subprocesses' working directory). */
 export const ROOT = new URL("../../", import.meta.url);
@@ -27,12 +28,8 @@ export const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.u
 /** The credit-approval example bundle (a directory holding one bundle). */
 export const CREDIT_BUNDLE = "examples/credit_approval_coloured";
 
-/** What a subprocess did. */
-export interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+/** What a `batch` run left. */
+export type Result = RunResult;
 
 /**
  * Runs `deno run --allow-read [--allow-write] cli.ts batch ...args` in the repository root;
@@ -44,19 +41,12 @@ export interface Result {
  * await batch(["b.onnx", "--traces", "t.csv", "-o", "out.json"], { write: true });
  * ```
  */
-export async function batch(
+export function batch(
   args: readonly string[],
   options: { write?: boolean } = {},
 ): Promise<Result> {
   const permissions = options.write ? ["--allow-read", "--allow-write"] : ["--allow-read"];
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...permissions, "cli.ts", "batch", ...args],
-    cwd: ROOT,
-    stdin: "null",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+  return runDeno(["run", ...permissions, "cli.ts", "batch", ...args]);
 }
 
 /**

@@ -6,24 +6,13 @@
  */
 
 import assert from "node:assert/strict";
+import { runDeno, type RunResult } from "../run_deno.ts";
 
-const ROOT = new URL("../../", import.meta.url);
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Result = RunResult;
 
-async function cli(...args: string[]): Promise<Result> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "cli.ts", ...args],
-    cwd: ROOT,
-    stdin: "null",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+function cli(...args: string[]): Promise<Result> {
+  return runDeno(["run", "-A", "cli.ts", ...args]);
 }
 
 /** Exit code 2, nothing on stdout, one line on stderr containing every `texts`. */

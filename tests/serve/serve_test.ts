@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { runDeno } from "../run_deno.ts";
 import { netStructure } from "../../core/net/structure.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { assertInputFailure, compileTo } from "../batch/helpers.ts";
@@ -17,7 +18,7 @@ import {
   exchangeRequest,
   readExchanges,
 } from "../conformance/check_exchange.ts";
-import { ROOT, startServerProcess, tempDir } from "./server_process.ts";
+import { startServerProcess, tempDir } from "./server_process.ts";
 
 const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.url);
 
@@ -243,22 +244,7 @@ Deno.test("server/main.ts serves with --allow-read --allow-env --allow-net only"
   }
 });
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(args: readonly string[]): Promise<Result> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [...args],
-    cwd: ROOT,
-    stdin: "null",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
-}
+const run = runDeno;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
