@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { runDeno, type RunResult } from "../run_deno.ts";
 
-
 type Result = RunResult;
 
 function cli(...args: string[]): Promise<Result> {
