@@ -546,14 +546,12 @@ Deno.test("a body that has not arrived within the time-out is 408", async () => 
         cancelled = true;
       },
     });
-    const started = performance.now();
     const answer = await decode(
       await app.fetch(new Request("http://localhost/forward", { method: "POST", body: stalled })),
     );
     equal(answer.status, 408);
     equal(answer.body.detail, "The request body did not arrive within 50 ms");
     equal(answer.headers.get("connection"), "close");
-    ok(performance.now() - started >= 45);
     ok(cancelled, "the upload is cancelled");
     equal((await post(app, "/forward", { input_marking: {} })).status, 200);
   }, { bodyTimeoutMs: 50 });

@@ -325,8 +325,17 @@ Deno.test("readCsvTraces() gives the same traces however the bytes are chunked",
 
 Deno.test("readCsvTraces() closes the file when the consumer stops early", async () => {
   const path = new URL("../../../shared/conformance/paint_shop/traces.csv", import.meta.url);
-  for await (const trace of readCsvTraces(() => Deno.openSync(path).readable)) {
+  const opened: Deno.FsFile[] = [];
+  const open = () => {
+    const file = Deno.openSync(path);
+    opened.push(file);
+    return file.readable;
+  };
+  for await (const trace of readCsvTraces(open)) {
     assert.equal(trace.attributes.get("case_id"), "case-0000");
     break;
   }
+  assert.ok(opened.length > 0);
+  // Closing again fails only if the reader already closed every file it opened.
+  for (const file of opened) assert.throws(() => file.close(), Deno.errors.BadResource);
 });
