@@ -16,6 +16,7 @@
  * @module
  */
 
+import { stringifyJson } from "../core/json.ts";
 import type { AnomalyResponse } from "../core/ops/anomaly.ts";
 import type { CounterfactualResponse } from "../core/ops/counterfactual.ts";
 import type { ForwardResponse } from "../core/ops/forward.ts";
@@ -176,7 +177,7 @@ export function sensitivityResult(answer: SensitivityResponse): HTMLElement {
 }
 
 /**
- * JSON text of an answer as the server writes it (`Map`s as objects in their order, non-finite
+ * JSON text of an answer as the server writes it (`Map`s as objects with sorted keys, non-finite
  * numbers as `null`), indented by two spaces.
  *
  * @example
@@ -185,23 +186,8 @@ export function sensitivityResult(answer: SensitivityResponse): HTMLElement {
  * jsonText({ a: new Map([["__proto__", NaN]]) }); // '{\n  "a": {\n    "__proto__": null\n  }\n}'
  * ```
  */
-export function jsonText(value: unknown, indent = ""): string {
-  const inner = indent + "  ";
-  if (value === null || value === undefined) return "null";
-  if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : "null";
-  if (typeof value !== "object") return JSON.stringify(value);
-  const entries: [string, unknown][] = value instanceof Map
-    ? [...value].map(([k, v]) => [String(k), v])
-    : Array.isArray(value)
-    ? []
-    : Object.entries(value).filter(([, v]) => v !== undefined);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "[]";
-    return `[\n${value.map((v) => inner + jsonText(v, inner)).join(",\n")}\n${indent}]`;
-  }
-  if (entries.length === 0) return "{}";
-  const lines = entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${jsonText(v, inner)}`);
-  return `{\n${lines.join(",\n")}\n${indent}}`;
+export function jsonText(value: unknown): string {
+  return stringifyJson(value, "  ");
 }
 
 // ---------------------------------------------------------------------------------------------

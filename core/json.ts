@@ -1,0 +1,66 @@
+/**
+ * JSON text of answers. {@link stringifyJson} writes `Map`s as objects with their keys sorted
+ * by id (D11) without ever building a plain object from user ids, so `__proto__`,
+ * `constructor` or integer-like ids keep their place, and writes non-finite numbers as `null`
+ * (D12). The server sends it compact; the playground shows it indented.
+ *
+ * @example
+ * ```ts
+ * import { stringifyJson } from "./json.ts";
+ * stringifyJson({ a: new Map([["b", NaN], ["__proto__", 1]]) }); // '{"a":{"__proto__":1,"b":null}}'
+ * ```
+ *
+ * @module
+ */
+
+import { compareIds } from "./net/types.ts";
+
+/**
+ * JSON text of `value`: like `JSON.stringify`, and `Map`s become objects with sorted keys.
+ * Plain objects keep their key order; `undefined` properties are left out. With `indent`
+ * (e.g. `"  "`), one member per line.
+ *
+ * @example
+ * ```ts
+ * import { stringifyJson } from "./json.ts";
+ * stringifyJson(new Map([["10", 1], ["9", 2]])); // '{"10":1,"9":2}'
+ * stringifyJson({ a: [1] }, "  "); // '{\n  "a": [\n    1\n  ]\n}'
+ * ```
+ */
+export function stringifyJson(value: unknown, indent = ""): string {
+  return write(value, indent, "");
+}
+
+function write(value: unknown, indent: string, margin: string): string {
+  if (value === null || value === undefined) return "null";
+  switch (typeof value) {
+    case "number":
+      return Number.isFinite(value) ? JSON.stringify(value) : "null";
+    case "string":
+    case "boolean":
+      return JSON.stringify(value);
+    case "object":
+      break;
+    default:
+      throw new TypeError(`Cannot write a ${typeof value} as JSON`);
+  }
+  const inner = margin + indent;
+  const block = (open: string, items: string[], close: string) => {
+    if (items.length === 0) return open + close;
+    if (indent === "") return open + items.join(",") + close;
+    return `${open}\n${inner}${items.join(`,\n${inner}`)}\n${margin}${close}`;
+  };
+  const member = ([k, v]: readonly [string, unknown]) =>
+    `${JSON.stringify(k)}:${indent === "" ? "" : " "}${write(v, indent, inner)}`;
+  if (value instanceof Map) {
+    const entries = [...value.entries()].map(([k, v]) => [String(k), v] as const);
+    entries.sort(([a], [b]) => compareIds(a, b));
+    return block("{", entries.map(member), "}");
+  }
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) {
+    const items = Array.from(value as ArrayLike<unknown>, (v) => write(v, indent, inner));
+    return block("[", items, "]");
+  }
+  const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+  return block("{", entries.map(member), "}");
+}
