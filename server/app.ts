@@ -237,7 +237,9 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     const route = routes.get(new URL(request.url).pathname);
     if (route === undefined) throw new HttpError(404, "Not Found");
     const head = request.method === "HEAD";
-    const handler = route[(head ? "GET" : request.method) as Method];
+    const method = head ? "GET" : request.method;
+    // Own keys only: a method such as "constructor" must not find Object.prototype's.
+    const handler = Object.hasOwn(route, method) ? route[method as Method] : undefined;
     if (handler === undefined) {
       const allow = Object.keys(route).flatMap((m) => m === "GET" ? ["GET", "HEAD"] : [m]);
       throw new HttpError(405, "Method Not Allowed", { allow: allow.join(", ") });
@@ -251,7 +253,16 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       try {
         return await handle(request);
       } catch (error) {
-        return errorResponse(error, (e) => onError(e, request));
+        try {
+          return errorResponse(error, (e) => onError(e, request));
+        } catch (failure) {
+          // Writing the error failed too (e.g. an echoed input too deep to serialise).
+          onError(failure, request);
+          return new Response('{"detail":"Internal Server Error"}', {
+            status: 500,
+            headers: { "content-type": "application/json" },
+          });
+        }
       }
     },
   };

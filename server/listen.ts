@@ -68,6 +68,10 @@ export function listen(
     inFlight++;
     try {
       return (await playground?.(request)) ?? await app.fetch(request);
+    } catch (error) {
+      // app.fetch answers every error itself; only the static files can get here.
+      console.error(error);
+      return Response.json({ detail: "Internal Server Error" }, { status: 500 });
     } finally {
       if (--inFlight === 0) idle?.();
     }

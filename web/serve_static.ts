@@ -91,8 +91,9 @@ export function playgroundHandler(
         info = await Deno.stat(path);
       }
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-      if (relative === "" || relative === "index.html") return notBuilt();
+      // Not there, or not a path at all (a file used as a directory, a name too long): 404.
+      const missing = error instanceof Deno.errors.NotFound;
+      if (missing && (relative === "" || relative === "index.html")) return notBuilt();
       return detail(404, "Not Found");
     }
     const headers = {
@@ -102,6 +103,7 @@ export function playgroundHandler(
       "x-content-type-options": "nosniff",
     };
     if (request.method === "HEAD") return new Response(null, { headers });
+    if (!info.isFile) return detail(404, "Not Found");
     const file = await Deno.open(path, { read: true });
     return new Response(file.readable, { headers });
   };

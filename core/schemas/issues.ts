@@ -108,7 +108,7 @@ function fromZodIssue(issue: ZodIssueLike, body: unknown): ValidationIssue[] {
   const path = issue.path.map((key) => typeof key === "number" ? key : String(key));
   const loc = ["body", ...path];
   const at = lookup(body, path);
-  const input = at.found ? at.value : issue.input;
+  const input = echoed(at.found ? at.value : issue.input);
   const make = (type: string, msg: string, ctx?: Record<string, unknown>): ValidationIssue => ({
     type,
     loc,
@@ -118,7 +118,7 @@ function fromZodIssue(issue: ZodIssueLike, body: unknown): ValidationIssue[] {
   });
 
   if (!at.found && at.parent !== undefined) {
-    return [{ type: "missing", loc, msg: "Field required", input: at.parent }];
+    return [{ type: "missing", loc, msg: "Field required", input: echoed(at.parent) }];
   }
   switch (issue.code) {
     case "invalid_type": {
@@ -229,4 +229,20 @@ function pythonRepr(value: unknown): string {
 function orList(items: readonly string[]): string {
   if (items.length <= 1) return items.join("");
   return `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
+}
+
+/** Deepest nesting echoed back in `input`; deeper values are elided. */
+const ECHO_DEPTH = 16;
+
+/**
+ * The offending value as echoed in an issue, with nesting beyond {@link ECHO_DEPTH} replaced
+ * by `"..."`: a body of 100,000 nested arrays must get a 422, not exhaust the stack when the
+ * answer is written.
+ */
+function echoed(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= ECHO_DEPTH) return "...";
+  if (Array.isArray(value)) return value.map((v) => echoed(v, depth + 1));
+  // Object.fromEntries defines own properties, so a "__proto__" key stays an ordinary key.
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echoed(v, depth + 1)]));
 }

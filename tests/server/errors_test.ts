@@ -373,6 +373,27 @@ Deno.test("unknown paths are 404, wrong methods 405 with Allow", async () => {
     const head = await app.fetch(new Request("http://localhost/healthz", { method: "HEAD" }));
     equal(head.status, 200);
     equal(await head.text(), "");
+    // Method names that Object.prototype knows are methods like any other.
+    for (const method of ["constructor", "toString", "hasOwnProperty", "valueOf"]) {
+      const odd = await decode(
+        await app.fetch(new Request("http://localhost/forward", { method })),
+      );
+      deepEqual([odd.status, odd.body], [405, { detail: "Method Not Allowed" }], method);
+    }
+  });
+});
+
+Deno.test("a body nested 100,000 deep is a 422 that echoes a shortened input", async () => {
+  await withApp(async (app) => {
+    const depth = 100_000;
+    const body = `{"input_marking": ${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    const answer = await decode(
+      await app.fetch(new Request("http://localhost/forward", { method: "POST", body })),
+    );
+    equal(answer.status, 422);
+    const issue = (answer.body.detail as { loc: unknown[]; input: unknown }[])[0]!;
+    deepEqual(issue.loc, ["body", "input_marking"]);
+    ok(JSON.stringify(issue.input).includes('"..."'));
   });
 });
 

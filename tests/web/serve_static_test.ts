@@ -59,7 +59,14 @@ Deno.test("playgroundHandler() answers 404 outside the site and 405 to other met
     const handler = playgroundHandler(dir);
     // URLs normalise "..", so only encoded slashes can smuggle one in.
     assert.equal(await handler(get("/playground/../deno.json")), undefined);
-    for (const path of ["/playground/nope.js", "/playground/ort%2f..%2f..%2fsecret"]) {
+    const notPaths = [
+      "/playground/nope.js",
+      "/playground/ort%2f..%2f..%2fsecret",
+      "/playground/main.js/x", // a file used as a directory
+      `/playground/${"a".repeat(5000)}`, // a name the file system refuses
+      "/playground/ort", // a directory without index.html
+    ];
+    for (const path of notPaths) {
       const response = (await handler(get(path)))!;
       assert.equal(response.status, 404, path);
       assert.deepEqual(await response.json(), { detail: "Not Found" });
