@@ -3,10 +3,14 @@
  * transition's activation to the 0.5 decision boundary (SEMANTICS.md D2–D6).
  *
  * The search never runs one probe per model run: a uniform grid of 129 points over the range
- * goes through the model in one batch, then the bracket nearest the original input is refined
- * with batches of 31 interior probes until it is narrower than 1e-6 of the range. The answer is
- * the probe nearest the original input whose activation is within `tolerance` of 0.5; without
- * one the answer is not found (only `found` and `target_transition`).
+ * goes through the model in one batch. The evidence nearest the original input wins: a probe
+ * already within `tolerance` of 0.5 is the answer; otherwise the sign change of
+ * (activation − 0.5) nearest the original input is refined with batches of 31 interior probes
+ * until one of them is within `tolerance` (the one nearest the original input is the answer) or
+ * the bracket is narrower than 1e-6 of the range. A found answer always has its activation
+ * within `tolerance` of 0.5; a bracket that narrows without such a probe (a straight-through
+ * transition jumps from 0 to 1, or the tolerance is below float32 resolution) is not found,
+ * which is the rule the conformance data holds answers to.
  *
  * @example
  * ```ts
@@ -25,6 +29,7 @@
 
 import { arcKey } from "../net/types.ts";
 import { checkPlace, checkPlaceKeys, checkTransition } from "./check.ts";
+import { RequestError } from "./errors.ts";
 import type { IdMap, OpsModel } from "./model.ts";
 import type { InputRow, OutputRow } from "../runtime.ts";
 
@@ -93,10 +98,12 @@ export async function counterfactual(
   const [lo, hi] = request.search_range ?? [0, 1];
   const tolerance = request.tolerance ?? 1e-3;
   if (!(lo < hi) || !Number.isFinite(lo) || !Number.isFinite(hi)) {
-    throw new RangeError("search_range must be two finite numbers with lo < hi");
+    throw new RequestError(
+      `search_range must be two finite numbers with lo < hi, got [${lo}, ${hi}]`,
+    );
   }
   if (!(tolerance > 0) || !Number.isFinite(tolerance)) {
-    throw new RangeError("tolerance must be a finite number > 0");
+    throw new RequestError(`tolerance must be a finite number > 0, got ${tolerance}`);
   }
 
   const targetColumn = net.transitions.indexOf(request.target_transition);
@@ -165,21 +172,17 @@ class BoundarySearch {
   }
 
   /**
-   * The nearest hit (a probe within tolerance) or sign-change interval. A hit with a non-hit
-   * neighbour on the original's side becomes the bracket between them, so refinement walks to
-   * the edge of the tolerance band nearest the original input.
+   * The boundary evidence nearest the original input: a hit (a probe within tolerance, which
+   * is an answer) or an interval whose ends straddle 0.5 (to be refined); ties go to the hit.
    */
   choose(probes: readonly Probe[]): Choice | undefined {
-    // Ordered by distance, then hits before brackets: a hit is already an answer.
     let best: { d: number; rank: number; c: Choice } | undefined;
     const consider = (d: number, rank: number, c: Choice) => {
       if (!best || d < best.d || (d === best.d && rank < best.rank)) best = { d, rank, c };
     };
-    probes.forEach((p, i) => {
-      if (this.isHit(p)) {
-        consider(Math.abs(p.x - this.original), 0, this.#towardOriginal(probes, i));
-      }
-    });
+    for (const p of probes) {
+      if (this.isHit(p)) consider(Math.abs(p.x - this.original), 0, { kind: "point", p });
+    }
     for (let i = 0; i + 1 < probes.length; i++) {
       const a = probes[i]!;
       const b = probes[i + 1]!;
@@ -192,20 +195,9 @@ class BoundarySearch {
     return best?.c;
   }
 
-  #towardOriginal(probes: readonly Probe[], i: number): Choice {
-    const p = probes[i]!;
-    const j = this.original < p.x ? i - 1 : this.original > p.x ? i + 1 : -1;
-    const q = probes[j];
-    if (!q || this.isHit(q)) return { kind: "point", p };
-    return j < i ? { kind: "bracket", a: q, b: p } : { kind: "bracket", a: p, b: q };
-  }
-
-  /** The reported probe: a hit at the end of the final bracket nearest the original. */
+  /** The answer: the hit, or none when refinement ended on a bracket without one. */
   finalPoint(choice: Choice): Probe | undefined {
-    if (choice.kind === "point") return choice.p;
-    const hits = [choice.a, choice.b].filter((p) => this.isHit(p));
-    hits.sort((p, q) => Math.abs(p.x - this.original) - Math.abs(q.x - this.original));
-    return hits[0];
+    return choice.kind === "point" ? choice.p : undefined;
   }
 }
 
