@@ -1,8 +1,10 @@
 /**
- * Lowers IR nodes (`ir.ts`) to ONNX nodes and initializers (opset 17, float32). Linear maps pick
- * the cheapest form for their matrix: a `Gather` for a column selection, a `MatMul` for a small
- * or dense matrix, and a padded gather-multiply-sum for a large sparse one, so a graph's cost
- * follows its arcs rather than the square of its width.
+ * Lowers IR nodes (`ir.ts`) to ONNX nodes and initializers (opset 17, float32). A linear map
+ * is a `Gather` when it selects columns and otherwise a padded gather-multiply-sum over its
+ * entries, so a graph's cost follows its arcs rather than the square of its width, and each
+ * output sums only its own arcs: an infinite input reaches only the nodes it feeds, as in
+ * PETRA (a dense `MatMul` would spread `0 × ∞ = NaN` to every output). A dense `MatMul` form
+ * remains available for experiments (`denseLimit`).
  *
  * Tensors are stored feature-major, `[width, batch]`: every gather then moves whole rows of
  * the batch (ONNX Runtime gathers along axis 1 element by element, measured 4× slower at batch
@@ -34,8 +36,11 @@ import {
   type TensorProto,
 } from "../onnx/proto.ts";
 
-/** Above this many dense weights a linear map is emitted sparse (unless the matrix is dense). */
-export const DEFAULT_DENSE_LIMIT = 16384;
+/**
+ * Largest `rows × cols` emitted as a dense `MatMul` by default: none, so that non-finite
+ * values stay on their own arcs.
+ */
+export const DEFAULT_DENSE_LIMIT = 0;
 
 /** Collects the ONNX nodes and initializers of one model, naming every tensor once. */
 export class OnnxEmitter {

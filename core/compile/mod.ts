@@ -40,8 +40,9 @@ export interface CompileOptions {
   /** Entries of the model's `metadata_props` (e.g. the net and module as JSON). */
   readonly metadata?: Readonly<Record<string, string>>;
   /**
-   * Largest `rows × cols` of a linear map emitted as a dense `MatMul` (default 16384); larger
-   * sparse maps use a padded gather. Tests lower it to exercise the sparse form on small nets.
+   * Largest `rows × cols` of a linear map emitted as a dense `MatMul` (default 0: every map is
+   * a gather, so a non-finite input spreads only along its own arcs). Tests raise it to keep
+   * the dense form exercised.
    */
   readonly denseLimit?: number;
   /** `producer_name` / `producer_version` of the model file. */

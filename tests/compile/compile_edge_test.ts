@@ -37,3 +37,39 @@ Deno.test("compileModel() without gradient emits no If node and no gradient outp
   assert.ok(!graph.node!.some((n) => n.opType === "If"));
   assert.deepEqual(graph.output!.map((o) => o.name), ["transitions", "places"]);
 });
+
+Deno.test("compileModel() keeps an infinite input on its own arcs, as PETRA does", async () => {
+  const twoPaths = parseModelDescription({
+    format: "petri-net-model/1",
+    net: {
+      places: ["p1", "p2", "q1", "q2"],
+      transitions: ["t1", "t2"],
+      arcs: [
+        { from: "p1", to: "t1" },
+        { from: "p2", to: "t2" },
+        { from: "t1", to: "q1" },
+        { from: "t2", to: "q2" },
+      ],
+    },
+    parameters: {
+      arc_weights: [
+        { from: "p1", to: "t1", weight: 1.2 },
+        { from: "p2", to: "t2", weight: 0.9 },
+        { from: "t1", to: "q1", weight: 1 },
+        { from: "t2", to: "q2", weight: 1 },
+      ],
+      transition_thresholds: { t1: 0, t2: 0 },
+    },
+  });
+  const ids = { places: twoPaths.net.places, transitions: twoPaths.net.transitions };
+  await using session = await ModelSession.create(ORT, compileModel(twoPaths).bytes, ids);
+  // 1e39 is a finite double but infinite in float32.
+  const marking = new Map([["p1", 0.5], ["p2", 1e39]]);
+  const [out] = await session.run([{ marking, target: new Map([["t1", 1]]) }], {
+    withGradient: true,
+  });
+  const t1 = 1 / (1 + Math.exp(-0.6));
+  assert.ok(Math.abs(out!.transitions[0]! - t1) < 1e-6, `t1 = ${out!.transitions[0]}`);
+  assert.ok(Math.abs(out!.places[2]! - t1) < 1e-6, `q1 = ${out!.places[2]}`);
+  assert.ok(Number.isFinite(out!.gradMarking![0]!), `d t1 / d p1 = ${out!.gradMarking![0]}`);
+});
