@@ -1,6 +1,6 @@
 /**
- * The petri-serve command line: `compile` and `inspect` (and, as they are added, `serve` and
- * `batch`). Each subcommand is a module under `cli/` listed in {@link COMMANDS}. Exit codes: 0
+ * The petri-serve command line: `compile`, `inspect`, `serve` and `batch`. Each subcommand is a
+ * module under `cli/` listed in {@link COMMANDS}. Exit codes: 0
  * on success, 2 on bad usage or unreadable input (one line on stderr), 1 on an unexpected
  * failure.
  *

@@ -1,9 +1,9 @@
 /**
  * petri-serve: serve trained PETRA Petri-net models. This entry point re-exports the
- * environment-agnostic core: the net types and model-description reader, the ONNX compiler,
- * bundles and the batched runtime, and the four operations (forward, anomaly, counterfactual,
- * sensitivity). The ONNX runtime module is passed in, so the same code runs in Deno and in
- * browsers.
+ * environment-agnostic core (the net types and model-description reader, the ONNX compiler,
+ * bundles and the batched runtime, the four operations, the trace readers, the zod schemas)
+ * and the HTTP face (`createApp`, a web-standard fetch handler). The ONNX runtime module is
+ * passed in, so the same code runs in Deno, on Deno Deploy and in browsers.
  *
  * ```ts
  * import * as ort from "onnxruntime-web";
@@ -36,3 +36,6 @@ export * from "./core/ops/anomaly.ts";
 export * from "./core/ops/counterfactual.ts";
 export * from "./core/ops/sensitivity.ts";
 export * from "./core/traces/mod.ts";
+export * from "./core/json.ts";
+export * from "./core/schemas.ts";
+export * from "./server/mod.ts";

@@ -9,7 +9,7 @@
  * ```ts
  * import { compileModel } from "./mod.ts";
  * declare const model: import("../net/types.ts").PetriModel;
- * const onnxBytes: Uint8Array = compileModel(model);
+ * const onnxBytes: Uint8Array = compileModel(model).bytes;
  * ```
  *
  * @module
