@@ -7,9 +7,6 @@
 
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Model } from "../../core/bundle.ts";
-import { parseModelDescription } from "../../core/net/parse.ts";
-import { netStructure } from "../../core/net/structure.ts";
-import type { OpsModel } from "../../core/ops/model.ts";
 import {
   type App,
   type AppOptions,
@@ -627,58 +624,61 @@ Deno.test("/anomaly on a net with no scorable transition is 200 with score 0 (D1
   );
 });
 
-/** The XOR net with a scripted session: each run answers `run(rows)`. */
-function stubModel(run: OpsModel["run"]): OpsModel {
-  const petri = parseModelDescription(xorDescription());
+/** p_plus and p_minus feed t_sum with weights +1 and -1: two huge inputs make ∞ − ∞ = NaN. */
+function cancellingDescription() {
+  const arcs = [
+    { from: "p_minus", to: "t_sum", weight: -1 },
+    { from: "p_plus", to: "t_sum", weight: 1 },
+    { from: "t_sum", to: "q", weight: 1 },
+  ];
   return {
-    net: petri.net,
-    module: petri.module,
-    parameters: petri.parameters,
-    structure: netStructure(petri.net),
-    label: (t) => petri.net.labels.get(t) ?? t,
-    run,
+    format: "petri-net-model/1",
+    net: {
+      places: ["p_minus", "p_plus", "q"],
+      transitions: ["t_sum"],
+      arcs: arcs.map(({ from, to }) => ({ from, to })),
+    },
+    parameters: { arc_weights: arcs, transition_thresholds: { t_sum: 0 } },
   };
 }
 
 Deno.test("non-finite results are answered as null (D12)", async () => {
-  const model = stubModel((rows) =>
-    Promise.resolve(rows.map(() => ({
-      transitions: new Float32Array([NaN, Infinity]),
-      places: new Float32Array([-Infinity, 0.5, NaN]),
-      gradMarking: new Float32Array([NaN, NaN, NaN]),
-      gradValues: new Float32Array([0, 0, NaN]),
-    })))
+  // 1e39 is a finite JSON number but infinite in float32, as in PETRA's tensors.
+  const input_marking = { p_minus: 1e39, p_plus: 1e39 };
+  await withApp(
+    async (app) => {
+      const forward = await post(app, "/forward", { input_marking });
+      deepEqual(forward.body, {
+        transition_activations: { t_sum: null },
+        place_activations: { p_minus: null, p_plus: null, q: null },
+      });
+      const anomaly = await post(app, "/anomaly", { input_marking, events: [] });
+      deepEqual(anomaly.body, { trace_score: null, per_transition_residuals: { t_sum: null } });
+      const sensitivity = await post(app, "/sensitivity", {
+        input_marking,
+        target_transition: "t_sum",
+      });
+      deepEqual(sensitivity.body.base_activation, null);
+      deepEqual(sensitivity.body.marking_gradients, { p_minus: null, p_plus: null });
+    },
+    {},
+    cancellingDescription(),
   );
-  const app = await createApp(model);
-  const forward = await post(app, "/forward", { input_marking: {} });
-  deepEqual(forward.body, {
-    transition_activations: { t_a: null, t_b: null },
-    place_activations: { p_a: null, p_b: 0.5, p_in: null },
-  });
-  const anomaly = await post(app, "/anomaly", { input_marking: {}, events: [] });
-  deepEqual(anomaly.body, {
-    trace_score: null,
-    per_transition_residuals: { t_a: null, t_b: null },
-  });
-  const sensitivity = await post(app, "/sensitivity", {
-    input_marking: {},
-    target_transition: "t_a",
-  });
-  deepEqual(sensitivity.body.marking_gradients, { p_in: null });
-  deepEqual(sensitivity.body.value_gradients, { p_in: null });
 });
 
 Deno.test("an unexpected error is logged once and answered with a bare 500 (D15)", async () => {
   const logged: unknown[] = [];
-  const failure = new Error("the session broke");
-  const app = await createApp(stubModel(() => Promise.reject(failure)), {
+  const model = await openModel(xorDescription());
+  const app = await createApp(model, {
     onError: (error, request) =>
-      logged.push([error, request.method, new URL(request.url).pathname]),
+      logged.push([error instanceof Error, request.method, new URL(request.url).pathname]),
   });
+  // A model whose session was released cannot run: the one failure bad input cannot cause.
+  await model[Symbol.asyncDispose]();
   const { status, body, headers } = await post(app, "/forward", { input_marking: {} });
   deepEqual([status, body], [500, { detail: "Internal Server Error" }]);
   equal(headers.get("content-type"), "application/json");
-  deepEqual(logged, [[failure, "POST", "/forward"]]);
+  deepEqual(logged, [[true, "POST", "/forward"]]);
   // Bad input never reaches the model, so it is never a 500.
   equal((await post(app, "/forward", "{")).status, 422);
   equal((await post(app, "/forward", { input_marking: { p_x: 1 } })).status, 400);
