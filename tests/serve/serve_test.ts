@@ -19,6 +19,7 @@ import {
   readExchanges,
 } from "../conformance/check_exchange.ts";
 import { startServerProcess, tempDir } from "./server_process.ts";
+import { buildWeb } from "../../web/build.ts";
 
 const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.url);
 
@@ -104,6 +105,23 @@ Deno.test("cli.ts serve without BUNDLE serves the embedded example", async () =>
   server.kill("SIGTERM");
   const exit = await server.finished();
   assert.equal(exit.code, 0, `exit code after SIGTERM; stderr: ${exit.stderr}`);
+});
+
+Deno.test("cli.ts serve serves the built playground at /playground, linked from /docs", async () => {
+  await buildWeb(); // dist/web, where `serve` looks (as `deno task serve` does first)
+  await using server = await startServerProcess([...SERVE, "--port", "0"]);
+  const docs = await (await fetch(`${server.origin}/docs`)).text();
+  assert.match(docs, /href="playground\/"/);
+  const page = await fetch(`${server.origin}/playground/`);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+  assert.match(await page.text(), /playground/i);
+  const script = await fetch(`${server.origin}/playground/main.js`);
+  assert.equal(script.status, 200);
+  assert.match(script.headers.get("content-type") ?? "", /javascript/);
+  await script.body?.cancel();
+  server.kill("SIGTERM");
+  assert.equal((await server.finished()).code, 0);
 });
 
 Deno.test("cli.ts serve finishes a request in flight on SIGINT, answers new ones 503, exits 0", async () => {
