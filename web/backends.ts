@@ -22,9 +22,6 @@ import type { OrtModule } from "../core/runtime.ts";
 /** A backend's name, as the page's `?backend=` parameter spells it. */
 export type BackendName = "webgpu" | "wasm";
 
-/** The backends, in order of preference. */
-export const BACKENDS: readonly BackendName[] = ["webgpu", "wasm"];
-
 /** ORT's `.wasm` file of each backend; the build copies them to `ort/`. */
 export const WASM_FILES: Readonly<Record<BackendName, string>> = {
   webgpu: "ort-wasm-simd-threaded.asyncify.wasm",

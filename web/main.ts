@@ -208,6 +208,8 @@ class Playground {
         performance.mark("petri:first-forward");
       }
     } catch (error) {
+      // A model replaced (and released) while this run was going: its failure is not news.
+      if (model !== this.#model) return;
       if (error instanceof RequestError || error instanceof RangeError) {
         view.showError(error.message);
       } else {
