@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { BAR_SIZE, type LaidNode, layoutNet, PLACE_RADIUS } from "../../web/layout.ts";
 
-const TRIAGE = new URL("./fixtures/triage_softmax_ste.model.json", import.meta.url);
+const TRIAGE = new URL(
+  "../../../shared/conformance/triage_softmax_ste/model.json",
+  import.meta.url,
+);
 const { net } = parseModelDescription(JSON.parse(await Deno.readTextFile(TRIAGE)));
 
 Deno.test("layoutNet() lays out every place, transition, arc and inhibitor arc", () => {

@@ -32,7 +32,10 @@ import {
 import { EXAMPLE_ONNX, startSite } from "./site.ts";
 
 const ARTIFACTS = new URL("../artifacts/", import.meta.url);
-const TRIAGE = new URL("./fixtures/triage_softmax_ste.model.json", import.meta.url);
+const TRIAGE = new URL(
+  "../../../shared/conformance/triage_softmax_ste/model.json",
+  import.meta.url,
+);
 
 /** Requests run on the page and sent to the service; each is entered into the form. */
 const REQUESTS: Readonly<Record<Kind, Body>> = {
