@@ -3,11 +3,11 @@
  * net and turns id-keyed rows into the packed tensors of the graph contract (DESIGN.md §2)
  * and back.
  *
- * The runtime module is injected ({@link OrtModule}): `core/` imports only the types of
- * `onnxruntime-common`, and each face passes in `onnxruntime-web` (or any other backend with
- * the same API). ORT sessions are not re-entrant, so runs are serialised; requests that arrive
- * while a run is in flight are packed together into the next batched run, whose results are
- * split back per request.
+ * The runtime module is injected ({@link OrtModule}): `core/` describes only the part of
+ * `onnxruntime-common`'s API it uses, and each face passes in `onnxruntime-web` (or any other
+ * backend with the same API). ORT sessions are not re-entrant, so runs are serialised;
+ * requests that arrive while a run is in flight are packed together into the next batched run,
+ * whose results are split back per request.
  *
  * @example
  * ```ts
@@ -28,8 +28,31 @@
  * @module
  */
 
-import type { InferenceSession, Tensor } from "onnxruntime-common";
 import { quoteId } from "./net/quote_id.ts";
+
+// Subsets of onnxruntime-common's types, so that its types stay out of this package's API.
+
+/**
+ * Options of `InferenceSession.create` (onnxruntime-common's `InferenceSession.SessionOptions`),
+ * passed through unread.
+ */
+export type OrtSessionOptions = object;
+
+/** The part of an ORT `Tensor` that petri-serve reads. */
+export interface OrtTensor {
+  /** The elements; a `Float32Array` for the graph's float outputs. */
+  readonly data: unknown;
+}
+
+/** The part of an ORT `InferenceSession` that {@link ModelSession} uses. */
+export interface OrtSession {
+  /** The graph's output names (`grad_marking` among them when it has gradients). */
+  readonly outputNames: readonly string[];
+  /** Runs the graph on tensors by input name; answers tensors by output name. */
+  run(feeds: Readonly<Record<string, OrtTensor>>): Promise<Readonly<Record<string, OrtTensor>>>;
+  /** Frees the session's resources. */
+  release(): Promise<void>;
+}
 
 /**
  * The part of an ONNX Runtime JavaScript module that petri-serve uses. The namespaces of
@@ -45,14 +68,14 @@ import { quoteId } from "./net/quote_id.ts";
 export interface OrtModule {
   /** Creates sessions from model bytes. */
   readonly InferenceSession: {
-    create(bytes: Uint8Array, options?: InferenceSession.SessionOptions): Promise<InferenceSession>;
+    create(bytes: Uint8Array, options?: OrtSessionOptions): Promise<OrtSession>;
   };
   /** Builds CPU tensors. */
   readonly Tensor: new (
     type: "float32" | "bool",
     data: Float32Array | readonly boolean[],
     dims: readonly number[],
-  ) => Tensor;
+  ) => OrtTensor;
 }
 
 /** The column order of a compiled net: its sorted place and transition ids. */
@@ -131,7 +154,7 @@ export interface RunOptions {
 /** Options of {@link ModelSession.create}. */
 export interface ModelSessionOptions {
   /** Passed to `InferenceSession.create`. */
-  readonly sessionOptions?: InferenceSession.SessionOptions;
+  readonly sessionOptions?: OrtSessionOptions;
   /**
    * Coalescing stops adding pending requests to a batch once it holds this many rows
    * (default 1024); a single larger request still runs as one batch.
@@ -181,7 +204,7 @@ export class ModelSession implements AsyncDisposable {
   }
 
   readonly #ort: OrtModule;
-  readonly #session: InferenceSession;
+  readonly #session: OrtSession;
   readonly #maxBatchRows: number;
   readonly #hasGradient: boolean;
   #pending: Pending[] = [];
@@ -191,7 +214,7 @@ export class ModelSession implements AsyncDisposable {
 
   private constructor(
     ort: OrtModule,
-    session: InferenceSession,
+    session: OrtSession,
     columns: NetColumns,
     maxBatchRows: number,
   ) {

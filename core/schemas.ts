@@ -36,6 +36,7 @@ import {
 } from "./schemas/parse.ts";
 
 export type {
+  AnySchema,
   ObjectSchema,
   RequestSchemas,
   ResponseSchemas,
@@ -44,7 +45,7 @@ export type {
 } from "./schemas/define.ts";
 export type { ParseResult, RequestKind, RequestTypes } from "./schemas/parse.ts";
 export { fromZodIssues, jsonInvalid, missingBody } from "./schemas/issues.ts";
-export type { ValidationIssue } from "./schemas/issues.ts";
+export type { ValidationIssue, ZodIssueLike } from "./schemas/issues.ts";
 
 /** The schemas, and the request parser built on them. */
 export interface Schemas extends SchemaSet {

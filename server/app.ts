@@ -73,7 +73,7 @@ export const DEFAULT_VERSION = "0.1.0";
  * DEFAULT_DESCRIPTION.includes("POST /counterfactual"); // true
  * ```
  */
-export const DEFAULT_DESCRIPTION =
+export const DEFAULT_DESCRIPTION: string =
   "Inference API for one trained Petri-net model. Six endpoints: GET /healthz (liveness and " +
   "size), GET /schema (the net's structure), POST /forward (transition and place " +
   "activations), POST /anomaly (trace scoring), POST /counterfactual (the smallest input " +

@@ -28,9 +28,12 @@ import { jsonResponse } from "./json.ts";
  * ```
  */
 export class HttpError extends Error {
+  /** Always `"HttpError"`. */
   override readonly name = "HttpError";
 
   /**
+   * Builds the error.
+   *
    * @param status the HTTP status
    * @param detail the `detail` of the answer
    * @param headers extra response headers (e.g. `Allow` for 405)
@@ -54,9 +57,14 @@ export class HttpError extends Error {
  * ```
  */
 export class ValidationError extends Error {
+  /** Always `"ValidationError"`. */
   override readonly name = "ValidationError";
 
-  /** @param issues FastAPI-shaped issues, at least one */
+  /**
+   * Builds the error and its message.
+   *
+   * @param issues FastAPI-shaped issues, at least one
+   */
   constructor(readonly issues: readonly ValidationIssue[]) {
     super(`The request body is invalid: ${issues.map((i) => i.msg).join("; ")}`);
   }

@@ -22,7 +22,9 @@ export type ZodToOpenApiModule = typeof ZodToOpenApi;
 
 /** How to import each lazily loaded package; the defaults are dynamic imports. */
 export interface PackageLoaders {
+  /** Imports zod (default `import("zod")`). */
   readonly zod?: () => Promise<ZodModule>;
+  /** Imports zod-to-openapi (default `import("@asteasolutions/zod-to-openapi")`). */
   readonly zodToOpenApi?: () => Promise<ZodToOpenApiModule>;
 }
 
@@ -43,9 +45,12 @@ export interface Packages {
  * ```
  */
 export class MissingPackageError extends Error {
+  /** Always `"MissingPackageError"`. */
   override readonly name = "MissingPackageError";
 
   /**
+   * Builds the error and its message.
+   *
    * @param packageName the npm name of the package
    * @param cause the import's error
    */

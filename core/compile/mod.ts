@@ -51,6 +51,7 @@ export interface CompileOptions {
 
 /** Size facts of a compiled graph, for inspection and benchmarks. */
 export interface CompiledModel {
+  /** The ONNX file (a serialised `ModelProto`). */
   readonly bytes: Uint8Array;
   /** ONNX nodes of the main graph (the forward pass). */
   readonly forwardNodes: number;

@@ -19,27 +19,37 @@ export type GuardOp = ">" | ">=" | "<" | "<=";
 
 /** A flow arc: place -> transition or transition -> place. */
 export interface Arc {
+  /** Source id: a place, or a transition for an output arc. */
   readonly from: string;
+  /** Target id: a transition, or a place for an output arc. */
   readonly to: string;
 }
 
 /** An inhibitor arc from a place to a transition (not part of the flow relation). */
 export interface InhibitorArc {
+  /** The inhibiting place. */
   readonly place: string;
+  /** The inhibited transition. */
   readonly transition: string;
 }
 
 /** A learnable soft guard on one input place's value channel. */
 export interface StructuralGuard {
+  /** The input place whose value channel the guard reads. */
   readonly place: string;
+  /** Which side of the threshold lets the transition fire. */
   readonly op: GuardOp;
+  /** The nominal threshold; the trained one is in {@link Parameters.guardThresholds}. */
   readonly value: number;
 }
 
 /** A constant token value produced on the arc `transition -> place`. */
 export interface ArcOutputValue {
+  /** The producing transition. */
   readonly transition: string;
+  /** The place that receives the value. */
   readonly place: string;
+  /** The token value produced. */
   readonly value: number;
 }
 
@@ -71,10 +81,13 @@ export interface PetriNet {
 
 /** Hyper-parameters that travel with a trained module. */
 export interface ModuleSettings {
+  /** Steepness of the firing and guard sigmoids (times each transition's rate for firing). */
   readonly sharpness: number;
   /** 0 = acyclic single pass; > 0 = time-unrolled for that many steps. */
   readonly numSteps: number;
+  /** Sigmoid or straight-through firing. */
   readonly firing: Firing;
+  /** Whether transitions sharing a preset compete through a softmax. */
   readonly routing: Routing;
 }
 
@@ -96,13 +109,21 @@ export type InputSpec = ReadonlyMap<string, InputSpecEntry>;
 
 /** A whole model description: the net, its module settings, parameters and sidecar material. */
 export interface PetriModel {
+  /** The net structure. */
   readonly net: PetriNet;
+  /** The module's hyper-parameters. */
   readonly module: ModuleSettings;
+  /** The trained parameters. */
   readonly parameters: Parameters;
+  /** The scenario's name (`scenario_name`), when the description has one. */
   readonly scenarioName?: string;
+  /** The scenario's description (`scenario_description`), when the description has one. */
   readonly scenarioDescription?: string;
+  /** The PETRA version that wrote the description (`petra_version`), when recorded. */
   readonly petraVersion?: string;
+  /** How each place's marking is derived from a trace (`input_marking_spec`). */
   readonly inputMarkingSpec: InputSpec;
+  /** How each place's value-channel input is derived from a trace (`input_values_spec`). */
   readonly inputValuesSpec: InputSpec;
 }
 

@@ -29,15 +29,21 @@ export type AnomalyEvent = Pick<TraceEvent, "name"> & Partial<Pick<TraceEvent, "
 
 /** An anomaly request: the marking and values the trace was observed under, and its events. */
 export interface AnomalyRequest {
+  /** Marking by place id; each supplied place is clamped to its number. */
   readonly input_marking: IdMap;
+  /** Value-channel inputs by place id; absent or null means no values. */
   readonly input_values?: IdMap | null;
+  /** The trace's events, in order (order and repetitions do not change the score). */
   readonly events: readonly AnomalyEvent[];
+  /** Trace-level attributes, carried along and not used for scoring. */
   readonly attributes?: ReadonlyMap<string, string>;
 }
 
 /** Residuals by scored transition id (sorted) and their sum. */
 export interface AnomalyResponse {
+  /** Sum of the residuals; higher is more anomalous. */
   readonly trace_score: number;
+  /** |predicted − observed| firing of each scored transition, by id. */
   readonly per_transition_residuals: ReadonlyMap<string, number>;
 }
 

@@ -38,9 +38,13 @@ export type FlipChannel = "marking" | "value";
 
 /** A counterfactual request; defaults as DESIGN.md §3. */
 export interface CounterfactualRequest {
+  /** Marking by place id; each supplied place is clamped to its number. */
   readonly input_marking: IdMap;
+  /** Value-channel inputs by place id; absent or null means no values. */
   readonly input_values?: IdMap | null;
+  /** The place whose input the search varies. */
   readonly flip_place: string;
+  /** The transition whose firing decision should flip. */
   readonly target_transition: string;
   /** Default `"marking"`. */
   readonly flip_channel?: FlipChannel;

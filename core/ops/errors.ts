@@ -13,9 +13,14 @@
 
 /** A request that is well-formed but does not fit the served net (HTTP 400). */
 export class RequestError extends Error {
+  /** Always `"RequestError"`. */
   override readonly name = "RequestError";
 
-  /** @param detail the message, as the `detail` of a 400 answer */
+  /**
+   * Builds the error.
+   *
+   * @param detail the message, as the `detail` of a 400 answer
+   */
   constructor(readonly detail: string) {
     super(detail);
   }

@@ -18,13 +18,17 @@ import type { IdMap, OpsModel } from "./model.ts";
 
 /** A forward request: the marking (clamping the places it names) and optional values. */
 export interface ForwardRequest {
+  /** Marking by place id; each supplied place is clamped to its number. */
   readonly input_marking: IdMap;
+  /** Value-channel inputs by place id; absent or null means no values. */
   readonly input_values?: IdMap | null;
 }
 
 /** Activations by id, in sorted id order. */
 export interface ForwardResponse {
+  /** Firing activation of each transition. */
   readonly transition_activations: ReadonlyMap<string, number>;
+  /** Activation of each place at the end of the pass. */
   readonly place_activations: ReadonlyMap<string, number>;
 }
 

@@ -18,9 +18,13 @@ import type { InputRow, OutputRow } from "../runtime.ts";
 
 /** A loaded model as the operations see it. */
 export interface OpsModel {
+  /** The net the model was compiled from. */
   readonly net: PetriNet;
+  /** The module settings the model was trained with. */
   readonly module: ModuleSettings;
+  /** The trained parameters. */
   readonly parameters: Parameters;
+  /** Presets, postsets, source places and softmax groups of {@link OpsModel.net}. */
   readonly structure: NetStructure;
   /** The transition's label, or its id when it has none. */
   label(transition: string): string;

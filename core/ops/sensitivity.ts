@@ -24,17 +24,25 @@ import type { IdMap, OpsModel } from "./model.ts";
 
 /** A sensitivity request: the base point and the transition to differentiate. */
 export interface SensitivityRequest {
+  /** Marking by place id; each supplied place is clamped to its number. */
   readonly input_marking: IdMap;
+  /** Value-channel inputs by place id; absent or null means no values. */
   readonly input_values?: IdMap | null;
+  /** The transition whose activation is differentiated. */
   readonly target_transition: string;
 }
 
 /** Gradients of the target's activation by place id, sorted. */
 export interface SensitivityResponse {
+  /** Echo of the request. */
   readonly target_transition: string;
+  /** Label of the target transition. */
   readonly target_label: string;
+  /** The target's activation at the base point. */
   readonly base_activation: number;
+  /** ∂activation/∂marking for every supplied place and every source place. */
   readonly marking_gradients: ReadonlyMap<string, number>;
+  /** ∂activation/∂value for every supplied value and every source place. */
   readonly value_gradients: ReadonlyMap<string, number>;
 }
 

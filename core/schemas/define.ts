@@ -24,25 +24,42 @@ import type * as Zod from "zod";
 /** The zod module (its namespace, as `import * as z from "zod"` gives it). */
 export type ZodModule = typeof Zod;
 
+// Reached through ZodModule, so that zod's types stay out of this package's API.
+
+/** Any zod schema (zod's `ZodType`). */
+export type AnySchema = InstanceType<ZodModule["ZodType"]>;
+
 /** An object schema whose fields are zod schemas (what a form builder walks). */
-export type ObjectSchema = Zod.ZodObject<Record<string, Zod.ZodType>>;
+export interface ObjectSchema extends InstanceType<ZodModule["ZodObject"]> {
+  /** The field schemas, by field name. */
+  shape: Record<string, AnySchema>;
+}
 
 /** The four request bodies, by operation. */
 export interface RequestSchemas {
+  /** `POST /forward`'s body. */
   readonly forward: ObjectSchema;
+  /** `POST /anomaly`'s body. */
   readonly anomaly: ObjectSchema;
+  /** `POST /counterfactual`'s body. */
   readonly counterfactual: ObjectSchema;
+  /** `POST /sensitivity`'s body. */
   readonly sensitivity: ObjectSchema;
 }
 
 /** The six response bodies and the error bodies. */
 export interface ResponseSchemas {
+  /** `GET /healthz`'s answer. */
   readonly health: ObjectSchema;
+  /** `GET /schema`'s answer. */
   readonly schema: ObjectSchema;
+  /** `POST /forward`'s answer. */
   readonly forward: ObjectSchema;
+  /** `POST /anomaly`'s answer. */
   readonly anomaly: ObjectSchema;
   /** A union: the found answer, or only `found` and `target_transition` (D6). */
-  readonly counterfactual: Zod.ZodType;
+  readonly counterfactual: AnySchema;
+  /** `POST /sensitivity`'s answer. */
   readonly sensitivity: ObjectSchema;
   /** `{"detail": "..."}`: 400, 404, 405, 408, 413. */
   readonly httpError: ObjectSchema;
@@ -52,7 +69,9 @@ export interface ResponseSchemas {
 
 /** Every schema of the HTTP surface. */
 export interface SchemaSet {
+  /** The request bodies. */
   readonly requests: RequestSchemas;
+  /** The response and error bodies. */
   readonly responses: ResponseSchemas;
 }
 

@@ -18,9 +18,11 @@ export interface ValidationIssue {
   readonly type: string;
   /** `"body"`, then the keys and indexes leading to the problem. */
   readonly loc: readonly (string | number)[];
+  /** pydantic's human-readable message, e.g. `Field required`. */
   readonly msg: string;
   /** The offending value (for `missing`: the object that lacks the field). */
   readonly input?: unknown;
+  /** Details the message draws on, e.g. `expected` for `literal_error`. */
   readonly ctx?: Readonly<Record<string, unknown>>;
 }
 
@@ -28,15 +30,25 @@ export interface ValidationIssue {
  * The parts of a zod issue this module reads (zod's issue types all fit it).
  */
 export interface ZodIssueLike {
+  /** zod's issue code, e.g. `invalid_type` or `too_small`. */
   readonly code: string;
+  /** The keys and indexes leading to the problem (without `"body"`). */
   readonly path: readonly PropertyKey[];
+  /** zod's message, used when no pydantic message fits. */
   readonly message: string;
+  /** The offending value, when zod reports it. */
   readonly input?: unknown;
+  /** The expected type (`invalid_type`). */
   readonly expected?: unknown;
+  /** The allowed values (`invalid_value`). */
   readonly values?: readonly unknown[];
+  /** The kind of value a size check applies to (`too_big`, `too_small`), e.g. `array`. */
   readonly origin?: string;
+  /** The lower bound (`too_small`). */
   readonly minimum?: unknown;
+  /** The upper bound (`too_big`). */
   readonly maximum?: unknown;
+  /** Whether the bound itself is allowed (`too_big`, `too_small`). */
   readonly inclusive?: boolean;
 }
 

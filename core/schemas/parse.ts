@@ -32,9 +32,13 @@ import { fromZodIssues, type ValidationIssue, type ZodIssueLike } from "./issues
 
 /** The request type of each operation, as `core/ops` takes it. */
 export interface RequestTypes {
+  /** The `forward` operation's request. */
   readonly forward: ForwardRequest;
+  /** The `anomaly` operation's request. */
   readonly anomaly: AnomalyRequest;
+  /** The `counterfactual` operation's request. */
   readonly counterfactual: CounterfactualRequest;
+  /** The `sensitivity` operation's request. */
   readonly sensitivity: SensitivityRequest;
 }
 
