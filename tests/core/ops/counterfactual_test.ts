@@ -7,40 +7,16 @@
  */
 
 import assert from "node:assert/strict";
-import { compileBundle, loadBundle, type Model } from "../../../core/bundle.ts";
-import { parseModelDescription } from "../../../core/net/parse.ts";
+import type { Model } from "../../../core/bundle.ts";
 import { counterfactual } from "../../../core/ops/counterfactual.ts";
 import { RequestError } from "../../../core/ops/errors.ts";
-import { ORT } from "../../ort.ts";
+import { openModel, xorDescription } from "../../server/models.ts";
 
 /** SEMANTICS.md §9's XOR fixture, with a chosen firing rule. */
-async function xor(firing: "sigmoid" | "ste"): Promise<Model> {
-  const description = parseModelDescription({
-    format: "petri-net-model/1",
-    net: {
-      places: ["p_a", "p_b", "p_in"],
-      transitions: ["t_a", "t_b"],
-      arcs: [
-        { from: "p_in", to: "t_a" },
-        { from: "p_in", to: "t_b" },
-        { from: "t_a", to: "p_a" },
-        { from: "t_b", to: "p_b" },
-      ],
-      labels: { t_a: "Path A", t_b: "Path B" },
-    },
-    module: { sharpness: 8, firing },
-    parameters: {
-      arc_weights: [
-        { from: "p_in", to: "t_a", weight: 1 },
-        { from: "p_in", to: "t_b", weight: 1 },
-        { from: "t_a", to: "p_a", weight: 1 },
-        { from: "t_b", to: "p_b", weight: 1 },
-      ],
-      transition_thresholds: { t_a: 0.3, t_b: 0.7 },
-    },
-  });
-  const files = await compileBundle(description, {});
-  return loadBundle(ORT, { ...files, onnxName: "xor.onnx", sidecarName: "xor.onnx.meta.json" });
+function xor(firing: "sigmoid" | "ste"): Promise<Model> {
+  const description = xorDescription();
+  description.module.firing = firing;
+  return openModel(description);
 }
 
 const base = { input_marking: new Map([["p_in", 0]]), flip_place: "p_in" } as const;
