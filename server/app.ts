@@ -191,7 +191,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     has_silent_transitions: net.silentTransitions.length > 0,
     has_structural_guards: net.structuralGuards.size > 0,
   });
-  const openApiText = stringifyJson(buildOpenApiDocument(schemas, zodToOpenApi, info));
+  const openApiText = stringifyJson(buildOpenApiDocument(schemas, zodToOpenApi, info, limits));
   const docsHtml = docsPage(info);
 
   const operation = <K extends RequestKind>(

@@ -88,7 +88,7 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
       reject(
         new HttpError(
           408,
-          `The request body did not arrive within ${formatSeconds(limits.timeoutMs)}`,
+          lateBodyDetail(limits.timeoutMs),
           // Deno.serve adds this itself for 413, not for 408.
           { connection: "close" },
         ),
@@ -114,7 +114,33 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
 }
 
 function tooLarge(maxBytes: number): HttpError {
-  return new HttpError(413, `The request body is larger than the limit of ${maxBytes} bytes`);
+  return new HttpError(413, tooLargeDetail(maxBytes));
+}
+
+/**
+ * The 413 detail for a body over `maxBytes`.
+ *
+ * @example
+ * ```ts
+ * import { tooLargeDetail } from "./body.ts";
+ * tooLargeDetail(1024); // "The request body is larger than the limit of 1024 bytes"
+ * ```
+ */
+export function tooLargeDetail(maxBytes: number): string {
+  return `The request body is larger than the limit of ${maxBytes} bytes`;
+}
+
+/**
+ * The 408 detail for a body that has not arrived within `timeoutMs`.
+ *
+ * @example
+ * ```ts
+ * import { lateBodyDetail } from "./body.ts";
+ * lateBodyDetail(30_000); // "The request body did not arrive within 30 s"
+ * ```
+ */
+export function lateBodyDetail(timeoutMs: number): string {
+  return `The request body did not arrive within ${formatSeconds(timeoutMs)}`;
 }
 
 function formatSeconds(ms: number): string {

@@ -12,7 +12,7 @@
  *   title: "Petri-net Inference REST API",
  *   version: "0.1.0",
  *   description: "Six endpoints",
- * });
+ * }, { maxBytes: 1 << 20, timeoutMs: 30_000 });
  * Object.keys(document.paths); // ["/healthz", "/schema", "/forward", ...]
  * ```
  *
@@ -21,6 +21,7 @@
 
 import type { Schemas } from "../core/schemas.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
+import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./body.ts";
 
 /** The `info` block of the document. */
 export interface ApiInfo {
@@ -39,7 +40,7 @@ export interface OpenApiDocument {
 
 /**
  * Generates the document: every operation with its request body, its answer and its error
- * answers (400, 413 and 422 for the POST operations).
+ * answers (400, 408, 413 and 422 for the POST operations, with the limits the server enforces).
  *
  * @example
  * ```ts
@@ -52,7 +53,7 @@ export interface OpenApiDocument {
  *   title: "t",
  *   version: "1",
  *   description: "d",
- * });
+ * }, { maxBytes: 1024, timeoutMs: 30_000 });
  * doc.openapi; // "3.1.0"
  * ```
  */
@@ -60,6 +61,7 @@ export function buildOpenApiDocument(
   schemas: Schemas,
   zodToOpenApi: ZodToOpenApiModule,
   info: ApiInfo,
+  limits: BodyLimits,
 ): OpenApiDocument {
   const { OpenAPIRegistry, OpenApiGeneratorV31 } = zodToOpenApi;
   const { requests, responses } = schemas;
@@ -107,9 +109,10 @@ export function buildOpenApiDocument(
       responses: {
         200: json(summary, body),
         400: httpError(badRequest.description, badRequest.detail),
+        408: httpError("The body did not arrive in time", lateBodyDetail(limits.timeoutMs)),
         413: httpError(
           "The body is larger than the server's limit",
-          "The request body is larger than the limit of 1048576 bytes",
+          tooLargeDetail(limits.maxBytes),
         ),
         422: json(
           "The body is not JSON or does not match the request schema",

@@ -24,7 +24,12 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 Deno.test("/openapi.json documents the six operations, their bodies and errors", async () => {
   await using model = await openModel(xorDescription());
-  const app = await createApp(model, { title: "Loans", version: "1.2.3", description: "About" });
+  const app = await createApp(model, {
+    title: "Loans",
+    version: "1.2.3",
+    description: "About",
+    maxBodyBytes: 5000,
+  });
   const { status, body: doc } = await get(app, "/openapi.json");
   equal(status, 200);
   equal(doc.openapi, "3.1.0");
@@ -38,10 +43,14 @@ Deno.test("/openapi.json documents the six operations, their bodies and errors",
     if (request === undefined) continue;
     equal(operation.requestBody.required, true);
     deepEqual(operation.requestBody.content["application/json"].schema, ref(request));
-    deepEqual(Object.keys(operation.responses), ["200", "400", "413", "422"]);
-    for (const code of ["400", "413"]) {
+    deepEqual(Object.keys(operation.responses), ["200", "400", "408", "413", "422"]);
+    for (const code of ["400", "408", "413"]) {
       deepEqual(operation.responses[code].content["application/json"].schema, ref("HTTPError"));
     }
+    // The examples state the limits this server enforces.
+    deepEqual(operation.responses["413"].content["application/json"].example, {
+      detail: "The request body is larger than the limit of 5000 bytes",
+    });
     deepEqual(
       operation.responses["422"].content["application/json"].schema,
       ref("HTTPValidationError"),
