@@ -20,6 +20,7 @@
  */
 
 import { replaceSection } from "./batch_rss.ts";
+import { startServerProcess } from "../tests/serve/server_process.ts";
 import type { LoadPlan, Measurement } from "./http_client.ts";
 
 const ROOT = new URL("../", import.meta.url);
@@ -262,51 +263,6 @@ function coalescing(rows: readonly Row[]): string[] {
   ];
 }
 
-/** A server process of the example (`cli.ts serve` or its counted twin), on a free port. */
-interface ServeProcess extends AsyncDisposable {
-  readonly origin: string;
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number>;
-}
-
-async function startServe(args: readonly string[]): Promise<ServeProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...args],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  let exited = false;
-  const status = child.status.then((s) => {
-    exited = true;
-    return s;
-  });
-  let stderr = "";
-  let gotLine!: () => void;
-  const firstLine = new Promise<void>((resolve) => (gotLine = resolve));
-  const collected = (async () => {
-    for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) {
-      stderr += text;
-      if (stderr.includes("\n")) gotLine();
-    }
-    gotLine();
-  })();
-  await firstLine;
-  const origin = /http:\/\/127\.0\.0\.1:\d+/.exec(stderr.split("\n")[0]!)?.[0];
-  const stop = async () => {
-    if (!exited) child.kill("SIGTERM");
-    const [{ code }] = await Promise.all([status, collected]);
-    return code;
-  };
-  if (origin === undefined) {
-    await stop();
-    throw new Error(`deno ${args.join(" ")} did not start: ${stderr}`);
-  }
-  return { origin, stop, [Symbol.asyncDispose]: async () => void await stop() };
-}
-
 /**
  * ORT runs per request of one cell's load on the counted twin (a short run, no warm-up: its
  * throughput is not reported).
@@ -350,8 +306,8 @@ if (import.meta.main) {
   const rows: Row[] = [];
   let exitCode: number;
   try {
-    await using serve = await startServe(["run", "-A", "cli.ts", "serve", "--port", "0"]);
-    await using counted = await startServe(["run", "-A", "bench/http_serve_counted.ts"]);
+    await using serve = await startServerProcess(["run", "-A", "cli.ts", "serve", "--port", "0"]);
+    await using counted = await startServerProcess(["run", "-A", "bench/http_serve_counted.ts"]);
     const echoOrigin = `http://127.0.0.1:${echo.addr.port}`;
     for (const endpoint of ENDPOINTS) {
       for (const body of BODIES[endpoint]) {
@@ -377,7 +333,8 @@ if (import.meta.main) {
         );
       }
     }
-    exitCode = await serve.stop();
+    serve.kill("SIGTERM");
+    exitCode = (await serve.finished()).code;
   } finally {
     await echo.shutdown();
   }
