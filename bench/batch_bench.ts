@@ -10,7 +10,7 @@
 
 import * as ort from "onnxruntime-web";
 import { type AnomalyRequest, scoreTraces } from "../core/ops/anomaly.ts";
-import { EXAMPLE_BUNDLE_URL, readBundle } from "../server/bundle_files.ts";
+import { EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
 
 ort.env.wasm.numThreads = 1;
 

@@ -11,10 +11,10 @@
  * @module
  */
 
-import { loadOrt } from "../cli/ort.ts";
+import { loadOrt } from "../adapter/deno/ort.ts";
 import { PACKAGE_VERSION } from "../core/version.ts";
-import { EXAMPLE_BUNDLE_URL, readBundle } from "../server/bundle_files.ts";
-import { listen } from "../server/listen.ts";
+import { EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
+import { listen } from "../adapter/deno/listen.ts";
 import { createApp } from "../server/mod.ts";
 
 await using model = await readBundle(await loadOrt(), EXAMPLE_BUNDLE_URL);

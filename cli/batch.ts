@@ -40,10 +40,10 @@ import {
   TraceReadError,
 } from "../core/traces/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";
-import { readBundle, resolveBundlePath } from "../server/bundle_files.ts";
+import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, InputError } from "./command.ts";
-import { loadOrt } from "./ort.ts";
+import { loadOrt } from "../adapter/deno/ort.ts";
 
 const FORMATS = ["auto", "xes", "csv", "json"] as const;
 const DEFAULT_BATCH_SIZE = 256;

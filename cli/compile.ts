@@ -17,7 +17,7 @@
 import { compileBundle } from "../core/bundle.ts";
 import { ModelDescriptionError, parseModelDescription } from "../core/net/parse.ts";
 import type { PetriModel } from "../core/net/types.ts";
-import { writeBundle } from "../server/bundle_files.ts";
+import { writeBundle } from "../adapter/deno/bundle_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type Command, InputError } from "./command.ts";
 

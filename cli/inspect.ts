@@ -16,10 +16,10 @@
 
 import type { Model, SidecarSpecEntry } from "../core/bundle.ts";
 import { quoteId } from "../core/net/quote_id.ts";
-import { readBundle, resolveBundlePath } from "../server/bundle_files.ts";
+import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
-import { loadOrt } from "./ort.ts";
+import { loadOrt } from "../adapter/deno/ort.ts";
 
 const HELP = `Usage: cli.ts inspect BUNDLE
 

@@ -14,12 +14,12 @@
  */
 
 import { PACKAGE_VERSION } from "../core/version.ts";
-import { EXAMPLE_BUNDLE_URL, readBundle, resolveBundlePath } from "../server/bundle_files.ts";
-import { listen } from "../server/listen.ts";
+import { EXAMPLE_BUNDLE_URL, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
+import { listen } from "../adapter/deno/listen.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
-import { loadOrt } from "./ort.ts";
+import { loadOrt } from "../adapter/deno/ort.ts";
 
 const OPTIONS = {
   host: { type: "string" },

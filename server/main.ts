@@ -12,9 +12,9 @@
 
 import * as ort from "onnxruntime-web";
 import { PACKAGE_VERSION } from "../core/version.ts";
-import { EXAMPLE_BUNDLE_URL, readBundle } from "./bundle_files.ts";
+import { EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
 import { createApp } from "./mod.ts";
-import { playgroundHandler } from "../web/serve_static.ts";
+import { playgroundHandler } from "../adapter/deno/serve_static.ts";
 
 ort.env.wasm.numThreads = 1;
 

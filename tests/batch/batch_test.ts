@@ -249,7 +249,7 @@ Deno.test("batch writes attribute keys such as __proto__ and non-ASCII text as P
 
 Deno.test("batch writes the same bytes to stdout and --output, whatever --batch-size", async () => {
   await withTempDir(async (dir) => {
-    const log = new URL("../shared/conformance/credit_approval_coloured/traces.json", ROOT)
+    const log = new URL("tests/fixtures/conformance/credit_approval_coloured/traces.json", ROOT)
       .pathname;
     const stdout = await batch([CREDIT_BUNDLE, "--traces", log]);
     assert.equal(stdout.code, 0, stdout.stderr);
@@ -267,7 +267,7 @@ Deno.test("batch writes the same bytes to stdout and --output, whatever --batch-
 });
 
 Deno.test("batch --quiet (or a pipe) prints only the summary line on stderr", async () => {
-  const log = new URL("../shared/conformance/rest_serving/traces.csv", ROOT).pathname;
+  const log = new URL("tests/fixtures/conformance/rest_serving/traces.csv", ROOT).pathname;
   for (const flags of [["--quiet"], ["-q"], []]) {
     const result = await batch(["examples/rest_serving", "--traces", log, ...flags]);
     assert.equal(result.code, 0, result.stderr);

@@ -1,5 +1,5 @@
 /**
- * Replays PETRA's `score` command: for every model of ../shared/conformance, `cli.ts batch`
+ * Replays PETRA's `score` command: for every model of tests/fixtures/conformance, `cli.ts batch`
  * (run with `--allow-read` only) on its traces.json, traces.csv and traces.xes must print
  * PETRA's score.json, score_csv.json and score_xes.json: the same text line by line once the
  * numbers are blanked out (layout, key order, attributes, error entries), and every number

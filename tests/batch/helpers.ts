@@ -16,14 +16,14 @@
 import assert from "node:assert/strict";
 import { compileBundle } from "../../core/bundle.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
-import { writeBundle } from "../../server/bundle_files.ts";
+import { writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { runDeno, type RunResult } from "../run_deno.ts";
 
 /** The repository root (the subprocesses' working directory). */
 export const ROOT = new URL("../../", import.meta.url);
 
 /** The conformance data recorded from PETRA. */
-export const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.url);
+export const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
 
 /** The credit-approval example bundle (a directory holding one bundle). */
 export const CREDIT_BUNDLE = "examples/credit_approval_coloured";

@@ -1,5 +1,5 @@
 /**
- * Replays the recorded exchanges of `../shared/conformance/<model>/exchanges.jsonl` and checks
+ * Replays the recorded exchanges of `tests/fixtures/conformance/<model>/exchanges.jsonl` and checks
  * answers by their `expect.compare` rule, exactly as the conformance README describes. It
  * works on any `Response`: the server tests call `app.fetch`, the `serve` tests a real socket.
  *
@@ -7,7 +7,7 @@
  * ```ts
  * import { checkExchange, exchangeRequest, readExchanges } from "./check_exchange.ts";
  * declare const app: { fetch(request: Request): Promise<Response> };
- * const dir = new URL("../../../shared/conformance/rest_serving/", import.meta.url);
+ * const dir = new URL("../fixtures/conformance/rest_serving/", import.meta.url);
  * for (const exchange of await readExchanges(dir)) {
  *   const request = exchangeRequest(exchange, "http://localhost");
  *   if (!request) continue; // compare "skip"
@@ -62,7 +62,7 @@ export interface CheckContext {
  * @example
  * ```ts
  * import { readExchanges } from "./check_exchange.ts";
- * const dir = new URL("../../../shared/conformance/paint_shop/", import.meta.url);
+ * const dir = new URL("../fixtures/conformance/paint_shop/", import.meta.url);
  * (await readExchanges(dir)).length > 0; // true
  * ```
  */

@@ -22,7 +22,7 @@ import { loadSchemas, type RequestKind, type Schemas } from "../../core/schemas.
 import { checkExchange, describeExchange, readExchanges } from "../conformance/check_exchange.ts";
 import { ORT } from "../ort.ts";
 
-const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.url);
+const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
 const MODELS = [
   "rest_serving",
   "credit_approval_coloured",

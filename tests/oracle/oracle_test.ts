@@ -1,6 +1,6 @@
 /**
  * Tests of the oracle itself: hand-computed numbers from SEMANTICS.md, PETRA's recorded
- * `/forward` and `/sensitivity` answers in `../shared/conformance`, and property tests on random
+ * `/forward` and `/sensitivity` answers in `tests/fixtures/conformance`, and property tests on random
  * nets (reverse-mode gradients against central finite differences; float32 emulation against
  * float64; feature coverage of the generator).
  *
@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { arcKey, compareIds, type GuardOp, type PetriModel } from "../../core/net/types.ts";
 import {
@@ -28,8 +29,6 @@ import {
   type RandomCase,
   randomCase,
 } from "./random_net.ts";
-
-const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.url);
 
 function close(actual: number, expected: number, atol: number, rtol = 0): boolean {
   return Math.abs(actual - expected) <= atol + rtol * Math.abs(expected);
@@ -413,9 +412,8 @@ async function conformanceModels(): Promise<
   { name: string; model: PetriModel; exchanges: Exchange[] }[]
 > {
   const out = [];
-  for await (const entry of Deno.readDir(CONFORMANCE)) {
-    if (!entry.isDirectory) continue;
-    const dir = new URL(`${entry.name}/`, CONFORMANCE);
+  for (const name of RECORDED_MODELS) {
+    const dir = new URL(`${name}/`, CONFORMANCE);
     const model = parseModelDescription(
       JSON.parse(await Deno.readTextFile(new URL("model.json", dir))),
     );
@@ -423,7 +421,7 @@ async function conformanceModels(): Promise<
       .split("\n")
       .filter((line) => line.trim() !== "")
       .map((line) => JSON.parse(line) as Exchange);
-    out.push({ name: entry.name, model, exchanges });
+    out.push({ name, model, exchanges });
   }
   return out.sort((a, b) => compareIds(a.name, b.name));
 }

@@ -1,6 +1,6 @@
 /**
  * `cli.ts serve` and `server/main.ts` as real processes on real sockets: every recorded
- * exchange of ../shared/conformance replayed over HTTP against a served bundle, the embedded
+ * exchange of tests/fixtures/conformance replayed over HTTP against a served bundle, the embedded
  * example, draining on SIGINT, clean exits on SIGTERM, usage errors, and the Deno Deploy entry
  * with only read, env and net permissions.
  *
@@ -19,9 +19,9 @@ import {
   readExchanges,
 } from "../conformance/check_exchange.ts";
 import { startServerProcess, tempDir } from "./server_process.ts";
-import { buildWeb } from "../../web/build.ts";
+import { buildWeb } from "../../adapter/deno/build_web.ts";
 
-const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.url);
+const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
 
 /** Every folder of the conformance data that holds a model. */
 const MODELS = [...Deno.readDirSync(CONFORMANCE)]

@@ -1,5 +1,5 @@
 /**
- * Replays every recorded exchange of ../shared/conformance against `createApp` (no socket),
+ * Replays every recorded exchange of tests/fixtures/conformance against `createApp` (no socket),
  * one step per exchange, and checks each answer by its `expect.compare` rule; every 200
  * answer of an operation must also match its response schema.
  *

@@ -19,8 +19,8 @@ import { parseModelDescription } from "../../core/net/parse.ts";
 import type { PetriModel } from "../../core/net/types.ts";
 import { ORT } from "../ort.ts";
 
-/** The conformance data of ../shared (one folder per model). */
-export const CONFORMANCE = new URL("../../../shared/conformance/", import.meta.url);
+/** The recorded PETRA conformance data in tests/fixtures (one folder per model). */
+export const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
 
 /** The conformance models, by folder name. */
 export const CONFORMANCE_MODELS = [

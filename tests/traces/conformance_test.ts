@@ -1,5 +1,5 @@
 /**
- * Replays ../shared/conformance: every model's traces.json / traces.csv / traces.xes read
+ * Replays tests/fixtures/conformance: every model's traces.json / traces.csv / traces.xes read
  * with our readers must give the traces PETRA's `score` gave (score.json / score_csv.json /
  * score_xes.json: the same attributes, in the same order), and resolving the model's input
  * specs must fail exactly where PETRA's output has an `error`, with the same text.
@@ -8,12 +8,13 @@
  */
 
 import assert from "node:assert/strict";
+import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { compareIds } from "../../core/net/types.ts";
 import { readTraces } from "../../core/traces/read.ts";
 import { resolveTraceInputs, SpecError, specErrorEntry } from "../../core/traces/specs.ts";
 
-const ROOT = new URL("../../../shared/conformance/", import.meta.url);
+const ROOT = CONFORMANCE;
 
 interface ScoreEntry {
   trace_index: number;
@@ -27,10 +28,7 @@ const PAIRS: [string, string][] = [
   ["traces.xes", "score_xes.json"],
 ];
 
-const models = [...Deno.readDirSync(ROOT)]
-  .filter((entry) => entry.isDirectory)
-  .map((entry) => entry.name)
-  .sort();
+const models = RECORDED_MODELS;
 
 async function readJson(url: URL): Promise<unknown> {
   return JSON.parse(await Deno.readTextFile(url));

@@ -324,7 +324,7 @@ Deno.test("readCsvTraces() gives the same traces however the bytes are chunked",
 });
 
 Deno.test("readCsvTraces() closes the file when the consumer stops early", async () => {
-  const path = new URL("../../../shared/conformance/paint_shop/traces.csv", import.meta.url);
+  const path = new URL("../fixtures/conformance/paint_shop/traces.csv", import.meta.url);
   const opened: Deno.FsFile[] = [];
   const open = () => {
     const file = Deno.openSync(path);

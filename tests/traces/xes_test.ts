@@ -201,7 +201,7 @@ Deno.test("readXesTraces() yields traces before a later fault, then throws", asy
 });
 
 Deno.test("readXesTraces() closes the file when the consumer stops early", async () => {
-  const path = new URL("../../../shared/conformance/rest_serving/traces.xes", import.meta.url);
+  const path = new URL("../fixtures/conformance/rest_serving/traces.xes", import.meta.url);
   const file = await Deno.open(path);
   for await (const trace of readXesTraces(file.readable)) {
     assert.ok(trace.attributes.has("concept:name"));

@@ -3,7 +3,7 @@ import { parseModelDescription } from "../../core/net/parse.ts";
 import { BAR_SIZE, type LaidNode, layoutNet, PLACE_RADIUS } from "../../web/layout.ts";
 
 const TRIAGE = new URL(
-  "../../../shared/conformance/triage_softmax_ste/model.json",
+  "../fixtures/conformance/triage_softmax_ste/model.json",
   import.meta.url,
 );
 const { net } = parseModelDescription(JSON.parse(await Deno.readTextFile(TRIAGE)));

@@ -33,7 +33,7 @@ import { EXAMPLE_ONNX, startSite } from "./site.ts";
 
 const ARTIFACTS = new URL("../artifacts/", import.meta.url);
 const TRIAGE = new URL(
-  "../../../shared/conformance/triage_softmax_ste/model.json",
+  "../fixtures/conformance/triage_softmax_ste/model.json",
   import.meta.url,
 );
 

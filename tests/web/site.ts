@@ -18,8 +18,8 @@ import "../ort.ts";
 import * as ort from "onnxruntime-web";
 import { loadBundle, type Model } from "../../core/bundle.ts";
 import { createApp } from "../../server/mod.ts";
-import { buildWeb, type BuiltSite } from "../../web/build.ts";
-import { playgroundHandler } from "../../web/serve_static.ts";
+import { buildWeb, type BuiltSite } from "../../adapter/deno/build_web.ts";
+import { playgroundHandler } from "../../adapter/deno/serve_static.ts";
 
 /** The example bundle the page loads by default. */
 export const EXAMPLE_ONNX = new URL(

@@ -22,7 +22,7 @@
 export const PLAYGROUND_PREFIX = "/playground";
 
 /** Where `deno task build:web` writes the site: `dist/web/` beside `deno.json`. */
-export const PLAYGROUND_DIST: URL = new URL("../dist/web/", import.meta.url);
+export const PLAYGROUND_DIST: URL = new URL("../../dist/web/", import.meta.url);
 
 /** Options of {@link playgroundHandler}. */
 export interface PlaygroundOptions {

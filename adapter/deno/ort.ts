@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { OrtModule } from "../core/runtime.ts";
+import type { OrtModule } from "../../core/runtime.ts";
 
 /**
  * Imports `onnxruntime-web` and sets `env.wasm.numThreads = 1`.

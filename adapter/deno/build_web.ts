@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import { buildWeb } from "./build.ts";
+ * import { buildWeb } from "./build_web.ts";
  * const site = await buildWeb({ outDir: "dist/web" });
  * site.jsBytes < 1024 * 1024; // true
  * ```
@@ -16,7 +16,7 @@
  * @module
  */
 
-import { WASM_FILES } from "./backends.ts";
+import { WASM_FILES } from "../../web/backends.ts";
 
 /** The limit on the site's JavaScript (all chunks, before gzip; the `.wasm` files excluded). */
 export const MAX_JS_BYTES = 1024 * 1024;
@@ -49,8 +49,8 @@ export interface BuiltSite {
   readonly wasmBytes: number;
 }
 
-const ROOT = new URL("../", import.meta.url);
-const WEB = new URL("./", import.meta.url);
+const ROOT = new URL("../../", import.meta.url);
+const WEB = new URL("web/", ROOT);
 const EXAMPLE = new URL("examples/credit_approval_coloured/credit_approval_coloured.onnx", ROOT);
 const STATIC_FILES = ["index.html", "style.css"];
 
@@ -62,7 +62,7 @@ const STATIC_FILES = ["index.html", "style.css"];
  *
  * @example
  * ```ts
- * import { buildWeb } from "./build.ts";
+ * import { buildWeb } from "./build_web.ts";
  * const { outDir, files } = await buildWeb({ outDir: await Deno.makeTempDir() });
  * files.some((f) => f.path === "ort/ort-wasm-simd-threaded.wasm"); // true
  * ```

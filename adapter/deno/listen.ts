@@ -21,7 +21,7 @@
  * @module
  */
 
-import { playgroundHandler } from "../web/serve_static.ts";
+import { playgroundHandler } from "./serve_static.ts";
 
 /** Where and how to listen. */
 export interface ListenOptions {

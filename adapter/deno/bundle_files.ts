@@ -15,8 +15,8 @@
  * @module
  */
 
-import { BundleError, loadBundle, type LoadOptions, type Model } from "../core/bundle.ts";
-import type { OrtModule } from "../core/runtime.ts";
+import { BundleError, loadBundle, type LoadOptions, type Model } from "../../core/bundle.ts";
+import type { OrtModule } from "../../core/runtime.ts";
 
 /**
  * The embedded example bundle (the credit-approval model), read with {@link readBundle}; it
@@ -29,7 +29,7 @@ import type { OrtModule } from "../core/runtime.ts";
  * ```
  */
 export const EXAMPLE_BUNDLE_URL: URL = new URL(
-  "../examples/credit_approval_coloured/credit_approval_coloured.onnx",
+  "../../examples/credit_approval_coloured/credit_approval_coloured.onnx",
   import.meta.url,
 );
 
@@ -127,9 +127,9 @@ export interface WrittenBundle {
  *
  * @example
  * ```ts
- * import { compileBundle } from "../core/bundle.ts";
+ * import { compileBundle } from "../../core/bundle.ts";
  * import { writeBundle } from "./bundle_files.ts";
- * declare const petriModel: import("../core/net/types.ts").PetriModel;
+ * declare const petriModel: import("../../core/net/types.ts").PetriModel;
  * await writeBundle("out/model.onnx", await compileBundle(petriModel));
  * ```
  */

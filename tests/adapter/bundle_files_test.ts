@@ -12,7 +12,7 @@ import {
   readBundle,
   resolveBundlePath,
   writeBundle,
-} from "../../server/bundle_files.ts";
+} from "../../adapter/deno/bundle_files.ts";
 import { assertRejectsWith, exampleModel, ORT } from "../core/fixtures.ts";
 
 const SAVED_AT = new Date("2026-11-21T13:06:09Z");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { playgroundHandler } from "../../web/serve_static.ts";
+import { playgroundHandler } from "../../adapter/deno/serve_static.ts";
 
 async function withSite(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "petri-static-" });
