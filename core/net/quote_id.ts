@@ -1,6 +1,6 @@
 /**
  * Quotes an id the way Python's `repr` quotes a string, so messages name ids exactly as PETRA
- * (and SEMANTICS.md D1) does: `'p_x'`, or `"it's"` for an id holding a single quote.
+ * (and docs/semantics.md D1) does: `'p_x'`, or `"it's"` for an id holding a single quote.
  *
  * @example
  * ```ts

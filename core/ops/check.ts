@@ -1,6 +1,6 @@
 /**
- * Checks that a request's ids fit the net, with the 400 details of DESIGN.md §3 and
- * SEMANTICS.md D1.
+ * Checks that a request's ids fit the net, with the 400 details of docs/http_api.md (Errors) and
+ * docs/semantics.md D1.
  *
  * @example
  * ```ts

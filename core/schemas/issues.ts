@@ -1,5 +1,5 @@
 /**
- * Validation issues in FastAPI's 422 shape (SEMANTICS.md Part B §6.1):
+ * Validation issues in FastAPI's 422 shape (docs/http_api.md, Errors):
  * `{"type", "loc": ["body", ...], "msg", "input"?, "ctx"?}`, with pydantic v2's types and
  * messages where a zod issue has a pydantic counterpart.
  *

@@ -1,5 +1,5 @@
 /**
- * Streams traces out of a CSV event table (SEMANTICS.md §7.4): one row per event, a header
+ * Streams traces out of a CSV event table (docs/batch.md, Input formats): one row per event, a header
  * naming the case column (default `case_id`) and the activity column (default `activity`;
  * pm4py's `case:concept:name` / `concept:name` when the defaults are absent). Rows group into
  * traces by case id, in first-seen order, wherever a case's rows are. Each row is an event

@@ -1,9 +1,9 @@
 /**
- * Streams traces out of a JSON trace file (SEMANTICS.md §7.4): the top level is a list; each
+ * Streams traces out of a JSON trace file (docs/batch.md, Input formats): the top level is a list; each
  * entry is an object `{"attributes"?: {...}, "events": [...]}` whose events are names
  * (strings) or objects `{"name": "...", "attributes"?: {...}}`. Attribute values that are not
  * strings become their JSON text (`5000` -> `"5000"`, `true` -> `"true"`, `null` -> `"null"`,
- * SEMANTICS.md D14).
+ * docs/semantics.md D14).
  *
  * The list is cut entry by entry ({@link JsonArraySplitter}) and each entry is parsed on its
  * own, so memory holds one entry at a time however long the file.

@@ -1,7 +1,7 @@
 /**
  * Trace files in, traces out: streaming readers for XES (`.xes`, `.xes.gz`), CSV and JSON
  * trace files, each yielding one {@link Trace} at a time so memory stays flat as files grow,
- * and the resolution of a model's input specs against a trace (SEMANTICS.md §7.4, §7.5).
+ * and the resolution of a model's input specs against a trace (docs/batch.md).
  * Environment-agnostic: bytes come in as web `ReadableStream`s.
  *
  * ```ts

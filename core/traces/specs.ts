@@ -1,10 +1,10 @@
 /**
  * Resolves a model's `input_marking_spec` / `input_values_spec` against one trace, as PETRA's
- * `_resolve_attribute_spec` does (SEMANTICS.md §7.5): `{constant}` gives the number,
+ * `_resolve_attribute_spec` does (docs/batch.md, From a trace to the model inputs): `{constant}` gives the number,
  * `{attribute}` parses that trace attribute as Python's `float()` would. A missing attribute
  * is a {@link SpecError} whose message is PETRA's KeyError text; a non-numeric attribute is a
  * {@link SpecError} naming the attribute and its text (petri-serve scores the other traces,
- * SEMANTICS.md D13). {@link specErrorEntry} gives the batch output's `error` text.
+ * docs/semantics.md D13). {@link specErrorEntry} gives the batch output's `error` text.
  *
  * @example
  * ```ts
@@ -150,7 +150,7 @@ export function resolveTraceInputs(
  * gives PETRA's exact text, `missing attribute: "<KeyError text>"` (Python prints a KeyError's
  * message through `repr`, hence the double quotes); a non-numeric attribute, which aborts
  * PETRA's whole command, gives `trace <index>: attribute '<name>' is not a number: '<text>'
- * (required by <section> for place '<place>')` (SEMANTICS.md D13).
+ * (required by <section> for place '<place>')` (docs/semantics.md D13).
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
 /**
  * Streams traces out of an XES event log (IEEE 1849), as PETRA's `parse_xes` reads it
- * (SEMANTICS.md §7.4): the root must be `<log>` (any namespace); each `<trace>` child becomes
+ * (docs/batch.md, Input formats): the root must be `<log>` (any namespace); each `<trace>` child becomes
  * a trace whose attributes are its direct typed children (`string`, `int`, `float`,
  * `boolean`, `date`, `id`: `key` -> raw `value` text, missing value -> `""`); each `<event>`
  * likewise, named by its `concept:name` (or `""`). Log-level attributes, extensions, globals,

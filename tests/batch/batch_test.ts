@@ -1,6 +1,6 @@
 /**
  * `cli.ts batch` as a user runs it (a subprocess with `--allow-read`, plus `--allow-write`
- * exactly when `--output` is given): PETRA's score tests (SEMANTICS.md §9, tests/test_cli.py),
+ * exactly when `--output` is given): PETRA's score tests (PETRA's tests/test_cli.py),
  * input errors (exit 2, one line naming the file), D13 error entries, output routing, batch
  * sizes and the summary line.
  *

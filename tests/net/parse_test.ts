@@ -83,7 +83,7 @@ function parseError(doc: unknown): ModelDescriptionError {
   assert.fail("parseModelDescription() accepted an invalid model description");
 }
 
-/** The description with only the keys MODEL_FORMAT.md documents. */
+/** The description with only the keys docs/model_format.md documents. */
 function documentedPart(doc: Record<string, unknown>): Record<string, unknown> {
   const pick = (object: unknown, keys: string[]) =>
     Object.fromEntries(keys.map((k) => [k, (object as Record<string, unknown>)[k]]));

@@ -1,6 +1,6 @@
 /**
  * The oracle: a float64 reference evaluator of PETRA's compiled forward pass, written node by
- * node after SEMANTICS.md Part B §2.4 (acyclic mode) and §2.5 (time-unrolled mode).
+ * node after docs/semantics.md (Acyclic mode, Time-unrolled mode).
  *
  * It shares no code with the ONNX compiler (it does not even use `core/net/structure.ts`), so
  * the compiled graph can be checked against it. The evaluation is generic over a number type

@@ -1,5 +1,5 @@
 /**
- * Tests of the oracle itself: hand-computed numbers from SEMANTICS.md, PETRA's recorded
+ * Tests of the oracle itself: hand-computed numbers from docs/semantics.md, PETRA's recorded
  * `/forward` and `/sensitivity` answers in `tests/fixtures/conformance`, and property tests on random
  * nets (reverse-mode gradients against central finite differences; float32 emulation against
  * float64; feature coverage of the generator).
@@ -106,7 +106,7 @@ function sketch(s: Sketch): PetriModel {
   };
 }
 
-/** SEMANTICS.md §9 test_rest fixture. */
+/** PETRA's test_rest.py fixture. */
 const XOR = sketch({
   places: ["p_in", "p_a", "p_b"],
   transitions: ["t_a", "t_b"],
@@ -115,7 +115,7 @@ const XOR = sketch({
   sharpness: 8,
 });
 
-Deno.test("evaluate() reproduces the XOR fixture of SEMANTICS.md §9", async (t) => {
+Deno.test("evaluate() reproduces the XOR fixture of PETRA's test_rest.py", async (t) => {
   await t.step("forward at p_in 0.5", () => {
     const out = evaluate(XOR, row({ p_in: 0.5 }));
     assertClose(out.transitions.get("t_a")!, 0.8320183753967285, 1e-6, "t_a");
@@ -146,7 +146,7 @@ Deno.test("evaluate() reproduces the XOR fixture of SEMANTICS.md §9", async (t)
   });
 });
 
-Deno.test("evaluate() follows the fine print of SEMANTICS.md §2.4", async (t) => {
+Deno.test("evaluate() follows the fine print of acyclic mode (docs/semantics.md)", async (t) => {
   await t.step("an unclamped source place uses 1/0 by initial marking, value 1", () => {
     const m = sketch({
       places: ["p0", "p1", "q"],
@@ -291,7 +291,7 @@ Deno.test("evaluate() follows the fine print of SEMANTICS.md §2.4", async (t) =
   });
 });
 
-Deno.test("evaluate() follows the fine print of SEMANTICS.md §2.5", async (t) => {
+Deno.test("evaluate() follows the fine print of time-unrolled mode (docs/semantics.md)", async (t) => {
   const chain = (duration: number, numSteps: number) =>
     sketch({
       places: ["p", "q"],

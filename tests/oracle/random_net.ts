@@ -392,7 +392,7 @@ export function randomCase(seed: number, options: RandomCaseOptions = {}): Rando
 }
 
 /**
- * The model as a `petri-net-model/1` JSON document (MODEL_FORMAT.md), indented: readable in a
+ * The model as a `petri-net-model/1` JSON document (docs/model_format.md), indented: readable in a
  * failure message and loadable by `compile`.
  *
  * @example

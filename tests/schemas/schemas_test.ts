@@ -49,7 +49,7 @@ Deno.test("parseRequest() validates a __proto__ value that zod leaves out", () =
   deepEqual(nested.map((i) => i.loc), [["body", "events", 0, "attributes", "__proto__"]]);
 });
 
-Deno.test("parseRequest() applies the defaults of DESIGN.md §3", () => {
+Deno.test("parseRequest() applies the documented defaults (docs/http_api.md)", () => {
   const counterfactual = schemas.parseRequest("counterfactual", {
     input_marking: {},
     flip_place: "p",

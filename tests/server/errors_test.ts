@@ -1,6 +1,6 @@
 /**
- * One test per row of DESIGN.md §3 that the server decides (plus D10, D12 and D15 of
- * SEMANTICS.md Part A): status and body shape, against real compiled models.
+ * One test per error case and limit of docs/http_api.md (plus D10, D12 and D15 of
+ * docs/semantics.md): status and body shape, against real compiled models.
  *
  * @module
  */

@@ -91,7 +91,7 @@ export async function loadConformanceModel(name: string): Promise<Model> {
 }
 
 /**
- * PETRA's test_rest.py fixture (SEMANTICS.md §9): p_in -> t_a "Path A" -> p_a and
+ * PETRA's test_rest.py fixture: p_in -> t_a "Path A" -> p_a and
  * p_in -> t_b "Path B" -> p_b, sharpness 8, weights 1, θa 0.3, θb 0.7.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * PETRA's REST tests (SEMANTICS.md §9): test_rest.py on its XOR fixture with the exact
+ * PETRA's REST tests: test_rest.py on its XOR fixture with the exact
  * reference numbers, and test_rest_serving on the conformance rest_serving model.
  *
  * @module

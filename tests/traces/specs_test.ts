@@ -1,5 +1,5 @@
 /**
- * Tests of the spec resolution (SEMANTICS.md §7.5) and of the batch `error` texts.
+ * Tests of the spec resolution (docs/batch.md) and of the batch `error` texts.
  *
  * @module
  */
