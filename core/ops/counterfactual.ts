@@ -5,12 +5,13 @@
  * The search never runs one probe per model run: a uniform grid of 129 points over the range
  * goes through the model in one batch. The evidence nearest the original input wins: a probe
  * already within `tolerance` of 0.5 is the answer; otherwise the sign change of
- * (activation − 0.5) nearest the original input is refined with batches of 31 interior probes
- * until one of them is within `tolerance` (the one nearest the original input is the answer) or
- * the bracket is narrower than 1e-6 of the range. A found answer always has its activation
- * within `tolerance` of 0.5; a bracket that narrows without such a probe (a straight-through
- * transition jumps from 0 to 1, or the tolerance is below float32 resolution) is not found,
- * which is the rule the conformance data holds answers to.
+ * (activation − 0.5) nearest the original input (a smooth crossing or a jump over 0.5, as a
+ * straight-through transition makes) is refined with batches of 31 interior probes. Refinement
+ * stops at the first batch with a probe within `tolerance` (the one nearest the original input
+ * is the answer) or once the bracket is narrower than 1e-6 of the range; then the bracket end
+ * on the far side of 0.5 from the original activation is the answer, so a decision flip is
+ * found even where no input brings the activation near 0.5 (a jump from 0 to 1, or a
+ * `tolerance` below float32 resolution). Only a range with no sign change is not found.
  *
  * @example
  * ```ts
@@ -93,6 +94,7 @@ export async function counterfactual(
   model: OpsModel,
   request: CounterfactualRequest,
 ): Promise<CounterfactualResponse> {
+  // Check: ids against the net, then the range and tolerance (D5).
   const { net } = model;
   checkPlace(net, "flip_place", request.flip_place);
   checkTransition(net, "target_transition", request.target_transition);
@@ -110,6 +112,7 @@ export async function counterfactual(
     throw new RequestError(`tolerance must be a finite number > 0, got ${tolerance}`);
   }
 
+  // Run: the base point and the grid in one batch, then refine the nearest bracket.
   const targetColumn = net.transitions.indexOf(request.target_transition);
   const base: InputRow = {
     marking: request.input_marking,
@@ -119,13 +122,19 @@ export async function counterfactual(
     channel === "marking"
       ? { marking: withEntry(base.marking, request.flip_place, x), values: base.values! }
       : { marking: base.marking, values: withEntry(base.values!, request.flip_place, x) };
-  const run = (rows: InputRow[]) => model.run(rows, { withGradient: false });
+  const run = async (xs: readonly number[]): Promise<Probe[]> => {
+    const rows = await model.run(xs.map(probe), { withGradient: false });
+    return xs.map((x, i) => ({ x, act: rows[i]!.transitions[targetColumn]! }));
+  };
 
   const grid = Array.from(
     { length: GRID_POINTS },
     (_, i) => i === GRID_POINTS - 1 ? hi : lo + ((hi - lo) * i) / (GRID_POINTS - 1),
   );
-  const [baseRun, ...gridRuns] = await run([base, ...grid.map(probe)]);
+  const [baseRun, ...gridRuns] = await model.run([base, ...grid.map(probe)], {
+    withGradient: false,
+  });
+  const originalActivation = baseRun!.transitions[targetColumn]!;
   const original = originalInput(model, request, channel, baseRun!);
   const search = new BoundarySearch(original, tolerance);
   let choice = search.choose(
@@ -133,18 +142,18 @@ export async function counterfactual(
   );
   while (choice?.kind === "bracket" && choice.b.x - choice.a.x >= (hi - lo) * MIN_WIDTH) {
     const { a, b } = choice;
-    const xs = Array.from(
+    const inner = await run(Array.from(
       { length: REFINE_PROBES },
       (_, k) => a.x + ((b.x - a.x) * (k + 1)) / (REFINE_PROBES + 1),
-    );
-    const runs = await run(xs.map(probe));
-    const inner = xs.map((x, k) => ({ x, act: runs[k]!.transitions[targetColumn]! }));
+    ));
     const next = search.choose([a, ...inner, b]);
     if (!next) break; // only NaN activations can lose a sign change
     choice = next;
   }
-  const answer = choice && search.finalPoint(choice);
-  if (!answer) return { found: false, target_transition: request.target_transition };
+
+  // Shape: the answer point, or only `found` and `target_transition` (D6).
+  if (!choice) return { found: false, target_transition: request.target_transition };
+  const answer = choice.kind === "point" ? choice.p : farEnd(choice, originalActivation);
   return {
     found: true,
     target_transition: request.target_transition,
@@ -153,7 +162,7 @@ export async function counterfactual(
     flipped_channel: channel,
     original_input: original,
     counterfactual_input: answer.x,
-    original_activation: baseRun!.transitions[targetColumn]!,
+    original_activation: originalActivation,
     counterfactual_activation: answer.act,
   };
 }
@@ -198,11 +207,20 @@ class BoundarySearch {
     }
     return best?.c;
   }
+}
 
-  /** The answer: the hit, or none when refinement ended on a bracket without one. */
-  finalPoint(choice: Choice): Probe | undefined {
-    return choice.kind === "point" ? choice.p : undefined;
+/**
+ * The end of a narrowed bracket on the far side of 0.5 from the original activation: the
+ * first input at which the decision has flipped. An original activation of exactly 0.5 has no
+ * side; then the end nearer 0.5 is taken.
+ */
+function farEnd(bracket: { readonly a: Probe; readonly b: Probe }, originalActivation: number) {
+  const { a, b } = bracket;
+  const side = Math.sign(originalActivation - 0.5);
+  if (side === 0 || Number.isNaN(side)) {
+    return Math.abs(a.act - 0.5) <= Math.abs(b.act - 0.5) ? a : b;
   }
+  return Math.sign(a.act - 0.5) === side ? b : a;
 }
 
 /**
