@@ -150,7 +150,8 @@ export function buildOpenApiDocument(
     "counterfactual",
     "The smallest change of one input that flips a transition's firing decision",
     "Searches search_range for the input at flip_place (on flip_channel) nearest the " +
-      "original input where the target's activation crosses 0.5, to within tolerance. No " +
+      "original input where the target's activation crosses 0.5, smoothly or in a jump: a " +
+      "probe within tolerance of 0.5, else the first input found past the crossing. No " +
       "crossing is not an error: the answer is found false.",
     requests.counterfactual,
     responses.counterfactual,

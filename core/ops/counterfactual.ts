@@ -28,7 +28,7 @@
  * @module
  */
 
-import { arcKey } from "../net/types.ts";
+import { quoteId } from "../net/quote_id.ts";
 import { checkPlace, checkPlaceKeys, checkTransition } from "./check.ts";
 import { RequestError } from "./errors.ts";
 import type { IdMap, OpsModel } from "./model.ts";
@@ -135,7 +135,7 @@ export async function counterfactual(
     withGradient: false,
   });
   const originalActivation = baseRun!.transitions[targetColumn]!;
-  const original = originalInput(model, request, channel, baseRun!);
+  const original = await originalInput(model, request, channel, base, baseRun!);
   const search = new BoundarySearch(original, tolerance);
   let choice = search.choose(
     grid.map((x, i) => ({ x, act: gridRuns[i]!.transitions[targetColumn]! })),
@@ -225,37 +225,34 @@ function farEnd(bracket: { readonly a: Probe; readonly b: Probe }, originalActiv
 
 /**
  * The input the model actually used at the flipped place in the base pass (D4): the supplied
- * value; else a source place's default (marking 1/0 by initial marking, value 1.0); else the
- * computed activation (marking) or the computed value Σ w·a(t)·o / (a + 1e-6) (value channel).
+ * value; else what the graph computed there: the `places` output on the marking channel (a
+ * source place's default, or its computed activation), the `place_values` output on the value
+ * channel (a held place's default, or its computed value).
  */
-function originalInput(
+async function originalInput(
   model: OpsModel,
   request: CounterfactualRequest,
   channel: FlipChannel,
-  base: OutputRow,
-): number {
+  base: InputRow,
+  baseRun: OutputRow,
+): Promise<number> {
   const p = request.flip_place;
-  const { net, structure, parameters } = model;
-  const isSource = (structure.preset.get(p) ?? []).length === 0;
-  if (channel === "marking") {
-    const supplied = request.input_marking.get(p);
-    if (supplied !== undefined) return supplied;
-    if (isSource) return net.initialMarking.has(p) ? 1 : 0;
-    return base.places[net.places.indexOf(p)]!;
-  }
-  const supplied = request.input_values?.get(p);
+  const column = model.net.places.indexOf(p);
+  const supplied = channel === "marking"
+    ? request.input_marking.get(p)
+    : request.input_values?.get(p);
   if (supplied !== undefined) return supplied;
-  if (isSource || request.input_marking.has(p)) return 1;
-  const outputValue = new Map(net.arcOutputValues.map((o) => [arcKey(o.transition, o.place), o]));
-  let numerator = 0;
-  for (const t of structure.preset.get(p) ?? []) {
-    const w = parameters.arcWeights.get(arcKey(t, p)) ?? 0;
-    const a = base.transitions[net.transitions.indexOf(t)]!;
-    const o = outputValue.get(arcKey(t, p))?.value ?? 1;
-    numerator = Math.fround(numerator + Math.fround(Math.fround(w * a) * o));
+  if (channel === "marking") return baseRun.places[column]!;
+  // place_values is computed in the gradient branch, which forward runs skip.
+  const [row] = await model.run([base], { withGradient: true });
+  if (row?.placeValues === undefined) {
+    throw new RequestError(
+      `flip_channel 'value' needs the value the model computed at flip_place ${quoteId(p)}, ` +
+        `but the served bundle predates the place_values output: supply input_values ` +
+        `for ${quoteId(p)}, or recompile the bundle with petri-serve's compile command`,
+    );
   }
-  const activation = base.places[net.places.indexOf(p)]!;
-  return Math.fround(numerator / Math.fround(activation + 1e-6));
+  return row.placeValues[column]!;
 }
 
 function withEntry(map: IdMap, key: string, value: number): Map<string, number> {
