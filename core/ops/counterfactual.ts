@@ -72,7 +72,19 @@ export type CounterfactualResponse =
 
 const GRID_POINTS = 129;
 const REFINE_PROBES = 31;
-const MIN_WIDTH = 1e-6;
+
+/**
+ * The search stops refining once its bracket is narrower than this share of the range
+ * (SEMANTICS D2); the playground samples its curve this close to the boundary.
+ *
+ * @example
+ * ```ts
+ * import { CLOSING_WIDTH } from "./counterfactual.ts";
+ * const [lo, hi] = [0, 10000];
+ * (hi - lo) * CLOSING_WIDTH; // 0.01: the reported input is this close to the boundary
+ * ```
+ */
+export const CLOSING_WIDTH = 1e-6;
 
 /**
  * Searches for the decision boundary nearest the original input.
@@ -140,7 +152,7 @@ export async function counterfactual(
   let choice = search.choose(
     grid.map((x, i) => ({ x, act: gridRuns[i]!.transitions[targetColumn]! })),
   );
-  while (choice?.kind === "bracket" && choice.b.x - choice.a.x >= (hi - lo) * MIN_WIDTH) {
+  while (choice?.kind === "bracket" && choice.b.x - choice.a.x >= (hi - lo) * CLOSING_WIDTH) {
     const { a, b } = choice;
     const inner = await run(Array.from(
       { length: REFINE_PROBES },
