@@ -157,7 +157,8 @@ export function buildOpenApiDocument(
     responses.counterfactual,
     {
       description: "flip_place is not a place, target_transition is not a transition (checked " +
-        "in that order), or an input id is not a place",
+        "in that order), or an input id is not a place; or, on a bundle compiled before the " +
+        "place_values output, a value-channel search that does not supply flip_place's value",
       detail: "flip_place 'p_x' is not in the net's place set",
     },
   );
