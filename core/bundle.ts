@@ -463,9 +463,16 @@ const CONTRACT_INPUTS: readonly [string, ElemType, number][] = [
 const CONTRACT_OUTPUTS: readonly [string, ElemType, number][] = [
   ["transitions", DataType.FLOAT, 2],
   ["places", DataType.FLOAT, 2],
+  ["place_values", DataType.FLOAT, 2],
   ["grad_marking", DataType.FLOAT, 2],
   ["grad_values", DataType.FLOAT, 2],
 ];
+
+/**
+ * Outputs a bundle may lack: `place_values` came later, and bundles compiled before it still
+ * load; only the operations that need it say so (with a hint to recompile).
+ */
+const OPTIONAL_OUTPUTS: ReadonlySet<string> = new Set(["place_values"]);
 
 const TYPE_NAMES: Readonly<Record<number, string>> = {
   [DataType.FLOAT]: "float32",
@@ -485,7 +492,7 @@ function contractProblems(proto: ModelProto): string[] {
     for (const [name, type, rank] of expected) {
       const info = byName.get(name);
       if (info === undefined) {
-        problems.push(`${kind} ${quoteId(name)} is missing`);
+        if (!OPTIONAL_OUTPUTS.has(name)) problems.push(`${kind} ${quoteId(name)} is missing`);
         continue;
       }
       const tensor = info.type?.tensorType;
@@ -522,6 +529,7 @@ function widthProblems(proto: ModelProto, net: PetriNet): string[] {
     ["target", transitions],
     ["transitions", transitions],
     ["places", places],
+    ["place_values", places],
     ["grad_marking", places],
     ["grad_values", places],
   ]);

@@ -106,6 +106,11 @@ export interface OutputRow {
   readonly transitions: Float32Array;
   /** Place activation at the end of the pass. */
   readonly places: Float32Array;
+  /**
+   * Value channel per place at the end of the pass (the `place_values` output); present only
+   * for gradient runs of graphs compiled with that output.
+   */
+  readonly placeValues?: Float32Array;
   /** Σ_t target[t] · ∂transitions[t]/∂marking; present only for gradient runs. */
   readonly gradMarking?: Float32Array;
   /** Σ_t target[t] · ∂transitions[t]/∂values; present only for gradient runs. */
@@ -139,6 +144,8 @@ export interface PackedOutputs {
   readonly transitions: Float32Array;
   /** The `places` output, `[batch, P]`. */
   readonly places: Float32Array;
+  /** The `place_values` output, `[batch, P]`; gradient runs of graphs that have it only. */
+  readonly placeValues?: Float32Array;
   /** The `grad_marking` output, `[batch, P]`; gradient runs only. */
   readonly gradMarking?: Float32Array;
   /** The `grad_values` output, `[batch, P]`; gradient runs only. */
@@ -371,15 +378,16 @@ export class ModelSession implements AsyncDisposable {
     for (let r = 0; r < outputs.batch; r++) {
       const transitions = outputs.transitions.subarray(r * T, (r + 1) * T);
       const places = outputs.places.subarray(r * P, (r + 1) * P);
+      const placeValues = outputs.placeValues?.subarray(r * P, (r + 1) * P);
+      const forward = placeValues ? { transitions, places, placeValues } : { transitions, places };
       rows.push(
         outputs.gradMarking && outputs.gradValues
           ? {
-            transitions,
-            places,
+            ...forward,
             gradMarking: outputs.gradMarking.subarray(r * P, (r + 1) * P),
             gradValues: outputs.gradValues.subarray(r * P, (r + 1) * P),
           }
-          : { transitions, places },
+          : forward,
       );
     }
     return rows;
@@ -488,11 +496,13 @@ export class ModelSession implements AsyncDisposable {
     if (transitions === undefined || places === undefined) {
       throw new Error("Cannot run the model: the graph did not return transitions and places");
     }
+    const forward = { batch: B, transitions, places };
     const gradMarking = options.withGradient ? read("grad_marking") : undefined;
     const gradValues = options.withGradient ? read("grad_values") : undefined;
-    return gradMarking && gradValues
-      ? { batch: B, transitions, places, gradMarking, gradValues }
-      : { batch: B, transitions, places };
+    const placeValues = options.withGradient ? read("place_values") : undefined;
+    if (!gradMarking || !gradValues) return forward;
+    const gradients = { ...forward, gradMarking, gradValues };
+    return placeValues ? { ...gradients, placeValues } : gradients;
   }
 }
 
@@ -563,6 +573,7 @@ function sliceOutputs(
     batch,
     transitions: rows(outputs.transitions, T),
     places: rows(outputs.places, P),
+    ...(outputs.placeValues ? { placeValues: rows(outputs.placeValues, P) } : {}),
   };
   return outputs.gradMarking && outputs.gradValues
     ? {

@@ -150,13 +150,15 @@ export function buildOpenApiDocument(
     "counterfactual",
     "The smallest change of one input that flips a transition's firing decision",
     "Searches search_range for the input at flip_place (on flip_channel) nearest the " +
-      "original input where the target's activation crosses 0.5, to within tolerance. No " +
+      "original input where the target's activation crosses 0.5, smoothly or in a jump: a " +
+      "probe within tolerance of 0.5, else the first input found past the crossing. No " +
       "crossing is not an error: the answer is found false.",
     requests.counterfactual,
     responses.counterfactual,
     {
       description: "flip_place is not a place, target_transition is not a transition (checked " +
-        "in that order), or an input id is not a place",
+        "in that order), or an input id is not a place; or, on a bundle compiled before the " +
+        "place_values output, a value-channel search that does not supply flip_place's value",
       detail: "flip_place 'p_x' is not in the net's place set",
     },
   );

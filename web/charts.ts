@@ -1,7 +1,8 @@
 /**
  * The two SVG charts of the playground: {@link barChart} (sensitivity gradients, bars left of
  * zero for negative values) and {@link curveChart} (the counterfactual target's activation over
- * the search range, with the 0.5 line, the boundary found and the original input marked).
+ * the search range, with the 0.5 line, the boundary found and the original input marked; a
+ * boundary where the activation jumps over 0.5 is drawn as a vertical step).
  * Both scale to their container's width.
  *
  * @example
@@ -106,8 +107,12 @@ export interface CurveChartOptions {
   readonly xLabel: string;
   /** The curve, sorted by x. */
   readonly points: readonly CurvePoint[];
-  /** The boundary found, marked with a line and a dot. */
-  readonly boundary?: CurvePoint;
+  /**
+   * The boundary found, marked with a line and a dot. `jump`: the activation leaps over 0.5
+   * there (straight-through firing), so the step from the curve's level just before it up or
+   * down to the boundary's activation is drawn and labelled.
+   */
+  readonly boundary?: CurvePoint & { readonly jump?: boolean };
   /** The original input, marked with a diamond when it lies in the x range. */
   readonly original?: CurvePoint;
 }
@@ -179,20 +184,52 @@ export function curveChart(options: CurveChartOptions): HTMLElement {
       ),
     );
   }
+  const step = inRange(options.boundary) && options.boundary.jump
+    ? stepAt(options.points, options.boundary)
+    : undefined;
   if (inRange(options.boundary)) {
     const { x, y } = options.boundary;
     marks.push(
       svg("line", { class: "boundary-line", x1: sx(x), x2: sx(x), y1: top, y2: top + plotH }),
+    );
+    if (step) {
+      marks.push(svg(
+        "line",
+        {
+          class: "step",
+          x1: sx(x),
+          x2: sx(x),
+          y1: sy(step.from),
+          y2: sy(y),
+          "data-x": String(x),
+          "data-from": String(step.from),
+          "data-to": String(y),
+        },
+        svg("title", {}, `decision flips at ${formatNumber(x)}: ${stepText(step.from, y)}`),
+      ));
+    }
+    marks.push(
       svg(
         "circle",
-        { class: "boundary", cx: sx(x), cy: sy(y), r: 5, "data-x": String(x), "data-y": String(y) },
+        {
+          class: step ? "boundary jump" : "boundary",
+          cx: sx(x),
+          cy: sy(y),
+          r: 5,
+          "data-x": String(x),
+          "data-y": String(y),
+        },
         svg("title", {}, `boundary at ${formatNumber(x)}: activation ${formatNumber(y)}`),
       ),
     );
   }
-  const summary = options.boundary
-    ? `boundary at ${formatNumber(options.boundary.x)}`
-    : "no boundary in the range";
+  const summary = !options.boundary
+    ? "no boundary in the range"
+    : step
+    ? `decision flips at ${formatNumber(options.boundary.x)}, ${
+      stepText(step.from, options.boundary.y)
+    }`
+    : `boundary at ${formatNumber(options.boundary.x)}`;
   const chart = svg(
     "svg",
     {
@@ -218,10 +255,31 @@ export function curveChart(options: CurveChartOptions): HTMLElement {
     { class: "legend" },
     html("span", { class: "key-curve" }, "activation"),
     html("span", { class: "key-half" }, "0.5"),
-    options.boundary ? html("span", { class: "key-boundary" }, "boundary") : "",
+    options.boundary
+      ? html("span", { class: "key-boundary" }, step ? "boundary (a jump over 0.5)" : "boundary")
+      : "",
     inRange(options.original) ? html("span", { class: "key-original" }, "original input") : "",
   );
   return html("figure", { class: "chart" }, html("figcaption", {}, options.title), chart, legend);
+}
+
+/**
+ * The level the curve jumps from at a boundary: of the samples nearest the boundary on each
+ * side, the one on the other side of 0.5 from the boundary's activation.
+ */
+function stepAt(
+  points: readonly CurvePoint[],
+  boundary: CurvePoint,
+): { readonly from: number } | undefined {
+  const before = points.filter((p) => p.x < boundary.x && Number.isFinite(p.y)).at(-1);
+  const after = points.find((p) => p.x > boundary.x && Number.isFinite(p.y));
+  const side = Math.sign(boundary.y - 0.5);
+  const across = [before, after].find((p) => p && Math.sign(p.y - 0.5) === -side);
+  return across && side !== 0 ? { from: across.y } : undefined;
+}
+
+function stepText(from: number, to: number): string {
+  return `activation ${formatNumber(from)} → ${formatNumber(to)}`;
 }
 
 function short(key: string): string {

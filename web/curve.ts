@@ -1,7 +1,9 @@
 /**
  * The counterfactual chart's curve: the target transition's activation at evenly spaced inputs
  * over the search range, each point one `forward` call with the flipped input set (the session
- * packs the concurrent calls into one batched run).
+ * packs the concurrent calls into one batched run). Given the boundary found, the curve also
+ * holds the inputs one closing width (1e-6 of the range, where the search stops) on either side
+ * of it, so a jump over 0.5 shows as a step at the boundary instead of a slope between samples.
  *
  * @example
  * ```ts
@@ -20,34 +22,41 @@
  * @module
  */
 
-import type { CounterfactualRequest } from "../core/ops/counterfactual.ts";
+import { CLOSING_WIDTH, type CounterfactualRequest } from "../core/ops/counterfactual.ts";
 import { forward } from "../core/ops/forward.ts";
 import type { OpsModel } from "../core/ops/model.ts";
 import type { CurvePoint } from "./charts.ts";
 
 /**
  * Activation of `request.target_transition` at `count` inputs from `lo` to `hi` of the search
- * range, varying `flip_place` along `flip_channel` (defaults as the operation's).
+ * range, varying `flip_place` along `flip_channel` (defaults as the operation's); with
+ * `boundary`, also at the boundary and one closing width either side of it (inside the range).
+ * Points are sorted by x.
  *
  * @example
  * ```ts
  * import { activationCurve } from "./curve.ts";
  * declare const model: import("../core/ops/model.ts").OpsModel;
  * declare const request: import("../core/ops/counterfactual.ts").CounterfactualRequest;
- * (await activationCurve(model, request, 11)).map((p) => p.x);
+ * (await activationCurve(model, request, 11, 0.3)).map((p) => p.x); // 14 inputs
  * ```
  */
 export async function activationCurve(
   model: OpsModel,
   request: CounterfactualRequest,
   count = 101,
+  boundary?: number,
 ): Promise<CurvePoint[]> {
   const [lo, hi] = request.search_range ?? [0, 1];
   const channel = request.flip_channel ?? "marking";
-  const xs = Array.from(
+  const grid = Array.from(
     { length: count },
     (_, i) => i === count - 1 ? hi : lo + ((hi - lo) * i) / (count - 1),
   );
+  const width = (hi - lo) * CLOSING_WIDTH;
+  const near = boundary === undefined ? [] : [boundary - width, boundary, boundary + width];
+  const xs = [...new Set([...grid, ...near.filter((x) => lo <= x && x <= hi)])]
+    .sort((a, b) => a - b);
   const answers = await Promise.all(xs.map((x) => {
     const marking = new Map(request.input_marking);
     const values = new Map(request.input_values ?? []);

@@ -78,7 +78,8 @@ export const OPERATIONS: { readonly [K in RequestKind]: Runner<K> } = {
   },
   async counterfactual(model, request) {
     const answer = await counterfactual(model, request);
-    const curve = await activationCurve(model, request);
+    const boundary = answer.found ? answer.counterfactual_input : undefined;
+    const curve = await activationCurve(model, request, undefined, boundary);
     const channel = request.flip_channel ?? "marking";
     return {
       element: counterfactualResult(
@@ -86,6 +87,7 @@ export const OPERATIONS: { readonly [K in RequestKind]: Runner<K> } = {
         curve,
         `${request.flip_place} (${channel})`,
         request.target_transition,
+        request.tolerance ?? 1e-3,
       ),
       activations: await basePoint(model, request),
     };

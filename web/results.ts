@@ -78,13 +78,14 @@ export function anomalyResult(answer: AnomalyResponse, label: LabelOf): HTMLElem
 
 /**
  * The counterfactual answer: its fields as a table, and the target's activation curve over the
- * search range with the boundary marked.
+ * search range with the boundary marked; a boundary whose activation is not within `tolerance`
+ * of 0.5 is a jump over it (straight-through firing) and is drawn as a step.
  *
  * @example
  * ```ts
  * import { counterfactualResult } from "./results.ts";
  * declare const answer: import("../core/ops/counterfactual.ts").CounterfactualResponse;
- * document.body.append(counterfactualResult(answer, [], "p_in (marking)", "t_a"));
+ * document.body.append(counterfactualResult(answer, [], "p_in (marking)", "t_a", 1e-3));
  * ```
  */
 export function counterfactualResult(
@@ -92,6 +93,7 @@ export function counterfactualResult(
   curve: readonly CurvePoint[],
   xLabel: string,
   targetName: string,
+  tolerance = 1e-3,
 ): HTMLElement {
   const rows: [string, unknown][] = Object.entries(answer);
   const parts: HTMLElement[] = [];
@@ -108,7 +110,11 @@ export function counterfactualResult(
       points: curve,
       ...(answer.found
         ? {
-          boundary: { x: answer.counterfactual_input, y: answer.counterfactual_activation },
+          boundary: {
+            x: answer.counterfactual_input,
+            y: answer.counterfactual_activation,
+            jump: !(Math.abs(answer.counterfactual_activation - 0.5) < tolerance),
+          },
           original: { x: answer.original_input, y: answer.original_activation },
         }
         : {}),

@@ -16,6 +16,7 @@
  */
 
 import { arcKey, type PetriModel } from "../net/types.ts";
+import { HELD_VALUE, sourceDefault } from "../net/source_default.ts";
 import { type NetStructure, netStructure, nodeDepths } from "../net/structure.ts";
 import { Graph, type Value } from "./ir.ts";
 import { type Entry, SparseMatrix } from "./sparse.ts";
@@ -28,7 +29,7 @@ export interface ContractInputs {
   readonly valuesMask: Value;
 }
 
-/** A lowered model: the IR graph, its inputs and its two forward outputs. */
+/** A lowered model: the IR graph, its inputs, its two forward outputs and `place_values`. */
 export interface LoweredModel {
   readonly graph: Graph;
   readonly inputs: ContractInputs;
@@ -36,6 +37,13 @@ export interface LoweredModel {
   readonly transitions: Value;
   /** Place activation at the end of the pass, sorted id order. */
   readonly places: Value;
+  /**
+   * Lowers the value channel per place at the end of the pass, sorted id order: a held place's
+   * (source or clamped) supplied value or {@link HELD_VALUE}; any other place's computed value.
+   * Its nodes are added when called, so the caller chooses where they run (the compiler puts
+   * them in the gradient branch: forward runs never need them).
+   */
+  placeValues(): Value;
 }
 
 /** A tensor together with the column of each id it holds. */
@@ -72,7 +80,7 @@ export function lowerModel(model: PetriModel): LoweredModel {
   if (out.transitions.width !== transitions.length || out.places.width !== places.length) {
     throw new Error("lowering produced outputs of the wrong width");
   }
-  return { graph, inputs, ...out };
+  return { graph, inputs, ...out, placeValues: () => lowering.placeValues(out) };
 }
 
 class Lowering {
@@ -80,6 +88,7 @@ class Lowering {
   readonly placeIndex: Map<string, number>;
   readonly clamped: Value;
   #valueSupplied: Value | undefined;
+  #isSource: Value | undefined;
   /** Places whose value channel some structural guard reads: the only values worth computing. */
   readonly guardPlaces: ReadonlySet<string>;
   readonly sources: ReadonlySet<string>;
@@ -101,27 +110,54 @@ class Lowering {
     return this.#valueSupplied ??= this.graph.toBool(this.inputs.valuesMask);
   }
 
+  /** Source places as a bool row over all places, built on first use. */
+  get isSource(): Value {
+    const { places } = this.model.net;
+    return this.#isSource ??= this.graph.constant(
+      places.map((p) => (this.sources.has(p) ? 1 : 0)),
+      "bool",
+    );
+  }
+
   /** Selects the given places' columns from a full-width `[batch, P]` input. */
   pick(full: Value, ids: readonly string[]): Value {
     const cols = ids.map((p) => this.placeIndex.get(p)!);
     return this.graph.linear(full, SparseMatrix.selection(cols, full.width));
   }
 
-  /** Initial-marking default of source places: 1 when marked, else 0 (others 0). */
+  /** Initial-marking default of source places (`sourceDefault`); 0 for the others. */
   defaultActivation(ids: readonly string[]): Value {
-    const marked = ids.map((p) =>
-      this.sources.has(p) && this.model.net.initialMarking.has(p) ? 1 : 0
-    );
+    const { net } = this.model;
+    const marked = ids.map((p) => this.sources.has(p) ? sourceDefault(net, p).marking : 0);
     return this.graph.constant(marked);
   }
 
-  /** The supplied value where there is one, else 1.0 (clamped and source places). */
-  suppliedValueOrOne(ids: readonly string[]): Value {
+  /** The supplied value where there is one, else {@link HELD_VALUE} (clamped and sources). */
+  heldValue(ids: readonly string[]): Value {
     const g = this.graph;
     return g.where(
       this.pick(this.valueSupplied, ids),
       this.pick(this.inputs.values, ids),
-      g.scalar(1),
+      g.scalar(HELD_VALUE),
+    );
+  }
+
+  /**
+   * The `place_values` output: held places (clamped or source) keep their supplied value or
+   * {@link HELD_VALUE}; the others take Σ w·a(t)·o / (a(p) + 1e-6) from the pass's final
+   * transition and place activations, which in both modes are the ones that place's value
+   * is computed from.
+   */
+  placeValues(out: { transitions: Value; places: Value }): Value {
+    const g = this.graph;
+    const { places, transitions } = this.model.net;
+    const held = this.heldValue(places);
+    if (transitions.length === 0) return held;
+    const acts = { value: out.transitions, column: indexOf(transitions) };
+    return g.where(
+      g.or(this.clamped, this.isSource),
+      held,
+      this.computedValue(places, acts, out.places),
     );
   }
 
@@ -313,9 +349,7 @@ class Lowering {
     );
     layers.places.push({ value: activation, column: indexOf(ps) });
     layers.values.push(
-      guarded.length > 0
-        ? { value: this.suppliedValueOrOne(guarded), column: indexOf(guarded) }
-        : undefined,
+      guarded.length > 0 ? { value: this.heldValue(guarded), column: indexOf(guarded) } : undefined,
     );
   }
 
@@ -367,7 +401,7 @@ class Lowering {
     );
     const value = g.where(
       this.pick(this.clamped, guarded),
-      this.suppliedValueOrOne(guarded),
+      this.heldValue(guarded),
       this.computedValue(guarded, tacts, unclamped),
     );
     layers.values.push({ value, column: indexOf(guarded) });
@@ -380,9 +414,8 @@ class Lowering {
   unrolled(): { transitions: Value; places: Value } {
     const g = this.graph;
     const { net, module } = this.model;
-    const isSource = g.constant(net.places.map((p) => (this.sources.has(p) ? 1 : 0)), "bool");
     const start = g.where(this.clamped, this.inputs.marking, this.defaultActivation(net.places));
-    const held = g.or(this.clamped, isSource);
+    const held = g.or(this.clamped, this.isSource);
     const guarded = net.places.filter((p) => this.guardPlaces.has(p));
     const guardValues = guarded.length > 0 ? this.#guardValueChannel(guarded, held) : undefined;
     const durations = [...new Set(net.transitions.map((t) => net.durations.get(t) ?? 1))]
@@ -417,11 +450,14 @@ class Lowering {
     const g = this.graph;
     const supplied = this.pick(this.valueSupplied, guarded);
     const values = this.pick(this.inputs.values, guarded);
-    const sourceDefault = g.constant(guarded.map((p) => (this.sources.has(p) ? 1 : 0)));
+    const { net } = this.model;
+    const initialDefault = g.constant(
+      guarded.map((p) => (this.sources.has(p) ? sourceDefault(net, p).value : 0)),
+    );
     const heldGuarded = this.pick(held, guarded);
-    const fixed = g.where(supplied, values, g.scalar(1));
+    const fixed = g.where(supplied, values, g.scalar(HELD_VALUE));
     return {
-      initial: g.where(supplied, values, sourceDefault),
+      initial: g.where(supplied, values, initialDefault),
       next: (tacts: Columns, computed: Value) =>
         g.where(
           heldGuarded,

@@ -1,8 +1,9 @@
 /**
  * Compiles a PETRA model to ONNX bytes (opset 17, float32) with the graph contract of
  * DESIGN.md §2: inputs `marking`, `marking_mask`, `values`, `values_mask`, `target`,
- * `with_gradient`; outputs `transitions`, `places`, `grad_marking`, `grad_values`. The gradient
- * outputs are a reverse-mode graph inside the then-branch of an `If` on `with_gradient`, so a
+ * `with_gradient`; outputs `transitions`, `places`, `grad_marking`, `grad_values`,
+ * `place_values`. The last three exist only for the analysis operations: they are computed in
+ * the then-branch of an `If` on `with_gradient` (the gradients as a reverse-mode graph), so a
  * forward run pays nothing for them.
  *
  * @example
@@ -33,10 +34,16 @@ import { lowerModel } from "./lower.ts";
 /** Options of {@link compileModel}. */
 export interface CompileOptions {
   /**
-   * Emit the gradient outputs (default true). Without them the graph has only `transitions`
-   * and `places`; that variant exists to measure that the forward path does not pay for them.
+   * Emit the gradient outputs and `place_values` (default true). Without them the graph has
+   * only `transitions` and `places`; that variant exists to measure that the forward path does
+   * not pay for them.
    */
   readonly gradient?: boolean;
+  /**
+   * Emit the `place_values` output (default true; only with `gradient`). Without it the graph
+   * is what compilers before that output wrote; that variant exists to measure its cost.
+   */
+  readonly placeValues?: boolean;
   /** Entries of the model's `metadata_props` (e.g. the net and module as JSON). */
   readonly metadata?: Readonly<Record<string, string>>;
   /**
@@ -70,11 +77,12 @@ export interface CompiledModel {
  * ```
  */
 export function compileModel(model: PetriModel, options: CompileOptions = {}): CompiledModel {
-  const { graph, inputs, transitions, places } = lowerModel(model);
+  const lowered = lowerModel(model);
+  const { graph, inputs, transitions, places } = lowered;
   const P = model.net.places.length;
   const T = model.net.transitions.length;
-  const forward = graph.nodes.slice();
   const emitter = new OnnxEmitter(options.denseLimit);
+  const forward = graph.nodes.slice();
   const mainNodes = emitOutputs(emitter, forward, [[transitions, "transitions"], [
     places,
     "places",
@@ -90,11 +98,17 @@ export function compileModel(model: PetriModel, options: CompileOptions = {}): C
       inputs.marking,
       inputs.values,
     ]);
-    const names = [emitter.fresh("grad_marking_"), emitter.fresh("grad_values_")];
-    const branch = emitOutputs(emitter, graph.nodes.slice(start), [
-      [gradMarking!, names[0]!],
-      [gradValues!, names[1]!],
-    ]);
+    const branchValues: [Value, string][] = [
+      [gradMarking!, "grad_marking"],
+      [gradValues!, "grad_values"],
+    ];
+    if (options.placeValues ?? true) branchValues.push([lowered.placeValues(), "place_values"]);
+    const names = branchValues.map(([, name]) => emitter.fresh(`${name}_`));
+    const branch = emitOutputs(
+      emitter,
+      graph.nodes.slice(start),
+      branchValues.map(([value], i) => [value, names[i]!]),
+    );
     const branchOutputs = names.map((name) => floatInfo(name, P));
     const thenBranch: GraphProto = { name: "gradient", node: branch, output: branchOutputs };
     const elseBranch: GraphProto = {
@@ -114,17 +128,14 @@ export function compileModel(model: PetriModel, options: CompileOptions = {}): C
     mainNodes.push({
       opType: "If",
       input: ["with_gradient"],
-      output: ["grad_marking", "grad_values"],
+      output: branchValues.map(([, name]) => name),
       name: "gradient_if",
       attribute: [
         { name: "then_branch", type: AttributeType.GRAPH, g: thenBranch },
         { name: "else_branch", type: AttributeType.GRAPH, g: elseBranch },
       ],
     });
-    outputs.push(
-      floatInfo("grad_marking", P, "grad_batch"),
-      floatInfo("grad_values", P, "grad_batch"),
-    );
+    outputs.push(...branchValues.map(([, name]) => floatInfo(name, P, "grad_batch")));
     gradientNodes = branch.length;
   }
 

@@ -5,12 +5,13 @@
  * The search never runs one probe per model run: a uniform grid of 129 points over the range
  * goes through the model in one batch. The evidence nearest the original input wins: a probe
  * already within `tolerance` of 0.5 is the answer; otherwise the sign change of
- * (activation − 0.5) nearest the original input is refined with batches of 31 interior probes
- * until one of them is within `tolerance` (the one nearest the original input is the answer) or
- * the bracket is narrower than 1e-6 of the range. A found answer always has its activation
- * within `tolerance` of 0.5; a bracket that narrows without such a probe (a straight-through
- * transition jumps from 0 to 1, or the tolerance is below float32 resolution) is not found,
- * which is the rule the conformance data holds answers to.
+ * (activation − 0.5) nearest the original input (a smooth crossing or a jump over 0.5, as a
+ * straight-through transition makes) is refined with batches of 31 interior probes. Refinement
+ * stops at the first batch with a probe within `tolerance` (the one nearest the original input
+ * is the answer) or once the bracket is narrower than 1e-6 of the range; then the bracket end
+ * on the far side of 0.5 from the original activation is the answer, so a decision flip is
+ * found even where no input brings the activation near 0.5 (a jump from 0 to 1, or a
+ * `tolerance` below float32 resolution). Only a range with no sign change is not found.
  *
  * @example
  * ```ts
@@ -27,7 +28,7 @@
  * @module
  */
 
-import { arcKey } from "../net/types.ts";
+import { quoteId } from "../net/quote_id.ts";
 import { checkPlace, checkPlaceKeys, checkTransition } from "./check.ts";
 import { RequestError } from "./errors.ts";
 import type { IdMap, OpsModel } from "./model.ts";
@@ -71,7 +72,19 @@ export type CounterfactualResponse =
 
 const GRID_POINTS = 129;
 const REFINE_PROBES = 31;
-const MIN_WIDTH = 1e-6;
+
+/**
+ * The search stops refining once its bracket is narrower than this share of the range
+ * (SEMANTICS D2); the playground samples its curve this close to the boundary.
+ *
+ * @example
+ * ```ts
+ * import { CLOSING_WIDTH } from "./counterfactual.ts";
+ * const [lo, hi] = [0, 10000];
+ * (hi - lo) * CLOSING_WIDTH; // 0.01: the reported input is this close to the boundary
+ * ```
+ */
+export const CLOSING_WIDTH = 1e-6;
 
 /**
  * Searches for the decision boundary nearest the original input.
@@ -93,6 +106,7 @@ export async function counterfactual(
   model: OpsModel,
   request: CounterfactualRequest,
 ): Promise<CounterfactualResponse> {
+  // Check: ids against the net, then the range and tolerance (D5).
   const { net } = model;
   checkPlace(net, "flip_place", request.flip_place);
   checkTransition(net, "target_transition", request.target_transition);
@@ -110,6 +124,7 @@ export async function counterfactual(
     throw new RequestError(`tolerance must be a finite number > 0, got ${tolerance}`);
   }
 
+  // Run: the base point and the grid in one batch, then refine the nearest bracket.
   const targetColumn = net.transitions.indexOf(request.target_transition);
   const base: InputRow = {
     marking: request.input_marking,
@@ -119,32 +134,38 @@ export async function counterfactual(
     channel === "marking"
       ? { marking: withEntry(base.marking, request.flip_place, x), values: base.values! }
       : { marking: base.marking, values: withEntry(base.values!, request.flip_place, x) };
-  const run = (rows: InputRow[]) => model.run(rows, { withGradient: false });
+  const run = async (xs: readonly number[]): Promise<Probe[]> => {
+    const rows = await model.run(xs.map(probe), { withGradient: false });
+    return xs.map((x, i) => ({ x, act: rows[i]!.transitions[targetColumn]! }));
+  };
 
   const grid = Array.from(
     { length: GRID_POINTS },
     (_, i) => i === GRID_POINTS - 1 ? hi : lo + ((hi - lo) * i) / (GRID_POINTS - 1),
   );
-  const [baseRun, ...gridRuns] = await run([base, ...grid.map(probe)]);
-  const original = originalInput(model, request, channel, baseRun!);
+  const [baseRun, ...gridRuns] = await model.run([base, ...grid.map(probe)], {
+    withGradient: false,
+  });
+  const originalActivation = baseRun!.transitions[targetColumn]!;
+  const original = await originalInput(model, request, channel, base, baseRun!);
   const search = new BoundarySearch(original, tolerance);
   let choice = search.choose(
     grid.map((x, i) => ({ x, act: gridRuns[i]!.transitions[targetColumn]! })),
   );
-  while (choice?.kind === "bracket" && choice.b.x - choice.a.x >= (hi - lo) * MIN_WIDTH) {
+  while (choice?.kind === "bracket" && choice.b.x - choice.a.x >= (hi - lo) * CLOSING_WIDTH) {
     const { a, b } = choice;
-    const xs = Array.from(
+    const inner = await run(Array.from(
       { length: REFINE_PROBES },
       (_, k) => a.x + ((b.x - a.x) * (k + 1)) / (REFINE_PROBES + 1),
-    );
-    const runs = await run(xs.map(probe));
-    const inner = xs.map((x, k) => ({ x, act: runs[k]!.transitions[targetColumn]! }));
+    ));
     const next = search.choose([a, ...inner, b]);
     if (!next) break; // only NaN activations can lose a sign change
     choice = next;
   }
-  const answer = choice && search.finalPoint(choice);
-  if (!answer) return { found: false, target_transition: request.target_transition };
+
+  // Shape: the answer point, or only `found` and `target_transition` (D6).
+  if (!choice) return { found: false, target_transition: request.target_transition };
+  const answer = choice.kind === "point" ? choice.p : farEnd(choice, originalActivation);
   return {
     found: true,
     target_transition: request.target_transition,
@@ -153,7 +174,7 @@ export async function counterfactual(
     flipped_channel: channel,
     original_input: original,
     counterfactual_input: answer.x,
-    original_activation: baseRun!.transitions[targetColumn]!,
+    original_activation: originalActivation,
     counterfactual_activation: answer.act,
   };
 }
@@ -198,46 +219,52 @@ class BoundarySearch {
     }
     return best?.c;
   }
+}
 
-  /** The answer: the hit, or none when refinement ended on a bracket without one. */
-  finalPoint(choice: Choice): Probe | undefined {
-    return choice.kind === "point" ? choice.p : undefined;
+/**
+ * The end of a narrowed bracket on the far side of 0.5 from the original activation: the
+ * first input at which the decision has flipped. An original activation of exactly 0.5 has no
+ * side; then the end nearer 0.5 is taken.
+ */
+function farEnd(bracket: { readonly a: Probe; readonly b: Probe }, originalActivation: number) {
+  const { a, b } = bracket;
+  const side = Math.sign(originalActivation - 0.5);
+  if (side === 0 || Number.isNaN(side)) {
+    return Math.abs(a.act - 0.5) <= Math.abs(b.act - 0.5) ? a : b;
   }
+  return Math.sign(a.act - 0.5) === side ? b : a;
 }
 
 /**
  * The input the model actually used at the flipped place in the base pass (D4): the supplied
- * value; else a source place's default (marking 1/0 by initial marking, value 1.0); else the
- * computed activation (marking) or the computed value Σ w·a(t)·o / (a + 1e-6) (value channel).
+ * value; else what the graph computed there: the `places` output on the marking channel (a
+ * source place's default, or its computed activation), the `place_values` output on the value
+ * channel (a held place's default, or its computed value).
  */
-function originalInput(
+async function originalInput(
   model: OpsModel,
   request: CounterfactualRequest,
   channel: FlipChannel,
-  base: OutputRow,
-): number {
+  base: InputRow,
+  baseRun: OutputRow,
+): Promise<number> {
   const p = request.flip_place;
-  const { net, structure, parameters } = model;
-  const isSource = (structure.preset.get(p) ?? []).length === 0;
-  if (channel === "marking") {
-    const supplied = request.input_marking.get(p);
-    if (supplied !== undefined) return supplied;
-    if (isSource) return net.initialMarking.has(p) ? 1 : 0;
-    return base.places[net.places.indexOf(p)]!;
-  }
-  const supplied = request.input_values?.get(p);
+  const column = model.net.places.indexOf(p);
+  const supplied = channel === "marking"
+    ? request.input_marking.get(p)
+    : request.input_values?.get(p);
   if (supplied !== undefined) return supplied;
-  if (isSource || request.input_marking.has(p)) return 1;
-  const outputValue = new Map(net.arcOutputValues.map((o) => [arcKey(o.transition, o.place), o]));
-  let numerator = 0;
-  for (const t of structure.preset.get(p) ?? []) {
-    const w = parameters.arcWeights.get(arcKey(t, p)) ?? 0;
-    const a = base.transitions[net.transitions.indexOf(t)]!;
-    const o = outputValue.get(arcKey(t, p))?.value ?? 1;
-    numerator = Math.fround(numerator + Math.fround(Math.fround(w * a) * o));
+  if (channel === "marking") return baseRun.places[column]!;
+  // place_values is computed in the gradient branch, which forward runs skip.
+  const [row] = await model.run([base], { withGradient: true });
+  if (row?.placeValues === undefined) {
+    throw new RequestError(
+      `flip_channel 'value' needs the value the model computed at flip_place ${quoteId(p)}, ` +
+        `but the served bundle predates the place_values output: supply input_values ` +
+        `for ${quoteId(p)}, or recompile the bundle with petri-serve's compile command`,
+    );
   }
-  const activation = base.places[net.places.indexOf(p)]!;
-  return Math.fround(numerator / Math.fround(activation + 1e-6));
+  return row.placeValues[column]!;
 }
 
 function withEntry(map: IdMap, key: string, value: number): Map<string, number> {

@@ -18,6 +18,7 @@
  * @module
  */
 
+import { sourceDefault } from "../net/source_default.ts";
 import { compareIds } from "../net/types.ts";
 import { checkPlaceKeys, checkTransition } from "./check.ts";
 import type { IdMap, OpsModel } from "./model.ts";
@@ -71,8 +72,9 @@ export async function sensitivity(
   const marking = new Map(request.input_marking);
   const values = new Map(request.input_values ?? []);
   for (const p of structure.sourcePlaces) {
-    if (!marking.has(p)) marking.set(p, net.initialMarking.has(p) ? 1 : 0);
-    if (!values.has(p)) values.set(p, 1);
+    const defaults = sourceDefault(net, p);
+    if (!marking.has(p)) marking.set(p, defaults.marking);
+    if (!values.has(p)) values.set(p, defaults.value);
   }
   const target = new Map([[request.target_transition, 1]]);
   const [out] = await model.run([{ marking, values, target }], { withGradient: true });

@@ -305,7 +305,8 @@ function build(z: ZodModule): SchemaSet {
     }),
     original_activation: activation("The target's activation at the base point", 0.97),
     counterfactual_activation: activation(
-      "The target's activation at the boundary (within tolerance of 0.5)",
+      "The target's activation at the boundary: within tolerance of 0.5, or across 0.5 from " +
+        "original_activation where it jumps (straight-through firing)",
       0.5003,
     ),
   }).meta({ id: "CounterfactualFound", description: "A crossing of 0.5 was found" });

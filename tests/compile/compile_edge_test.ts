@@ -1,6 +1,6 @@
 /**
  * Edge cases of the compiler that random nets rarely draw: a net of places only, and the
- * `gradient: false` variant that exists for benchmarks.
+ * `gradient: false` and `placeValues: false` variants that exist for benchmarks.
  *
  * @module
  */
@@ -8,9 +8,10 @@
 import assert from "node:assert/strict";
 import { compileModel } from "../../core/compile/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
-import { decodeModel } from "../../core/onnx/proto.ts";
+import { decodeModel, encodeModel } from "../../core/onnx/proto.ts";
 import { ModelSession } from "../../core/runtime.ts";
 import { ORT } from "../ort.ts";
+import { exampleModel } from "../core/fixtures.ts";
 
 const placesOnly = parseModelDescription({
   format: "petri-net-model/1",
@@ -22,10 +23,12 @@ Deno.test("compileModel() compiles a net without transitions", async () => {
   const { bytes } = compileModel(placesOnly);
   const ids = { places: placesOnly.net.places, transitions: [] };
   await using session = await ModelSession.create(ORT, bytes, ids);
-  const [out] = await session.run([{ marking: new Map([["p_a", 0.25]]) }], {
-    withGradient: true,
-  });
+  const [out] = await session.run([{
+    marking: new Map([["p_a", 0.25]]),
+    values: new Map([["p_b", 7]]),
+  }], { withGradient: true });
   assert.deepEqual([...out!.places], [0.25, 1]);
+  assert.deepEqual([...out!.placeValues!], [1, 7]);
   assert.equal(out!.transitions.length, 0);
   assert.deepEqual([...out!.gradMarking!], [0, 0]);
 });
@@ -72,4 +75,21 @@ Deno.test("compileModel() keeps an infinite input on its own arcs, as PETRA does
   assert.ok(Math.abs(out!.transitions[0]! - t1) < 1e-6, `t1 = ${out!.transitions[0]}`);
   assert.ok(Math.abs(out!.places[2]! - t1) < 1e-6, `q1 = ${out!.places[2]}`);
   assert.ok(Number.isFinite(out!.gradMarking![0]!), `d t1 / d p1 = ${out!.gradMarking![0]}`);
+});
+
+Deno.test("compileModel() without place_values writes the graph compilers wrote before it", async () => {
+  // The bundle in tests/fixtures/pre_place_values/ was compiled before the output existed.
+  const url = new URL(
+    "../fixtures/pre_place_values/credit_approval_coloured.onnx",
+    import.meta.url,
+  );
+  const before = decodeModel(await Deno.readFile(url)).graph!;
+  const model = await exampleModel("credit_approval_coloured");
+  const now = decodeModel(compileModel(model, { placeValues: false }).bytes).graph!;
+  const graphOnly = (graph: typeof now) =>
+    encodeModel({ irVersion: 8, opsetImport: [{ domain: "", version: 17 }], graph });
+  assert.deepEqual(graphOnly(now), graphOnly(before));
+  const full = decodeModel(compileModel(model).bytes).graph!;
+  assert.ok(full.output!.some((o) => o.name === "place_values"));
+  assert.ok(!now.output!.some((o) => o.name === "place_values"));
 });

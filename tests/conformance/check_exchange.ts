@@ -220,20 +220,18 @@ const RULES: Readonly<Record<string, Rule>> = {
       problems.push("PETRA's response is missing");
       return;
     }
-    const tolerance = requestTolerance(exchange);
     const [lo, hi] = requestRange(exchange);
     const width = hi - lo;
-    const petraFinal = petra.counterfactual_activation;
     if (body.found !== petra.found) {
       if (body.found === true) {
         // D2/D3: ours may find a crossing PETRA missed; the shape check verified it is one.
         return;
       }
-      // Ours found none: allowed only where PETRA's final probe was not on the boundary.
-      if (typeof petraFinal === "number" && Math.abs(petraFinal - 0.5) < tolerance) {
+      // Ours found none: allowed only where PETRA's answer was no boundary either.
+      if (petra.found === true && isBoundary(exchange, petra)) {
         problems.push(
-          `found false, but PETRA found a crossing at ${petra.counterfactual_input} ` +
-            `(activation ${petraFinal})`,
+          `found false, but PETRA found a boundary at ${petra.counterfactual_input} ` +
+            `(activation ${petra.original_activation} -> ${petra.counterfactual_activation})`,
         );
       }
       return;
@@ -351,14 +349,29 @@ function checkCounterfactualShape(exchange: Exchange, body: unknown, problems: s
   }
   const tolerance = requestTolerance(exchange);
   const [lo, hi] = requestRange(exchange);
-  const activation = body.counterfactual_activation as number;
   const input = body.counterfactual_input as number;
-  if (!(Math.abs(activation - 0.5) < tolerance)) {
-    problems.push(`counterfactual_activation ${activation} is not within ${tolerance} of 0.5`);
+  if (!isBoundary(exchange, body)) {
+    problems.push(
+      `counterfactual_activation ${body.counterfactual_activation} is neither within ` +
+        `${tolerance} of 0.5 nor across 0.5 from original_activation ${body.original_activation}`,
+    );
   }
   if (!(lo <= input && input <= hi)) {
     problems.push(`counterfactual_input ${input} is outside [${lo}, ${hi}]`);
   }
+}
+
+/**
+ * A found answer is a boundary when its activation is within `tolerance` of 0.5 or lies across
+ * 0.5 from the original activation (a decision flip, e.g. a straight-through jump).
+ */
+function isBoundary(exchange: Exchange, answer: Record<string, unknown>): boolean {
+  const activation = answer.counterfactual_activation;
+  const original = answer.original_activation;
+  if (typeof activation !== "number") return false;
+  if (Math.abs(activation - 0.5) < requestTolerance(exchange)) return true;
+  return typeof original === "number" &&
+    Math.sign(activation - 0.5) * Math.sign(original - 0.5) < 0;
 }
 
 function requestTolerance(exchange: Exchange): number {

@@ -60,7 +60,8 @@ Deno.test("checkExchange() 'counterfactual' applies D2, D3 and D6", async () => 
   deepEqual(await check(counterfactual, answer(200, { ...found, counterfactual_input: 0.3 })), []);
   ok((await check(counterfactual, answer(200, { ...found, counterfactual_input: 0.4 }))).length);
   ok(
-    (await check(counterfactual, answer(200, { ...found, counterfactual_activation: 0.6 }))).length,
+    (await check(counterfactual, answer(200, { ...found, counterfactual_activation: 0.45 })))
+      .length,
   );
   ok((await check(counterfactual, answer(200, { ...found, original_input: 1 }))).length);
   // PETRA's answer was on the boundary: ours may not be "not found"
@@ -78,6 +79,27 @@ Deno.test("checkExchange() 'counterfactual' applies D2, D3 and D6", async () => 
     (await check(notFound, answer(200, { found: false, target_transition: "t_a", x: null })))
       .length,
   );
+});
+
+Deno.test("checkExchange() 'counterfactual' counts a decision flip as found", async () => {
+  // PETRA on the triage STE model: the activation jumps from 0 to 1 at 0.7979 (issue 12).
+  const jump = {
+    ...found,
+    counterfactual_input: 0.797882080078125,
+    original_activation: 0,
+    counterfactual_activation: 1,
+  };
+  const exchange: Exchange = { ...counterfactual, petra: { status: 200, response: jump } };
+  deepEqual(await check(exchange, answer(200, { ...jump, counterfactual_input: 0.7978816 })), []);
+  // Not found is wrong where PETRA's answer moved across 0.5.
+  ok((await check(exchange, answer(200, { found: false, target_transition: "t_a" }))).length);
+  // A found answer on the original's side of 0.5, outside tolerance, is no boundary.
+  ok((await check(exchange, answer(200, { ...jump, counterfactual_activation: 0 }))).length);
+  ok((await check(exchange, answer(200, { ...jump, counterfactual_activation: 0.4 }))).length);
+  // PETRA's "found" that neither reached 0.5 nor crossed it (1.0 -> 1.0): ours may say none.
+  const stay = { ...jump, original_activation: 1, counterfactual_activation: 1 };
+  const stayed: Exchange = { ...counterfactual, petra: { status: 200, response: stay } };
+  deepEqual(await check(stayed, answer(200, { found: false, target_transition: "t_a" })), []);
 });
 
 Deno.test("checkExchange() 'sensitivity' allows extra source places only", async () => {

@@ -121,6 +121,41 @@ Deno.test("loadBundle() opens a compiled bundle with the net, settings, paramete
   assert.equal(row!.gradValues!.length, 3);
 });
 
+Deno.test("loadBundle() opens a bundle compiled before the place_values output", async () => {
+  // Committed from the compiler as it was before `place_values` existed.
+  const dir = new URL("../fixtures/pre_place_values/", import.meta.url);
+  const onnx = await Deno.readFile(new URL("credit_approval_coloured.onnx", dir));
+  const outputs = decodeModel(onnx).graph!.output!.map((o) => o.name);
+  assert.deepEqual(outputs, ["transitions", "places", "grad_marking", "grad_values"]);
+  await using old = await loadBundle(ORT, {
+    onnx,
+    sidecar: await Deno.readTextFile(new URL("credit_approval_coloured.onnx.meta.json", dir)),
+    onnxName: ONNX,
+    sidecarName: SIDECAR,
+  });
+  const fresh = await compileBundle(await exampleModel("credit_approval_coloured"), {
+    savedAt: SAVED_AT,
+  });
+  await using current = await loadBundle(ORT, {
+    ...fresh,
+    onnxName: ONNX,
+    sidecarName: SIDECAR,
+  });
+  const rows = [{
+    marking: new Map([["p_submitted", 1]]),
+    values: new Map([["p_submitted", 1500]]),
+    target: new Map([["t_approve", 1]]),
+  }];
+  const [before] = await old.run(rows, { withGradient: true });
+  const [after] = await current.run(rows, { withGradient: true });
+  assert.equal(before!.placeValues, undefined);
+  assert.equal(after!.placeValues!.length, 3);
+  // The new output changes nothing else.
+  assert.deepEqual([...before!.transitions], [...after!.transitions]);
+  assert.deepEqual([...before!.places], [...after!.places]);
+  assert.deepEqual([...before!.gradValues!], [...after!.gradValues!]);
+});
+
 Deno.test("loadBundle() keeps ids such as __proto__ through the embedded metadata", async () => {
   const model = protoIdsModel();
   const bundle = await compileBundle(model, { savedAt: SAVED_AT });

@@ -22,6 +22,10 @@ function assertSameRows(actual: OutputRow[], expected: OutputRow[]): void {
     assert.deepEqual([...row.transitions], [...want.transitions], `row ${i} transitions`);
     assert.deepEqual([...row.places], [...want.places], `row ${i} places`);
     assert.deepEqual(
+      row.placeValues && [...row.placeValues],
+      want.placeValues && [...want.placeValues],
+    );
+    assert.deepEqual(
       row.gradMarking && [...row.gradMarking],
       want.gradMarking && [...want.gradMarking],
     );
@@ -54,6 +58,7 @@ Deno.test("ModelSession.run() packs N rows into one ORT call with the numbers of
         const P = model.net.places.length;
         assert.deepEqual(batched[0]!.transitions.length, model.net.transitions.length);
         assert.deepEqual(batched[0]!.places.length, P);
+        assert.deepEqual(batched[0]!.placeValues?.length, withGradient ? P : undefined);
         assert.deepEqual(batched[0]!.gradMarking?.length, withGradient ? P : undefined);
         assert.deepEqual(batched[0]!.gradValues?.length, withGradient ? P : undefined);
       });

@@ -14,8 +14,10 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Page } from "playwright-core";
-import { compileBundle } from "../../core/bundle.ts";
+import { compileBundle, loadBundle } from "../../core/bundle.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
+import { counterfactual } from "../../core/ops/counterfactual.ts";
+import { ORT } from "../ort.ts";
 import { type BackendName, hasChromium, launchChromium } from "./browser.ts";
 import {
   assertJsonClose,
@@ -60,6 +62,13 @@ const REQUESTS: Readonly<Record<Kind, Body>> = {
     input_values: { p_submitted: 1500 },
     target_transition: "t_decline",
   },
+};
+
+/** Conformance exchange #78 of the triage STE model: t_escalate jumps from 0 to 1 near 0.798. */
+const STE_JUMP: Body = {
+  input_marking: { p_escalate_req: 0, p_ticket: 1, p_triaged: 0.92 },
+  flip_place: "p_escalate_req",
+  target_transition: "t_escalate",
 };
 
 const PASTED_EVENTS: Body = {
@@ -261,6 +270,51 @@ for (const backend of ["wasm", "webgpu"] as const) {
         assert.equal(await page.locator("#bundle-error").isHidden(), true);
       });
 
+      await t.step("draws a straight-through jump as a step at the boundary", async () => {
+        const expected = await triageCounterfactual(STE_JUMP);
+        await selectOperation(page, "counterfactual");
+        await fillForm(page, "counterfactual", STE_JUMP);
+        await runOperation(page, "counterfactual");
+        const answer = await readAnswer(page, "counterfactual");
+        assertJsonClose(answer, expected, tolerance);
+        // PETRA reports the flip at 0.797882080078125, activation 0 -> 1.
+        assert.equal(answer.found, true);
+        assert.equal(answer.original_activation, 0);
+        assert.equal(answer.counterfactual_activation, 1);
+        assert.ok(Math.abs((answer.counterfactual_input as number) - 0.797882080078125) < 0.01);
+
+        const chart = page.locator("#result-counterfactual svg.chart-curve");
+        const step = chart.locator("line.step");
+        assert.equal(await step.count(), 1);
+        assertJsonClose(Number(await step.getAttribute("data-x")), answer.counterfactual_input, {
+          atol: 0,
+        });
+        assert.equal(await step.getAttribute("data-from"), "0");
+        assert.equal(await step.getAttribute("data-to"), "1");
+        assert.equal(await chart.locator("circle.boundary.jump").count(), 1);
+        assert.match(await chart.getAttribute("aria-label") ?? "", /decision flips at 0\.79/);
+        // The curve itself rises vertically at the step: two consecutive points at the same x,
+        // on either side of the 0.5 line, at the step's x.
+        const [x1, half] = await Promise.all([
+          step.getAttribute("x1"),
+          chart.locator("line.half").getAttribute("y1"),
+        ]);
+        const d = await chart.locator("path.curve").getAttribute("d") ?? "";
+        const points = [...d.matchAll(/[ML](-?[\d.]+) (-?[\d.]+)/g)].map((m) => [
+          Number(m[1]),
+          Number(m[2]),
+        ]);
+        const vertical = points.slice(1).filter(([x, y], i) => {
+          const [px, py] = points[i]!;
+          return Math.abs(x! - px!) < 0.02 && Math.abs(x! - Number(x1)) < 0.02 &&
+            (py! - Number(half)) * (y! - Number(half)) < 0;
+        });
+        assert.equal(vertical.length, 1, `no vertical segment at x ${x1} in ${d}`);
+        await page.locator("#panel-counterfactual").screenshot({
+          path: artifact(`playground-${backend}-counterfactual-ste.png`),
+        });
+      });
+
       await t.step("shows bundle errors in plain words and keeps the loaded model", async () => {
         const onnx = await Deno.readFile(EXAMPLE_ONNX);
         const sidecar = JSON.parse(await Deno.readTextFile(`${EXAMPLE_ONNX.pathname}.meta.json`));
@@ -314,6 +368,27 @@ async function switchBackend(page: Page, name: BackendName): Promise<void> {
   await page.locator(`input[name=backend][value=${name}]`).check();
   await page.waitForFunction((name) => document.body.dataset.backend === name, name);
   await waitForRun(page, "forward", before + 1);
+}
+
+/** The counterfactual answer of core/ops on the triage model, as the page shows it (JSON). */
+async function triageCounterfactual(body: Body): Promise<Record<string, unknown>> {
+  const bundle = await compileBundle(
+    parseModelDescription(JSON.parse(await Deno.readTextFile(TRIAGE))),
+    { savedAt: new Date("2026-01-01T00:00:00Z") },
+  );
+  await using model = await loadBundle(ORT, {
+    ...bundle,
+    onnxName: "triage.onnx",
+    sidecarName: "triage.onnx.meta.json",
+  });
+  const map = (value: unknown) => new Map(Object.entries(value as Record<string, number>));
+  return {
+    ...await counterfactual(model, {
+      input_marking: map(body.input_marking),
+      flip_place: body.flip_place as string,
+      target_transition: body.target_transition as string,
+    }),
+  };
 }
 
 function file(name: string, bytes: Uint8Array) {
