@@ -88,6 +88,8 @@ export function describePetraModule(
   const module = stateOf(root, "the PetriNetModule");
   const net = describeNet(objectField(module, "net", NET_CLASS));
   const params = new Parameters(field(module, "_modules", "the PetriNetModule"), storages);
+  const order = readOrder(module);
+  if (order !== null) checkOrder(order, net as DescribedNet);
   return {
     format: "petri-net-model/1",
     net,
@@ -96,7 +98,7 @@ export function describePetraModule(
       num_steps: int(module, "num_steps"),
       firing: str(module, "firing"),
       routing: str(module, "routing"),
-      topological_order: readOrder(module),
+      topological_order: order,
     },
     parameters: {
       arc_weights: sortedPairs(dict(module, "_arc_key"), "_arc_key").map(([[from, to], key]) => ({
@@ -170,6 +172,37 @@ function describeNet(net: PyDict): object {
       place,
     })),
   };
+}
+
+interface DescribedNet {
+  readonly places: readonly string[];
+  readonly transitions: readonly string[];
+  readonly arcs: readonly { readonly from: string; readonly to: string }[];
+}
+
+/**
+ * The recorded order must list every place and transition once, each arc's source before its
+ * target; the compiler derives an equivalent order itself, so a file whose order disagrees
+ * with its net is refused rather than served differently from how PETRA evaluated it.
+ */
+function checkOrder(order: readonly string[], net: DescribedNet): void {
+  const position = new Map<string, number>();
+  order.forEach((id, i) => position.set(id, i));
+  const ids = [...net.places, ...net.transitions];
+  const missing = ids.find((id) => !position.has(id));
+  if (position.size !== order.length || order.length !== ids.length || missing !== undefined) {
+    throw new PetraShapeError(
+      `_order does not list each place and transition once` +
+        (missing === undefined ? "" : ` (${quoteId(missing)} is missing)`),
+    );
+  }
+  for (const { from, to } of net.arcs) {
+    if (position.get(from)! > position.get(to)!) {
+      throw new PetraShapeError(
+        `_order puts ${quoteId(to)} before ${quoteId(from)}, against the arc between them`,
+      );
+    }
+  }
 }
 
 /** Token-game guards are Python callables: none can be served, so any is refused by id. */
