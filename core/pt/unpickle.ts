@@ -27,7 +27,6 @@ import { PT_LIMITS, type PtLimits } from "./pt_limits.ts";
 import {
   type GlobalRole,
   type PickleValue,
-  type PyDict,
   PyGlobal,
   PyObject,
   PySet,

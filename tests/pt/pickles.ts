@@ -132,7 +132,7 @@ export function renameStrings(pickle: Uint8Array, names: ReadonlyMap<string, str
   while (pos < pickle.length) {
     const code = pickle[pos]!;
     if (code === 0x63) { // GLOBAL: two lines
-      let end = pickle.indexOf(0x0a, pickle.indexOf(0x0a, pos) + 1) + 1;
+      const end = pickle.indexOf(0x0a, pickle.indexOf(0x0a, pos) + 1) + 1;
       out.push(...pickle.subarray(pos, end));
       pos = end;
       continue;

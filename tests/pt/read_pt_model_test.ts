@@ -12,7 +12,7 @@ import { compileBundle } from "../../core/bundle.ts";
 import { ModelDescriptionError, parseModelDescription } from "../../core/net/parse.ts";
 import { arcKey } from "../../core/net/types.ts";
 import { describePetraModule } from "../../core/pt/describe_petra_module.ts";
-import { PyGlobal, PyObject, PyTuple } from "../../core/pt/pickle_values.ts";
+import { PyGlobal, type PyObject, PyTuple } from "../../core/pt/pickle_values.ts";
 import { readPtModel } from "../../core/pt/read_pt_model.ts";
 import { unpickle } from "../../core/pt/unpickle.ts";
 import {
