@@ -21,7 +21,7 @@ import { BundleError } from "../bundle.ts";
 import { ModelDescriptionError, parseModelDescription } from "../net/parse.ts";
 import type { PetriModel } from "../net/types.ts";
 import { describePetraModule, PetraShapeError } from "./describe_petra_module.ts";
-import { readPetraSidecar } from "./petra_sidecar.ts";
+import { readPetraSidecar } from "./read_petra_sidecar.ts";
 import { PT_LIMITS, type PtLimits } from "./pt_limits.ts";
 import { readTorchZip } from "./read_torch_zip.ts";
 import { PickleError, unpickle } from "./unpickle.ts";

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { readPetraSidecar } from "./petra_sidecar.ts";
+ * import { readPetraSidecar } from "./read_petra_sidecar.ts";
  * const sidecar = readPetraSidecar('{"scenario_name": "demo"}', "m.pt.meta.json");
  * sidecar.scenario_name; // "demo"
  * ```
@@ -39,7 +39,7 @@ export interface PetraSidecar {
  *
  * @example
  * ```ts
- * import { readPetraSidecar } from "./petra_sidecar.ts";
+ * import { readPetraSidecar } from "./read_petra_sidecar.ts";
  * readPetraSidecar("{}", "m.pt.meta.json").petra_version; // undefined
  * ```
  */
