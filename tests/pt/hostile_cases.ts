@@ -59,6 +59,8 @@ export async function hostileCases(marker: string): Promise<HostileCase[]> {
     "model/data.pkl": [new Uint8Array(32 * 1024 * 1024), { level: 9 }],
   });
   const oversized = declareSize(asPt(new Pickle().proto().emptyDict().stop().bytes()), 300e6);
+  const many: Record<string, Uint8Array> = { "data.pkl": real["data.pkl"]! };
+  for (let i = 0; i < 100_000; i++) many[`extra/${i}`] = new Uint8Array(0);
   const withoutStorage = { ...real };
   delete withoutStorage["data/0"];
 
@@ -167,6 +169,11 @@ export async function hostileCases(marker: string): Promise<HostileCase[]> {
       reason: /entry model\/data\.pkl is 300000000 bytes, over the 67108864 limit/,
     },
     {
+      name: "100001 zip entries (counted by a zip64 end record)",
+      pt: withZip64End(torchZip("model", many)),
+      reason: /has more than 100000 zip entries/,
+    },
+    {
       name: "a zip without data.pkl",
       pt: torchZip("model", { "version": new TextEncoder().encode("3\n") }),
       reason: /it has no data\.pkl entry/,
@@ -193,5 +200,39 @@ function declareSize(zip: Uint8Array, size: number): Uint8Array {
     view.setUint32(at + 20, size, true);
     view.setUint32(at + 24, size, true);
   }
+  return out;
+}
+
+/**
+ * Adds a zip64 end record and its locator before the end record, as torch writes them, so the
+ * entry count is not cut to 16 bits (fflate's writer has no zip64).
+ */
+function withZip64End(zip: Uint8Array): Uint8Array {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  let end = zip.length - 22;
+  while (view.getUint32(end, true) !== 0x06054b50) end--;
+  const cdSize = view.getUint32(end + 12, true);
+  const cdOffset = view.getUint32(end + 16, true);
+  let count = 0;
+  for (let at = cdOffset; at < cdOffset + cdSize; count++) {
+    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) +
+      view.getUint16(at + 32, true);
+  }
+  const record = new DataView(new ArrayBuffer(56 + 20));
+  record.setUint32(0, 0x06064b50, true);
+  record.setBigUint64(4, 44n, true);
+  record.setUint16(12, 45, true);
+  record.setUint16(14, 45, true);
+  record.setBigUint64(24, BigInt(count), true);
+  record.setBigUint64(32, BigInt(count), true);
+  record.setBigUint64(40, BigInt(cdSize), true);
+  record.setBigUint64(48, BigInt(cdOffset), true);
+  record.setUint32(56, 0x07064b50, true);
+  record.setBigUint64(64, BigInt(end), true);
+  record.setUint32(72, 1, true);
+  const out = new Uint8Array(zip.length + 76);
+  out.set(zip.subarray(0, end));
+  out.set(new Uint8Array(record.buffer), end);
+  out.set(zip.subarray(end), end + 76);
   return out;
 }
