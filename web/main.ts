@@ -336,6 +336,10 @@ function hintFor(message: string): string {
     return "These files are not a petri-serve bundle. Compile a model description with " +
       "`cli.ts compile MODEL.json -o NAME.onnx` to get one.";
   }
+  if (/is not a PETRA model|torch\.save|holds an invalid model/.test(message)) {
+    return "petri-serve reads a PETRA .pt without running anything in it, and this file is not " +
+      "a PETRA model it can serve. The model that was loaded before stays loaded.";
+  }
   return "The model that was loaded before stays loaded.";
 }
 

@@ -336,6 +336,10 @@ for (const backend of ["wasm", "webgpu"] as const) {
             document.getElementById("bundle-error")!.textContent!,
           )
         );
+        assert.match(
+          await page.locator("#bundle-error").textContent() ?? "",
+          /without running anything in it/,
+        );
         assert.equal(await page.locator("#net-svg .node").count(), 7);
       });
 
