@@ -1,7 +1,7 @@
 /**
  * petri-serve: serve trained PETRA Petri-net models. This entry point re-exports the
  * environment-agnostic core (the net types and model-description reader, the ONNX compiler,
- * bundles and the batched runtime, the four operations, the trace readers, the zod schemas)
+ * bundles (and PETRA's own `.pt` bundles, read safely) and the batched runtime, the four operations, the trace readers, the zod schemas)
  * and the HTTP face (`createApp`, a web-standard fetch handler). The ONNX runtime module is
  * passed in, so the same code runs in Deno, on Deno Deploy and in browsers.
  *
@@ -29,6 +29,9 @@ export * from "./core/net/quote_id.ts";
 export { type CompiledModel, compileModel, type CompileOptions } from "./core/compile/mod.ts";
 export * from "./core/runtime.ts";
 export * from "./core/bundle.ts";
+export { loadPtBundle } from "./core/pt/load_pt_bundle.ts";
+export { type PtBundleFiles, type PtModel, readPtModel } from "./core/pt/read_pt_model.ts";
+export { PT_LIMITS, type PtLimits } from "./core/pt/pt_limits.ts";
 export * from "./core/ops/errors.ts";
 export type { IdMap, OpsModel } from "./core/ops/model.ts";
 export * from "./core/ops/forward.ts";

@@ -74,8 +74,8 @@ specs cannot be resolved (a missing or non-numeric attribute). The log is stream
 so memory stays flat as files grow.
 
 Arguments:
-  BUNDLE                  a .onnx file with its .onnx.meta.json beside it, or a directory
-                          holding one bundle
+  BUNDLE                  a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file
+                          with its .pt.meta.json beside it, or a directory holding one bundle
 
 Options:
   --traces FILE           the event log: .xes, .xes.gz, .csv or .json (required)

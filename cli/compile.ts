@@ -17,7 +17,8 @@
 import { compileBundle } from "../core/bundle.ts";
 import { ModelDescriptionError, parseModelDescription } from "../core/net/parse.ts";
 import type { PetriModel } from "../core/net/types.ts";
-import { writeBundle } from "../adapter/deno/bundle_files.ts";
+import { readPtFiles, writeBundle } from "../adapter/deno/bundle_files.ts";
+import { readPtModel } from "../core/pt/read_pt_model.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type Command, InputError } from "./command.ts";
 
@@ -26,16 +27,19 @@ const OPTIONS = {
   "saved-at": { type: "string" },
 } as const;
 
-const HELP = `Usage: cli.ts compile MODEL.json [-o OUT.onnx] [--saved-at TIME]
+const HELP = `Usage: cli.ts compile MODEL.json|MODEL.pt [-o OUT.onnx] [--saved-at TIME]
 
-Compiles a model description (format petri-net-model/1) to a bundle: the ONNX model OUT.onnx
-and its sidecar OUT.onnx.meta.json.
+Compiles a model description (format petri-net-model/1), or a PETRA bundle MODEL.pt with its
+sidecar MODEL.pt.meta.json (read without running anything from it), to a bundle: the ONNX
+model OUT.onnx and its sidecar OUT.onnx.meta.json.
 
 Options:
   -o, --output OUT.onnx  the .onnx file to write; parent directories are created
-                         (default: MODEL.json with .model.json or .json replaced by .onnx)
-  --saved-at TIME        the sidecar's saved_at, UTC as YYYY-MM-DDTHH:MM:SSZ (default: now);
-                         fix it to make the bundle reproducible
+                         (default: MODEL.json with .model.json or .json replaced by .onnx,
+                         or MODEL.pt with .pt replaced by .onnx)
+  --saved-at TIME        the sidecar's saved_at, UTC as YYYY-MM-DDTHH:MM:SSZ (default: the
+                         .pt sidecar's saved_at, else now); fix it to make the bundle
+                         reproducible
   -h, --help             show this help
 `;
 
@@ -50,7 +54,7 @@ Options:
  */
 export const compileCommand: Command = {
   name: "compile",
-  summary: "compile a model description MODEL.json to a bundle OUT.onnx + OUT.onnx.meta.json",
+  summary: "compile MODEL.json or a PETRA MODEL.pt to a bundle OUT.onnx + OUT.onnx.meta.json",
   help: HELP,
   async run(args, io) {
     const { flags, positionals } = parseArgs(args, OPTIONS);
@@ -66,10 +70,12 @@ export const compileCommand: Command = {
     if (!output.endsWith(".onnx")) {
       throw new UsageError(`the output file must end with .onnx, got '${output}'`);
     }
-    const savedAt = flags["saved-at"] === undefined ? new Date() : parseTime(flags["saved-at"]);
+    const given = flags["saved-at"] === undefined ? undefined : parseTime(flags["saved-at"]);
 
-    const model = await readModel(modelPath);
-    const bundle = await compileBundle(model, { savedAt });
+    const { model, savedAt } = modelPath.endsWith(".pt")
+      ? readPtModel(await readPtFiles(modelPath))
+      : { model: await readModel(modelPath), savedAt: undefined };
+    const bundle = await compileBundle(model, { savedAt: given ?? savedAt ?? new Date() });
     const written = await writeBundle(output, bundle);
     io.err(
       `compiled ${modelPath} -> ${written.onnxPath} + ${written.sidecarPath} ` +
@@ -79,9 +85,9 @@ export const compileCommand: Command = {
   },
 };
 
-/** `x.model.json` and `x.json` become `x.onnx`; any other name gets `.onnx` appended. */
+/** `x.model.json`, `x.json` and `x.pt` become `x.onnx`; any other name gets `.onnx` appended. */
 function defaultOutput(modelPath: string): string {
-  return modelPath.replace(/(\.model)?\.json$/i, "") + ".onnx";
+  return modelPath.replace(/((\.model)?\.json|\.pt)$/i, "") + ".onnx";
 }
 
 const UTC_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

@@ -16,19 +16,20 @@
 
 import type { Model, SidecarSpecEntry } from "../core/bundle.ts";
 import { quoteId } from "../core/net/quote_id.ts";
-import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
+import { bundleKind, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
 
 const HELP = `Usage: cli.ts inspect BUNDLE
 
-Checks a bundle and prints a summary: places and transitions (ids and labels), source places,
+Checks a bundle and prints a summary: which kind it is (.onnx or PETRA .pt), places and transitions (ids and labels), source places,
 evaluation mode, firing, routing, sharpness, guard / inhibitor / duration counts, the
 sidecar's scenario and input specs, and the ONNX file's SHA-256.
 
 Arguments:
-  BUNDLE      a .onnx file with its .onnx.meta.json beside it, or a directory holding one bundle
+  BUNDLE      a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with its
+              .pt.meta.json beside it, or a directory holding one bundle of either kind
 
 Options:
   -h, --help  show this help
@@ -78,6 +79,12 @@ export function describeBundle(path: string, model: Model): string {
   const sources = new Set(structure.sourcePlaces);
   const rows: [string, string][] = [
     ["bundle", path],
+    [
+      "kind",
+      bundleKind(path) === "pt"
+        ? "PETRA .pt (read without running it, compiled to ONNX in memory)"
+        : "petri-serve .onnx",
+    ],
     ["scenario", sidecar.scenario_name ?? "(none)"],
     ["description", sidecar.scenario_description ?? "(none)"],
     ["places", String(net.places.length)],

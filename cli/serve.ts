@@ -35,8 +35,9 @@ the playground at /playground (after 'deno task build:web'). Stops on SIGINT or 
 finishing the requests in flight.
 
 Arguments:
-  BUNDLE                a .onnx file with its .onnx.meta.json beside it, or a directory holding
-                        one bundle (default: the embedded credit_approval_coloured example)
+  BUNDLE                a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with
+                        its .pt.meta.json beside it, or a directory holding one bundle of either
+                        kind (default: the embedded credit_approval_coloured example)
 
 Options:
   --host HOST           address to bind (default 127.0.0.1; 0.0.0.0 for every interface)

@@ -1,6 +1,7 @@
 /**
  * Bundles in the browser: pairing the files a user picks or drops (`NAME.onnx` and
- * `NAME.onnx.meta.json`) and fetching a bundle from a URL. Every failure is a
+ * `NAME.onnx.meta.json`, or PETRA's `NAME.pt` and `NAME.pt.meta.json`) and fetching a bundle
+ * from a URL. Every failure is a
  * {@link BundleError} in plain words, e.g.
  * `Cannot load bundle: model.onnx.meta.json is missing (pick it together with model.onnx)`.
  * The checks of the pair itself (hash, format, graph contract) are `loadBundle`'s.
@@ -22,6 +23,7 @@
  */
 
 import { BundleError, type BundleFiles } from "../core/bundle.ts";
+import type { PtBundleFiles } from "../core/pt/read_pt_model.ts";
 
 /** The suffix that turns a bundle's `.onnx` name into its sidecar's. */
 export const SIDECAR_SUFFIX = ".meta.json";
@@ -85,6 +87,45 @@ export function pairBundleFiles(files: readonly PickedFile[]): BundleFiles {
     throw new BundleError(`${sidecarName} is not a text file (expected JSON)`);
   }
   return { onnx: model.bytes, sidecar: text, onnxName: model.name, sidecarName };
+}
+
+/**
+ * Finds the one bundle of either kind among `files`: a PETRA `NAME.pt` with its
+ * `NAME.pt.meta.json`, or else (through {@link pairBundleFiles}) a `.onnx` pair.
+ *
+ * @throws {BundleError} when there is no bundle, several, or the sidecar is missing.
+ *
+ * @example
+ * ```ts
+ * import { pairPickedBundle } from "./bundle_files.ts";
+ * const files = pairPickedBundle([
+ *   { name: "m.pt", bytes: new Uint8Array([80, 75]) },
+ *   { name: "m.pt.meta.json", bytes: new TextEncoder().encode("{}") },
+ * ]);
+ * "pt" in files; // true
+ * ```
+ */
+export function pairPickedBundle(files: readonly PickedFile[]): BundleFiles | PtBundleFiles {
+  const pts = files.filter((f) => f.name.endsWith(".pt"));
+  if (pts.length === 0) return pairBundleFiles(files);
+  const onnx = files.filter((f) => f.name.endsWith(".onnx"));
+  if (pts.length + onnx.length > 1) {
+    const names = [...pts, ...onnx].map((f) => f.name).sort().join(", ");
+    throw new BundleError(`pick one bundle at a time (got ${names})`);
+  }
+  const pt = pts[0]!;
+  const sidecarName = pt.name + SIDECAR_SUFFIX;
+  const sidecar = files.find((f) => f.name === sidecarName);
+  if (sidecar === undefined) {
+    throw new BundleError(`${sidecarName} is missing (pick it together with ${pt.name})`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(sidecar.bytes);
+  } catch {
+    throw new BundleError(`${sidecarName} is not a text file (expected JSON)`);
+  }
+  return { pt: pt.bytes, sidecar: text, ptName: pt.name, sidecarName };
 }
 
 /**

@@ -20,11 +20,12 @@
  * @module
  */
 
-import { type BundleFiles, loadBundle, type Model } from "../core/bundle.ts";
+import type { Model } from "../core/bundle.ts";
 import { RequestError } from "../core/ops/errors.ts";
 import type { RequestKind, Schemas } from "../core/schemas.ts";
 import { type Backend, type BackendName, loadBackend, webGpuAdapter } from "./backends.ts";
-import { fetchBundle, pairBundleFiles, readPickedFiles } from "./bundle_files.ts";
+import { fetchBundle, pairPickedBundle, readPickedFiles } from "./bundle_files.ts";
+import { type AnyBundleFiles, bundleFileName, openBundle } from "./open_bundle.ts";
 import { html } from "./dom.ts";
 import { describeRequest, type RequestForm } from "./form_fields.ts";
 import { buildRequestForm, type RequestFormView } from "./form_view.ts";
@@ -52,7 +53,7 @@ class Playground {
   #adapter: string | undefined;
   #backend: Backend | undefined;
   #model: Model | undefined;
-  #files: BundleFiles | undefined;
+  #files: AnyBundleFiles | undefined;
   #busy = false;
   #firstForward = true;
 
@@ -93,11 +94,11 @@ class Playground {
   }
 
   /** Loads `files` on backend `name`; the current model stays when anything fails. */
-  async #load(files: BundleFiles, name: BackendName): Promise<boolean> {
+  async #load(files: AnyBundleFiles, name: BackendName): Promise<boolean> {
     if (this.#busy) return false;
     this.#busy = true;
     document.body.dataset.state = "loading";
-    this.#setSummary(`Loading ${files.onnxName}…`);
+    this.#setSummary(`Loading ${bundleFileName(files)}…`);
     try {
       let backend: Backend;
       try {
@@ -109,10 +110,10 @@ class Playground {
         );
       }
       performance.mark(`petri:backend-ready:${name}`);
-      const model = await loadBundle(backend.ort, files, {
+      const model = await openBundle(backend.ort, files, {
         sessionOptions: backend.sessionOptions,
       });
-      performance.mark(`petri:model-loaded:${files.onnxName}`);
+      performance.mark(`petri:model-loaded:${bundleFileName(files)}`);
       const previous = this.#model;
       // A backend switch keeps the net, so the picture and the forms (and their input) stay.
       const sameBundle = files === this.#files;
@@ -137,12 +138,15 @@ class Playground {
 
   #showModel(model: Model, redraw: boolean): void {
     const { net } = model;
-    const name = model.sidecar.scenario_name ?? this.#files?.onnxName ?? "model";
+    const name = model.sidecar.scenario_name ??
+      (this.#files ? bundleFileName(this.#files) : "model");
     document.body.dataset.model = name;
     const summary = byId("model-summary");
     summary.replaceChildren(
       html("strong", {}, name),
-      ` (${this.#files?.onnxName}): ${count(net.places.length, "place")}, ` +
+      ` (${this.#files ? bundleFileName(this.#files) : ""}): ${
+        count(net.places.length, "place")
+      }, ` +
         `${count(net.transitions.length, "transition")}, ${count(net.arcs.length, "arc")}` +
         (net.inhibitorArcs.length ? `, ${count(net.inhibitorArcs.length, "inhibitor arc")}` : "") +
         `; running on ${this.#backend?.label}.`,
@@ -263,9 +267,9 @@ class Playground {
   }
 
   async #openFiles(files: File[]): Promise<void> {
-    let bundle: BundleFiles;
+    let bundle: AnyBundleFiles;
     try {
-      bundle = pairBundleFiles(await readPickedFiles(files));
+      bundle = pairPickedBundle(await readPickedFiles(files));
     } catch (error) {
       this.#showBundleError(error);
       return;
@@ -321,7 +325,8 @@ class Playground {
 /** One plain sentence on what to do about a bundle error. */
 function hintFor(message: string): string {
   if (/ is missing/.test(message)) {
-    return "A bundle is two files: NAME.onnx and NAME.onnx.meta.json. Pick both at once.";
+    return "A bundle is two files: NAME.onnx and NAME.onnx.meta.json, or PETRA's NAME.pt and " +
+      "NAME.pt.meta.json. Pick both at once.";
   }
   if (/does not match/.test(message)) {
     return "The model file was changed after its sidecar was written, or the two files come " +
@@ -330,6 +335,10 @@ function hintFor(message: string): string {
   if (/format|not an ONNX model|graph contract|metadata|not valid JSON|JSON object/.test(message)) {
     return "These files are not a petri-serve bundle. Compile a model description with " +
       "`cli.ts compile MODEL.json -o NAME.onnx` to get one.";
+  }
+  if (/is not a PETRA model|torch\.save|holds an invalid model/.test(message)) {
+    return "petri-serve reads a PETRA .pt without running anything in it, and this file is not " +
+      "a PETRA model it can serve. The model that was loaded before stays loaded.";
   }
   return "The model that was loaded before stays loaded.";
 }

@@ -1,7 +1,9 @@
 /**
- * Bundle files on disk (or behind a URL): finding the `.onnx` file of a bundle path, reading
- * the pair into a {@link Model}, and writing a compiled pair. This is the Deno edge of
- * `core/bundle.ts`; every failure is a {@link BundleError} naming the path at fault.
+ * Bundle files on disk (or behind a URL): finding the model file of a bundle path, reading
+ * the pair into a {@link Model}, and writing a compiled pair. A bundle is either petri-serve's
+ * (`NAME.onnx` + `NAME.onnx.meta.json`) or PETRA's own (`NAME.pt` + `NAME.pt.meta.json`, read
+ * safely and compiled in memory by `core/pt/`). This is the Deno edge of `core/bundle.ts` and
+ * `core/pt/`; every failure is a {@link BundleError} naming the path at fault.
  *
  * @example
  * ```ts
@@ -17,6 +19,8 @@
 
 import { BundleError, loadBundle, type LoadOptions, type Model } from "../../core/bundle.ts";
 import type { OrtModule } from "../../core/runtime.ts";
+import { loadPtBundle } from "../../core/pt/load_pt_bundle.ts";
+import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
 
 /**
  * The embedded example bundle (the credit-approval model), read with {@link readBundle}; it
@@ -36,12 +40,29 @@ export const EXAMPLE_BUNDLE_URL: URL = new URL(
 /** The suffix that turns a bundle's `.onnx` path into its sidecar's. */
 export const SIDECAR_SUFFIX = ".meta.json";
 
+/** The two kinds of bundle: petri-serve's compiled `.onnx`, or PETRA's own `.pt`. */
+export type BundleKind = "onnx" | "pt";
+
 /**
- * The `.onnx` file a bundle path names: the path itself when it is a file, or the one
- * `*.onnx` file of a directory.
+ * Which kind of bundle a model file is, by its name: `pt` for `*.pt`, otherwise `onnx`.
  *
- * @throws {BundleError} when the path does not exist, or the directory holds no or several
- * `.onnx` files.
+ * @example
+ * ```ts
+ * import { bundleKind } from "./bundle_files.ts";
+ * bundleKind("models/credit.pt"); // "pt"
+ * ```
+ */
+export function bundleKind(path: string | URL): BundleKind {
+  const name = path instanceof URL ? path.pathname : path;
+  return name.endsWith(".pt") ? "pt" : "onnx";
+}
+
+/**
+ * The model file a bundle path names: the path itself when it is a file, or the one `*.onnx`
+ * or `*.pt` file of a directory.
+ *
+ * @throws {BundleError} when the path does not exist, or the directory holds no bundle or
+ * several.
  *
  * @example
  * ```ts
@@ -50,8 +71,10 @@ export const SIDECAR_SUFFIX = ".meta.json";
  * ```
  */
 export async function resolveBundlePath(path: string): Promise<string> {
-  if (path.endsWith(".onnx" + SIDECAR_SUFFIX)) {
-    throw new BundleError(`${path} is a sidecar; pass the .onnx file beside it`);
+  for (const extension of [".onnx", ".pt"]) {
+    if (path.endsWith(extension + SIDECAR_SUFFIX)) {
+      throw new BundleError(`${path} is a sidecar; pass the ${extension} file beside it`);
+    }
   }
   let info: Deno.FileInfo;
   try {
@@ -64,24 +87,29 @@ export async function resolveBundlePath(path: string): Promise<string> {
   const found: string[] = [];
   try {
     for await (const entry of Deno.readDir(path)) {
-      if (entry.name.endsWith(".onnx") && !entry.isDirectory) found.push(entry.name);
+      const model = entry.name.endsWith(".onnx") || entry.name.endsWith(".pt");
+      if (model && !entry.isDirectory) found.push(entry.name);
     }
   } catch (error) {
     throw new BundleError(`cannot read directory ${path} (${messageOf(error)})`);
   }
   found.sort();
-  if (found.length === 0) throw new BundleError(`directory ${path} holds no .onnx bundle`);
+  if (found.length === 0) {
+    throw new BundleError(`directory ${path} holds no bundle (no .onnx or .pt file)`);
+  }
   if (found.length > 1) {
     throw new BundleError(
-      `directory ${path} holds ${found.length} bundles (${found.join(", ")}); pass one .onnx file`,
+      `directory ${path} holds ${found.length} bundles (${found.join(", ")}); ` +
+        "pass one .onnx or .pt file",
     );
   }
   return joinPath(path, found[0]!);
 }
 
 /**
- * Reads a bundle (a `.onnx` path, a directory holding one bundle, or a URL of a `.onnx`
- * file) and loads it with {@link loadBundle}.
+ * Reads a bundle (a `.onnx` or `.pt` path, a directory holding one bundle, or a URL of either
+ * file) and loads it: `.onnx` with {@link loadBundle}, `.pt` with `loadPtBundle` (read
+ * without running anything from the file, then compiled in memory).
  *
  * @throws {BundleError} naming the missing, unreadable or invalid file.
  *
@@ -110,7 +138,30 @@ export async function readBundle(
   const sidecarName = onnxName + SIDECAR_SUFFIX;
   const onnx = await read(onnxName);
   const sidecar = new TextDecoder().decode(await read(sidecarName));
+  if (bundleKind(onnxName) === "pt") {
+    return await loadPtBundle(ort, { pt: onnx, sidecar, ptName: onnxName, sidecarName }, options);
+  }
   return await loadBundle(ort, { onnx, sidecar, onnxName, sidecarName }, options);
+}
+
+/**
+ * Reads a PETRA bundle's two files from disk: `path` (the `.pt` file) and its sidecar
+ * `path + ".meta.json"`, for `readPtModel` (as `compile` does) or `loadPtBundle`.
+ *
+ * @throws {BundleError} naming the missing or unreadable file.
+ *
+ * @example
+ * ```ts
+ * import { readPtFiles } from "./bundle_files.ts";
+ * const files = await readPtFiles("model.pt");
+ * files.sidecarName; // "model.pt.meta.json"
+ * ```
+ */
+export async function readPtFiles(path: string): Promise<PtBundleFiles> {
+  const sidecarName = path + SIDECAR_SUFFIX;
+  const pt = await readLocalFile(path);
+  const sidecar = new TextDecoder().decode(await readLocalFile(sidecarName));
+  return { pt, sidecar, ptName: path, sidecarName };
 }
 
 /** Where {@link writeBundle} put the two files. */

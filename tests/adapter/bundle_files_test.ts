@@ -57,7 +57,7 @@ Deno.test("resolveBundlePath() takes a .onnx file or a directory holding exactly
     await assertRejectsWith(
       () => resolveBundlePath(`${dir}/none`),
       BundleError,
-      `Cannot load bundle: directory ${dir}/none holds no .onnx bundle`,
+      `Cannot load bundle: directory ${dir}/none holds no bundle (no .onnx or .pt file)`,
     );
     await writeExample(`${dir}/two/a.onnx`);
     await writeExample(`${dir}/two/b.onnx`);
@@ -75,6 +75,37 @@ Deno.test("resolveBundlePath() takes a .onnx file or a directory holding exactly
       () => resolveBundlePath(`${dir}/one/model.onnx.meta.json`),
       BundleError,
       "is a sidecar; pass the .onnx file beside it",
+    );
+  });
+});
+
+Deno.test("resolveBundlePath() and readBundle() take a PETRA .pt bundle the same way", async () => {
+  await withTempDir(async (dir) => {
+    const fixture = new URL("../fixtures/conformance/paint_shop/", import.meta.url);
+    await Deno.mkdir(`${dir}/pt`);
+    await Deno.copyFile(new URL("model.pt", fixture), `${dir}/pt/paint.pt`);
+    assert.equal(await resolveBundlePath(`${dir}/pt`), `${dir}/pt/paint.pt`);
+    await assertRejectsWith(
+      () => readBundle(ORT, `${dir}/pt`),
+      BundleError,
+      `Cannot load bundle: ${dir}/pt/paint.pt.meta.json is missing`,
+    );
+    await Deno.copyFile(new URL("model.pt.meta.json", fixture), `${dir}/pt/paint.pt.meta.json`);
+    {
+      await using model = await readBundle(ORT, `${dir}/pt`);
+      assert.equal(model.sidecar.scenario_name, "paint_shop");
+      assert.equal(model.net.durations.get("t_cure"), 3);
+    }
+    await assertRejectsWith(
+      () => resolveBundlePath(`${dir}/pt/paint.pt.meta.json`),
+      BundleError,
+      "is a sidecar; pass the .pt file beside it",
+    );
+    await writeExample(`${dir}/pt/other.onnx`);
+    await assertRejectsWith(
+      () => resolveBundlePath(`${dir}/pt`),
+      BundleError,
+      `Cannot load bundle: directory ${dir}/pt holds 2 bundles (other.onnx, paint.pt)`,
     );
   });
 });

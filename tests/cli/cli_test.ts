@@ -191,6 +191,6 @@ Deno.test("cli.ts inspect names a missing or broken bundle file and exits 2", as
       `Cannot load bundle: ${dir}/other.onnx does not exist`,
     );
     await Deno.remove(out);
-    assertUsageFailure(await cli("inspect", dir), `directory ${dir} holds no .onnx bundle`);
+    assertUsageFailure(await cli("inspect", dir), `directory ${dir} holds no bundle`);
   });
 });

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { BundleError } from "../../core/bundle.ts";
-import { pairBundleFiles, type PickedFile, readPickedFiles } from "../../web/bundle_files.ts";
+import {
+  pairBundleFiles,
+  pairPickedBundle,
+  type PickedFile,
+  readPickedFiles,
+} from "../../web/bundle_files.ts";
 
 const text = (name: string, content: string): PickedFile => ({
   name,
@@ -69,4 +74,26 @@ Deno.test("readPickedFiles() reads File objects", async () => {
   const [file] = await readPickedFiles([new File(["{}"], "m.onnx.meta.json")]);
   assert.equal(file?.name, "m.onnx.meta.json");
   assert.deepEqual([...file!.bytes], [123, 125]);
+});
+
+Deno.test("pairPickedBundle() pairs PETRA's .pt with its sidecar, else a .onnx pair", () => {
+  const pt = pairPickedBundle([
+    text("m.pt.meta.json", '{"scenario_name": "m"}'),
+    onnx("m.pt"),
+    text("notes.txt", "x"),
+  ]);
+  assert.ok("pt" in pt);
+  assert.equal(pt.ptName, "m.pt");
+  assert.equal(pt.sidecarName, "m.pt.meta.json");
+  assert.equal(pt.sidecar, '{"scenario_name": "m"}');
+  const pair = pairPickedBundle([onnx("m.onnx"), text("m.onnx.meta.json", "{}")]);
+  assert.ok("onnx" in pair);
+  assert.throws(
+    () => pairPickedBundle([onnx("m.pt")]),
+    /^BundleError: Cannot load bundle: m\.pt\.meta\.json is missing \(pick it together with m\.pt\)$/,
+  );
+  assert.throws(
+    () => pairPickedBundle([onnx("m.pt"), onnx("m.onnx")]),
+    /pick one bundle at a time \(got m\.onnx, m\.pt\)/,
+  );
 });

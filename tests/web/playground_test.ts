@@ -355,6 +355,48 @@ for (const backend of ["wasm", "webgpu"] as const) {
         assert.equal(await page.locator("#bundle-error").isHidden(), true);
       });
 
+      await t.step("opens PETRA's own .pt bundle and gives PETRA's recorded answer", async () => {
+        const folder = new URL("../fixtures/conformance/resource_lock/", import.meta.url);
+        await page.locator("#bundle-files").setInputFiles([
+          file("lock.pt", await Deno.readFile(new URL("model.pt", folder))),
+          file("lock.pt.meta.json", await Deno.readFile(new URL("model.pt.meta.json", folder))),
+        ]);
+        await page.waitForFunction(() => document.body.dataset.model === "resource_lock_mutex");
+        assert.equal(await page.locator("#net-svg .node").count(), 7);
+        assert.equal(await page.locator("#net-svg .edge.inhibitor").count(), 2);
+        assert.equal(await page.locator("#bundle-error").isHidden(), true);
+        // Exchange 10 of the recording: a partial marking, compared exactly.
+        const exchange = (await Deno.readTextFile(new URL("exchanges.jsonl", folder)))
+          .split("\n").filter(Boolean).map((line) => JSON.parse(line))
+          .find((e) => e.i === 10 && e.path === "/forward");
+        assert.equal(exchange?.expect.compare, "exact");
+        await selectOperation(page, "forward");
+        await fillForm(page, "forward", exchange.body);
+        await runOperation(page, "forward");
+        assertJsonClose(await readAnswer(page, "forward"), exchange.petra.response, {
+          atol: 1e-5,
+          rtol: 1e-5,
+        });
+        const hostile = new URL("../fixtures/conformance/hostile_pt/", import.meta.url);
+        await page.locator("#bundle-files").setInputFiles([
+          file("exec_os_system.pt", await Deno.readFile(new URL("exec_os_system.pt", hostile))),
+          file(
+            "exec_os_system.pt.meta.json",
+            await Deno.readFile(new URL("exec_os_system.pt.meta.json", hostile)),
+          ),
+        ]);
+        await page.waitForFunction(() =>
+          /pickle global 'posix system' is not allowed/.test(
+            document.getElementById("bundle-error")!.textContent!,
+          )
+        );
+        assert.match(
+          await page.locator("#bundle-error").textContent() ?? "",
+          /without running anything in it/,
+        );
+        assert.equal(await page.locator("#net-svg .node").count(), 7);
+      });
+
       await t.step("made every request to its own origin", () => {
         assert.deepEqual(foreign, []);
         assert.deepEqual(errors, []);

@@ -1,0 +1,75 @@
+/**
+ * PETRA's own sidecar `NAME.pt.meta.json`: scenario name and description, the input specs
+ * `batch` reads, the PETRA version and when the model was saved. Read leniently (unknown keys
+ * ignored); the specs are validated with the model by `parseModelDescription`.
+ *
+ * @example
+ * ```ts
+ * import { readPetraSidecar } from "./read_petra_sidecar.ts";
+ * const sidecar = readPetraSidecar('{"scenario_name": "demo"}', "m.pt.meta.json");
+ * sidecar.scenario_name; // "demo"
+ * ```
+ *
+ * @module
+ */
+
+import { BundleError } from "../bundle.ts";
+
+/** The fields of a PETRA sidecar that petri-serve uses. */
+export interface PetraSidecar {
+  /** The scenario's name, when recorded. */
+  readonly scenario_name?: string;
+  /** The scenario's description, when recorded. */
+  readonly scenario_description?: string;
+  /** Place id -> how a trace gives its marking (validated later, with the net). */
+  readonly input_marking_spec?: unknown;
+  /** Place id -> how a trace gives its value. */
+  readonly input_values_spec?: unknown;
+  /** The PETRA version that saved the model. */
+  readonly petra_version?: string;
+  /** When PETRA saved the model (`YYYY-MM-DDTHH:MM:SSZ`). */
+  readonly saved_at?: string;
+}
+
+/**
+ * Parses the sidecar's text.
+ *
+ * @throws {BundleError} naming the sidecar when it is not a JSON object, a text field is not a
+ * string, or it is a petri-serve `.onnx` sidecar instead.
+ *
+ * @example
+ * ```ts
+ * import { readPetraSidecar } from "./read_petra_sidecar.ts";
+ * readPetraSidecar("{}", "m.pt.meta.json").petra_version; // undefined
+ * ```
+ */
+export function readPetraSidecar(text: string, name: string): PetraSidecar {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new BundleError(`${name} is not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new BundleError(`${name} does not hold a JSON object`);
+  }
+  const own = (key: string): unknown =>
+    Object.hasOwn(json, key) ? Reflect.get(json, key) : undefined;
+  if (own("onnx_sha256") !== undefined) {
+    throw new BundleError(`${name} is a petri-serve .onnx sidecar, not PETRA's .pt sidecar`);
+  }
+  const result: Record<string, unknown> = {};
+  for (const key of ["scenario_name", "scenario_description", "petra_version", "saved_at"]) {
+    const value = own(key);
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "string") {
+      throw new BundleError(`${name} has ${key} of type ${typeof value}, expected a string`);
+    }
+    result[key] = value;
+  }
+  for (const key of ["input_marking_spec", "input_values_spec"]) {
+    const value = own(key);
+    if (value !== undefined && value !== null) result[key] = value;
+  }
+  return result as PetraSidecar;
+}

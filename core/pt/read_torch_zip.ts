@@ -1,0 +1,142 @@
+/**
+ * The zip layer of a `torch.save` file: finds the archive's top folder, checks the sizes its
+ * central directory declares against {@link PtLimits}, and returns `data.pkl` and the
+ * `data/K` storage entries. Other entries (`version`, `byteorder`, `.data/serialization_id`,
+ * anything a newer torch adds) are skipped without being read.
+ *
+ * The archive is read with `fflate`'s `unzipSync`, whose per-entry filter sees every central
+ * directory record before any bytes are copied: that is where the entry count and the sizes
+ * are bounded. torch writes entries stored (no compression), so a compressed entry is refused
+ * and no decompression ever runs (no zip bomb can expand).
+ *
+ * @example
+ * ```ts
+ * import { readTorchZip } from "./read_torch_zip.ts";
+ * declare const bytes: Uint8Array;
+ * const zip = readTorchZip(bytes, "model.pt");
+ * zip.pickle.length > 0; // true
+ * ```
+ *
+ * @module
+ */
+
+import { unzipSync } from "fflate";
+import { BundleError } from "../bundle.ts";
+import { PT_LIMITS, type PtLimits } from "./pt_limits.ts";
+
+/** What {@link readTorchZip} found in the archive. */
+export interface TorchZip {
+  /** The archive's top folder (the stem of the file when torch saved it). */
+  readonly prefix: string;
+  /** The bytes of `PREFIX/data.pkl`. */
+  readonly pickle: Uint8Array;
+  /** Storage key (`K` of `PREFIX/data/K`) -> its bytes. */
+  readonly storages: ReadonlyMap<string, Uint8Array>;
+}
+
+const DATA_PKL = /^([^/]+)\/data\.pkl$/;
+const STORAGE = /^([^/]+)\/data\/([0-9]{1,9})$/;
+
+/**
+ * Reads the entries of a `torch.save` zip that a PETRA model needs.
+ *
+ * @param name how messages name the file
+ * @throws {BundleError} when the bytes are not a zip, an entry is compressed, truncated or
+ * too large, there are too many entries, or `data.pkl` is missing or ambiguous.
+ *
+ * @example
+ * ```ts
+ * import { readTorchZip } from "./read_torch_zip.ts";
+ * try {
+ *   readTorchZip(new TextEncoder().encode("not a zip"), "x.pt");
+ * } catch (error) {
+ *   (error as Error).message; // "Cannot load bundle: x.pt is not a torch.save zip archive (…)"
+ * }
+ * ```
+ */
+export function readTorchZip(
+  bytes: Uint8Array,
+  name: string,
+  limits: PtLimits = PT_LIMITS,
+): TorchZip {
+  if (bytes.length > limits.maxFileBytes) {
+    throw new BundleError(
+      `${name} is ${bytes.length} bytes, over the ${limits.maxFileBytes} limit`,
+    );
+  }
+  let entries = 0;
+  let total = 0;
+  const declared = new Map<string, number>();
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes, {
+      filter(file) {
+        entries += 1;
+        if (entries > limits.maxEntries) {
+          throw new ZipLimit(`has more than ${limits.maxEntries} zip entries`);
+        }
+        if (!DATA_PKL.test(file.name) && !STORAGE.test(file.name)) return false;
+        if (file.compression !== 0) {
+          throw new ZipLimit(
+            `entry ${file.name} is compressed (method ${file.compression}); ` +
+              "torch.save stores entries uncompressed",
+          );
+        }
+        const size = file.originalSize;
+        if (!Number.isSafeInteger(size) || size < 0 || size !== file.size) {
+          throw new ZipLimit(`entry ${file.name} declares inconsistent sizes`);
+        }
+        if (size > limits.maxEntryBytes) {
+          throw new ZipLimit(
+            `entry ${file.name} is ${size} bytes, over the ${limits.maxEntryBytes} limit`,
+          );
+        }
+        total += size;
+        if (total > limits.maxTotalBytes) {
+          throw new ZipLimit(`entries add up to over the ${limits.maxTotalBytes} byte limit`);
+        }
+        if (declared.has(file.name)) throw new ZipLimit(`entry ${file.name} appears twice`);
+        declared.set(file.name, size);
+        return true;
+      },
+    });
+  } catch (error) {
+    if (error instanceof ZipLimit) throw new BundleError(`${name} ${error.message}`);
+    // fflate's "invalid zip data" means it found no end-of-central-directory record.
+    const why = /invalid zip data/.test(messageOf(error))
+      ? "no zip end record: not a zip file, or a truncated one"
+      : messageOf(error);
+    throw new BundleError(`${name} is not a torch.save zip archive (${why})`);
+  }
+  for (const [entry, size] of declared) {
+    // fflate clamps a stored entry that runs past the end of the file: that is truncation.
+    if (files[entry]?.length !== size) {
+      throw new BundleError(`${name} is truncated: entry ${entry} is cut short`);
+    }
+  }
+  return collect(files, name);
+}
+
+function collect(files: Record<string, Uint8Array>, name: string): TorchZip {
+  const pickles = Object.keys(files).filter((entry) => DATA_PKL.test(entry));
+  if (pickles.length === 0) {
+    throw new BundleError(`${name} is not a torch.save archive: it has no data.pkl entry`);
+  }
+  if (pickles.length > 1) {
+    throw new BundleError(`${name} holds ${pickles.length} data.pkl entries; expected one`);
+  }
+  const prefix = DATA_PKL.exec(pickles[0]!)![1]!;
+  const storages = new Map<string, Uint8Array>();
+  for (const [entry, data] of Object.entries(files)) {
+    const match = STORAGE.exec(entry);
+    if (match !== null && match[1] === prefix) storages.set(match[2]!, data);
+  }
+  return { prefix, pickle: files[pickles[0]!]!, storages };
+}
+
+/** A limit crossed inside fflate's filter, told apart from fflate's own errors. */
+class ZipLimit extends Error {}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
