@@ -17,6 +17,7 @@ import { PACKAGE_VERSION } from "../core/version.ts";
 import { EXAMPLE_BUNDLE_URL, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import { listen } from "../adapter/deno/listen.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
+import { Readiness } from "../server/readiness.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
@@ -74,14 +75,20 @@ export const serveCommand: Command = {
       ? EXAMPLE_BUNDLE_URL
       : await resolveBundlePath(positionals[0]);
     await using model = await readBundle(await loadOrt(), path);
+    const readiness = new Readiness();
     const { scenario_name: name, scenario_description: description } = model.sidecar;
     const app = await createApp(model, {
       ...(name ? { title: name } : {}),
       version: PACKAGE_VERSION,
       ...(description ? { description } : {}),
       maxBodyBytes,
+      readiness,
     });
-    const running = listen(app, { hostname: flags.host ?? "127.0.0.1", port });
+    const running = listen(app, {
+      hostname: flags.host ?? "127.0.0.1",
+      port,
+      onDrain: () => readiness.drain(),
+    });
     io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
     await running.finished;
     return 0;

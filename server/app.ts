@@ -41,6 +41,7 @@ import {
 import { jsonResponse, stringifyJson } from "./json.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { loadPackages, type PackageLoaders } from "./packages.ts";
+import { Readiness } from "./readiness.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -118,6 +119,8 @@ export interface AppOptions {
   readonly onError?: ErrorLogger | undefined;
   /** How to import zod and zod-to-openapi; default: dynamic imports. */
   readonly packages?: PackageLoaders | undefined;
+  /** Read by `GET /readyz`; the listener flips it when it drains. Default: always ready. */
+  readonly readiness?: Readiness | undefined;
 }
 
 /** A web-standard HTTP handler. */
@@ -207,6 +210,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
 
   const routes = new Map<string, Partial<Record<Method, Handler>>>([
     ["/healthz", { GET: json(healthText) }],
+    ["/readyz", { GET: readyz(options.readiness ?? new Readiness()) }],
     ["/schema", { GET: json(schemaText) }],
     ["/forward", { POST: operation("forward", forward) }],
     ["/anomaly", { POST: operation("anomaly", anomaly) }],
@@ -266,6 +270,13 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       }
     },
   };
+}
+
+function readyz(readiness: Readiness): Handler {
+  return () =>
+    readiness.ready
+      ? jsonResponse(200, { status: "ready" })
+      : jsonResponse(503, { status: "draining" });
 }
 
 function positive(name: string, value: number, integer: boolean): number {
