@@ -18,6 +18,7 @@ import { EXAMPLE_BUNDLE_URL, readBundle, resolveBundlePath } from "../adapter/de
 import { listen } from "../adapter/deno/listen.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { Readiness } from "../server/readiness.ts";
+import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
@@ -26,9 +27,11 @@ const OPTIONS = {
   host: { type: "string" },
   port: { type: "string", short: "p" },
   "max-body-bytes": { type: "string" },
+  "access-log": { type: "string" },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
+                    [--access-log on|off]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs (OpenAPI at /openapi.json) and
@@ -43,6 +46,8 @@ Options:
   --host HOST           address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
   -p, --port PORT       port (default 8000; 0 picks a free one)
   --max-body-bytes N    largest request body accepted, larger ones get 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  --access-log on|off   one line per request on stdout: time, method, path, status, duration,
+                        rows (default on; buffered, flushed every 250 ms and at shutdown)
   -h, --help            show this help
 `;
 
@@ -71,11 +76,16 @@ export const serveCommand: Command = {
       1,
       Number.MAX_SAFE_INTEGER,
     );
+    const accessLogFlag = flags["access-log"] ?? "on";
+    if (accessLogFlag !== "on" && accessLogFlag !== "off") {
+      throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
+    }
     const path = positionals[0] === undefined
       ? EXAMPLE_BUNDLE_URL
       : await resolveBundlePath(positionals[0]);
     await using model = await readBundle(await loadOrt(), path);
     const readiness = new Readiness();
+    const accessLog = accessLogFlag === "on" ? new AccessLog(writeStdout) : undefined;
     const { scenario_name: name, scenario_description: description } = model.sidecar;
     const app = await createApp(model, {
       ...(name ? { title: name } : {}),
@@ -83,6 +93,7 @@ export const serveCommand: Command = {
       ...(description ? { description } : {}),
       maxBodyBytes,
       readiness,
+      ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
     });
     const running = listen(app, {
       hostname: flags.host ?? "127.0.0.1",
@@ -91,6 +102,7 @@ export const serveCommand: Command = {
     });
     io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
     await running.finished;
+    accessLog?.close();
     return 0;
   },
 };
@@ -101,4 +113,11 @@ function integerFlag(flag: string, text: string, min: number, max: number): numb
     throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got '${text}'`);
   }
   return value;
+}
+
+const encoder = new TextEncoder();
+
+function writeStdout(text: string): void {
+  const bytes = encoder.encode(text);
+  for (let at = 0; at < bytes.length;) at += Deno.stdout.writeSync(bytes.subarray(at));
 }

@@ -42,6 +42,11 @@ import { jsonResponse, stringifyJson } from "./json.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { loadPackages, type PackageLoaders } from "./packages.ts";
 import { Readiness } from "./readiness.ts";
+import type { RequestRecord } from "./access_log.ts";
+import { Metrics, METRICS_CONTENT_TYPE } from "./metrics.ts";
+import { countRows, rowsOf } from "./request_rows.ts";
+import { createOip } from "./oip.ts";
+import type { RunRecord } from "../core/runtime.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -121,6 +126,13 @@ export interface AppOptions {
   readonly packages?: PackageLoaders | undefined;
   /** Read by `GET /readyz`; the listener flips it when it drains. Default: always ready. */
   readonly readiness?: Readiness | undefined;
+  /**
+   * The model's name under `/v2/models/` (Open Inference Protocol); default: the bundle's
+   * `scenario_name`, else `"model"`.
+   */
+  readonly modelName?: string | undefined;
+  /** Called once per answered request (e.g. `accessLog.record`); must not throw. */
+  readonly onRequest?: ((record: RequestRecord) => void) | undefined;
 }
 
 /** A web-standard HTTP handler. */
@@ -179,6 +191,16 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const schemas = createSchemas(zod);
 
   const { net } = model;
+  const readiness = options.readiness ?? new Readiness();
+  const oip = createOip(model, {
+    name: options.modelName ?? scenarioName(model) ?? "model",
+    version: info.version,
+    readiness,
+    limits,
+  });
+  const session = runSource(model);
+  const metrics = new Metrics({ queuedRows: session && (() => session.queuedRows) });
+  session?.observe((run) => metrics.recordRun(run));
   const json = (text: string): Handler => () =>
     new Response(text, { headers: { "content-type": "application/json" } });
   const healthText = stringifyJson({
@@ -205,18 +227,25 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     const body = await readJsonBody(request, limits);
     const parsed = schemas.parseRequest(kind, body);
     if (!parsed.success) throw new ValidationError(parsed.issues);
-    return jsonResponse(200, await run(model, parsed.data));
+    return jsonResponse(200, await run(countRows(model, request), parsed.data));
   };
 
   const routes = new Map<string, Partial<Record<Method, Handler>>>([
     ["/healthz", { GET: json(healthText) }],
-    ["/readyz", { GET: readyz(options.readiness ?? new Readiness()) }],
+    ["/readyz", { GET: readyz(readiness) }],
     ["/schema", { GET: json(schemaText) }],
     ["/forward", { POST: operation("forward", forward) }],
     ["/anomaly", { POST: operation("anomaly", anomaly) }],
     ["/counterfactual", { POST: operation("counterfactual", counterfactual) }],
     ["/sensitivity", { POST: operation("sensitivity", sensitivity) }],
     ["/openapi.json", { GET: json(openApiText) }],
+    [
+      "/metrics",
+      {
+        GET: () =>
+          new Response(metrics.render(), { headers: { "content-type": METRICS_CONTENT_TYPE } }),
+      },
+    ],
     [
       "/docs",
       {
@@ -238,7 +267,10 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   }
 
   const handle = async (request: Request): Promise<Response> => {
-    const route = routes.get(new URL(request.url).pathname);
+    const path = new URL(request.url).pathname;
+    const v2 = oip.route(path);
+    if (v2 !== undefined) return oip.fetch(v2, request);
+    const route = routes.get(path);
     if (route === undefined) throw new HttpError(404, "Not Found");
     const head = request.method === "HEAD";
     const method = head ? "GET" : request.method;
@@ -252,24 +284,61 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     return head ? new Response(null, response) : response;
   };
 
+  const answer = async (request: Request): Promise<Response> => {
+    try {
+      return await handle(request);
+    } catch (error) {
+      try {
+        return errorResponse(error, (e) => onError(e, request));
+      } catch (failure) {
+        // Writing the error failed too (e.g. an echoed input too deep to serialise).
+        onError(failure, request);
+        return new Response('{"detail":"Internal Server Error"}', {
+          status: 500,
+          headers: { "content-type": "application/json" },
+        });
+      }
+    }
+  };
+  const onRequest = options.onRequest;
   return {
     fetch: async (request) => {
-      try {
-        return await handle(request);
-      } catch (error) {
-        try {
-          return errorResponse(error, (e) => onError(e, request));
-        } catch (failure) {
-          // Writing the error failed too (e.g. an echoed input too deep to serialise).
-          onError(failure, request);
-          return new Response('{"detail":"Internal Server Error"}', {
-            status: 500,
-            headers: { "content-type": "application/json" },
-          });
-        }
-      }
+      const time = Date.now();
+      const started = performance.now();
+      const response = await answer(request);
+      const seconds = (performance.now() - started) / 1000;
+      const path = new URL(request.url).pathname;
+      const route = routes.has(path) ? path : oip.route(path)?.template ?? "unmatched";
+      metrics.recordRequest({ method: request.method, route, status: response.status, seconds });
+      onRequest?.({
+        time,
+        method: request.method,
+        path,
+        route,
+        status: response.status,
+        seconds,
+        rows: rowsOf(request),
+      });
+      return response;
     },
   };
+}
+
+function scenarioName(model: OpsModel): string | undefined {
+  const name = (model as { sidecar?: { scenario_name?: unknown } }).sidecar?.scenario_name;
+  return typeof name === "string" && name !== "" ? name : undefined;
+}
+
+/** The session behind `model`, when it reports its runs (core/bundle.ts's models do). */
+function runSource(model: OpsModel):
+  | { observe(observer: (run: RunRecord) => void): () => void; readonly queuedRows: number }
+  | undefined {
+  const session = (model as { session?: unknown }).session as
+    | { observe?: unknown; queuedRows?: unknown }
+    | undefined;
+  return typeof session?.observe === "function" && typeof session.queuedRows === "number"
+    ? session as ReturnType<typeof runSource>
+    : undefined;
 }
 
 function readyz(readiness: Readiness): Handler {
