@@ -23,7 +23,7 @@ export interface RequestRecord {
   /** When it arrived, in ms since the epoch. */
   readonly time: number;
   readonly method: string;
-  /** The raw path (without the query). */
+  /** The path as a URL's `pathname` gives it (percent-encoded; without the query). */
   readonly path: string;
   /** The route template it matched (`unmatched` for none). */
   readonly route: string;
@@ -135,8 +135,9 @@ export class AccessLog {
  */
 export function formatLine(record: RequestRecord): string {
   const rows = record.rows === undefined ? "-" : `rows=${record.rows}`;
-  // The path comes from the client: keep one line per request whatever it holds.
-  const path = record.path.replace(/[\s\x00-\x1f\x7f]/g, (c) => encodeURIComponent(c));
+  // A URL's pathname is percent-encoded (no spaces or control characters), so each request
+  // stays on one line; anything else with a space is encoded here for the same reason.
+  const path = record.path.replace(/\s/g, encodeURIComponent);
   return `${new Date(record.time).toISOString()} ${record.method} ${path} ${record.status} ` +
     `${(record.seconds * 1000).toFixed(3)}ms ${rows}\n`;
 }
