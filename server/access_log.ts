@@ -22,11 +22,13 @@
 export interface RequestRecord {
   /** When it arrived, in ms since the epoch. */
   readonly time: number;
+  /** The HTTP method. */
   readonly method: string;
   /** The path as a URL's `pathname` gives it (percent-encoded; without the query). */
   readonly path: string;
   /** The route template it matched (`unmatched` for none). */
   readonly route: string;
+  /** The answer's HTTP status. */
   readonly status: number;
   /** From arrival to answer. */
   readonly seconds: number;
@@ -52,6 +54,8 @@ export class AccessLog {
   #closed = false;
 
   /**
+   * Starts the log; its flush interval does not keep the process alive.
+   *
    * @param write receives chunks of whole lines.
    *
    * @example

@@ -46,6 +46,7 @@ import type { RequestRecord } from "./access_log.ts";
 import { Metrics, METRICS_CONTENT_TYPE } from "./metrics.ts";
 import { countRows, rowsOf } from "./request_rows.ts";
 import { createOip } from "./oip.ts";
+import { REDOC_ASSETS, REDOC_CSP, redocPage } from "./redoc.ts";
 import type { RunRecord } from "../core/runtime.ts";
 
 /**
@@ -192,8 +193,9 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
 
   const { net } = model;
   const readiness = options.readiness ?? new Readiness();
+  const modelName = options.modelName ?? scenarioName(model) ?? "model";
   const oip = createOip(model, {
-    name: options.modelName ?? scenarioName(model) ?? "model",
+    name: modelName,
     version: info.version,
     readiness,
     limits,
@@ -216,7 +218,13 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     has_silent_transitions: net.silentTransitions.length > 0,
     has_structural_guards: net.structuralGuards.size > 0,
   });
-  const openApiText = stringifyJson(buildOpenApiDocument(schemas, zodToOpenApi, info, limits));
+  const openApiText = stringifyJson(
+    buildOpenApiDocument(schemas, zodToOpenApi, info, limits, {
+      modelName,
+      places: net.places.length,
+      transitions: net.transitions.length,
+    }),
+  );
   const docsHtml = docsPage(info);
 
   const operation = <K extends RequestKind>(
@@ -254,8 +262,22 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       },
     ],
   ]);
-  for (const [name, asset] of DOCS_ASSETS) {
-    routes.set(`/docs/${name}`, {
+  const redocHtml = redocPage(info);
+  routes.set("/redoc", {
+    GET: () =>
+      new Response(redocHtml, {
+        headers: {
+          "content-type": "text/html; charset=utf-8",
+          "content-security-policy": REDOC_CSP,
+        },
+      }),
+  });
+  const assets = [
+    ...[...DOCS_ASSETS].map(([name, asset]) => [`/docs/${name}`, asset] as const),
+    ...[...REDOC_ASSETS].map(([name, asset]) => [`/redoc/${name}`, asset] as const),
+  ];
+  for (const [path, asset] of assets) {
+    routes.set(path, {
       GET: async () =>
         new Response(await asset.load(), {
           headers: {
