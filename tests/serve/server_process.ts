@@ -51,6 +51,8 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** How long to wait for the first stderr line, in ms (default 60 s). */
   readonly startTimeoutMs?: number;
+  /** The working directory (default: the repository root). */
+  readonly cwd?: string | URL;
   /** Collect stdout (default: discarded). */
   readonly stdout?: boolean;
 }
@@ -78,7 +80,7 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [...args],
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     stdin: "null",
     stdout: options.stdout ? "piped" : "null",
     stderr: "piped",
