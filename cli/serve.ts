@@ -16,6 +16,7 @@
 import { PACKAGE_VERSION } from "../core/version.ts";
 import { EXAMPLE_BUNDLE_URL, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import { listen } from "../adapter/deno/listen.ts";
+import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { Readiness } from "../server/readiness.ts";
 import { AccessLog } from "../server/access_log.ts";
@@ -95,11 +96,13 @@ export const serveCommand: Command = {
       ...(description ? { description } : {}),
       maxBodyBytes,
       readiness,
+      mount: [PLAYGROUND_PREFIX, playgroundHandler()],
       ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
     });
     const running = listen(app, {
       hostname: flags.host ?? "127.0.0.1",
       port,
+      playground: false, // mounted in the app, so the metrics and the access log see it
       onDrain: () => readiness.drain(),
     });
     io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);

@@ -132,6 +132,14 @@ export interface AppOptions {
    * `scenario_name`, else `"model"`.
    */
   readonly modelName?: string | undefined;
+  /**
+   * A handler mounted at a path prefix, answered before the routes and counted by the metrics
+   * and the access log like them (route `PREFIX/*`); `cli.ts serve` mounts the playground at
+   * `/playground`. The handler may decline (`undefined`): the answer is then 404.
+   */
+  readonly mount?:
+    | readonly [prefix: string, handler: (request: Request) => Promise<Response | undefined>]
+    | undefined;
   /** Called once per answered request (e.g. `accessLog.record`); must not throw. */
   readonly onRequest?: ((record: RequestRecord) => void) | undefined;
 }
@@ -288,8 +296,17 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     });
   }
 
+  const mounted = (path: string) => {
+    const prefix = options.mount?.[0];
+    return prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`));
+  };
   const handle = async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname;
+    if (mounted(path)) {
+      const answer = await options.mount![1](request);
+      if (answer === undefined) throw new HttpError(404, "Not Found");
+      return answer;
+    }
     const v2 = oip.route(path);
     if (v2 !== undefined) return oip.fetch(v2, request);
     const route = routes.get(path);
@@ -330,7 +347,11 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       const response = await answer(request);
       const seconds = (performance.now() - started) / 1000;
       const path = new URL(request.url).pathname;
-      const route = routes.has(path) ? path : oip.route(path)?.template ?? "unmatched";
+      const route = routes.has(path)
+        ? path
+        : mounted(path)
+        ? `${options.mount![0]}/*`
+        : oip.route(path)?.template ?? "unmatched";
       metrics.recordRequest({ method: request.method, route, status: response.status, seconds });
       onRequest?.({
         time,

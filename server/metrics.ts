@@ -53,6 +53,8 @@ export interface Gauges {
   readonly residentMemoryBytes?: (() => number) | undefined;
 }
 
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]);
+
 const DURATION_BUCKETS = [
   0.0005,
   0.001,
@@ -130,7 +132,9 @@ export class Metrics {
    * ```
    */
   recordRequest(sample: RequestSample): void {
-    const labels = `method=${label(sample.method)},route=${label(sample.route)}`;
+    // Methods come from clients: unknown ones share one label value, so series stay bounded.
+    const method = METHODS.has(sample.method) ? sample.method : "other";
+    const labels = `method=${label(method)},route=${label(sample.route)}`;
     const key = `${labels},status=${label(String(sample.status))}`;
     this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
     histogram(this.#durations, labels, DURATION_BUCKETS).observe(sample.seconds);

@@ -74,6 +74,7 @@ Deno.test("cli.ts serve logs one line per request on stdout and loses none at SI
       inputs: [{ name: "marking", datatype: "FP32", shape: [2, 3], data: [0, 0, 1, 0, 0, 0] }],
     }],
     ["GET", "/nothing/here"],
+    ["GET", "/playground/style.css"],
   ];
   for (const [method, path, body] of requests) {
     const response = await fetch(`${server.origin}${path}`, {
@@ -95,6 +96,7 @@ Deno.test("cli.ts serve logs one line per request on stdout and loses none at SI
     ["POST", "/forward", "200", "rows=1"],
     ["POST", "/v2/models/credit_approval_coloured/infer", "200", "rows=2"],
     ["GET", "/nothing/here", "404", "-"],
+    ["GET", "/playground/style.css", "200", "-"],
   ]);
 });
 

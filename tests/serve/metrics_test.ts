@@ -120,6 +120,8 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     await response.body?.cancel();
   }
   await (await fetch(`${server.origin}/no/such/path`)).body?.cancel();
+  await (await fetch(`${server.origin}/playground/index.html`)).body?.cancel();
+  await (await fetch(`${server.origin}/forward`, { method: "BREW" })).body?.cancel();
   await (await fetch(`${server.origin}/v2/models/credit_approval_coloured`)).body?.cancel();
   const counterfactual = await fetch(`${server.origin}/counterfactual`, {
     method: "POST",
@@ -152,6 +154,8 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     requests(before.samples, method, route, status);
   assert.equal(moved("POST", "/forward", "200"), 3);
   assert.equal(moved("GET", "unmatched", "404"), 1);
+  assert.equal(moved("GET", "/playground/*", "200"), 1);
+  assert.equal(moved("other", "/forward", "405"), 1, "unknown methods share one label");
   assert.equal(moved("GET", "/v2/models/{name}", "200"), 1);
   assert.equal(moved("GET", "/metrics", "200"), 1, "the first scrape is counted");
   const runs = (s: readonly Sample[]) =>
