@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import {
   buildWeb,
   PLAYGROUND_BUNDLE_DIR,
+  STORED_SUFFIX,
   writePlaygroundBundle,
 } from "../../adapter/deno/build_web.ts";
 import { PLAYGROUND_SCRIPTS } from "../../adapter/deno/playground_bundle.ts";
@@ -23,11 +24,12 @@ Deno.test("the committed playground bundle is up to date with web/ and core/", a
   const dir = await Deno.makeTempDir({ prefix: "petri-bundle-" });
   try {
     const names = await writePlaygroundBundle(dir);
-    const committed = [...Deno.readDirSync(PLAYGROUND_BUNDLE_DIR)].map((e) => e.name).sort();
+    const committed = [...Deno.readDirSync(PLAYGROUND_BUNDLE_DIR)]
+      .map((e) => e.name.slice(0, -STORED_SUFFIX.length)).sort();
     assert.deepEqual(committed, names, STALE);
     assert.deepEqual([...PLAYGROUND_SCRIPTS.keys()].sort(), names, STALE);
     for (const name of names) {
-      const fresh = await Deno.readTextFile(`${dir}/${name}`);
+      const fresh = await Deno.readTextFile(`${dir}/${name}${STORED_SUFFIX}`);
       assert.ok(fresh === await PLAYGROUND_SCRIPTS.get(name)!(), `${name}: ${STALE}`);
     }
   } finally {
