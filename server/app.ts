@@ -43,11 +43,11 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { loadPackages, type PackageLoaders } from "./packages.ts";
 import { Readiness } from "./readiness.ts";
 import type { RequestRecord } from "./access_log.ts";
-import { Metrics, METRICS_CONTENT_TYPE } from "./metrics.ts";
-import { countRows, rowsOf } from "./request_rows.ts";
-import { createOip } from "./oip.ts";
-import { REDOC_ASSETS, REDOC_CSP, redocPage } from "./redoc.ts";
-import type { RunRecord } from "../core/runtime.ts";
+import { METRICS_CONTENT_TYPE, metricsFor } from "./metrics.ts";
+import { countRows } from "./request_rows.ts";
+import { createOip, oipModelName } from "./oip.ts";
+import { REDOC_ASSETS, redocPage, redocResponse } from "./redoc.ts";
+import { observeRequests } from "./request_observer.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -201,16 +201,9 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
 
   const { net } = model;
   const readiness = options.readiness ?? new Readiness();
-  const modelName = options.modelName ?? scenarioName(model) ?? "model";
-  const oip = createOip(model, {
-    name: modelName,
-    version: info.version,
-    readiness,
-    limits,
-  });
-  const session = runSource(model);
-  const metrics = new Metrics({ queuedRows: session && (() => session.queuedRows) });
-  session?.observe((run) => metrics.recordRun(run));
+  const modelName = options.modelName ?? oipModelName(model);
+  const oip = createOip(model, { name: modelName, version: info.version, readiness, limits });
+  const metrics = metricsFor(model);
   const json = (text: string): Handler => () =>
     new Response(text, { headers: { "content-type": "application/json" } });
   const healthText = stringifyJson({
@@ -248,7 +241,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
 
   const routes = new Map<string, Partial<Record<Method, Handler>>>([
     ["/healthz", { GET: json(healthText) }],
-    ["/readyz", { GET: readyz(readiness) }],
+    ["/readyz", { GET: () => readiness.response() }],
     ["/schema", { GET: json(schemaText) }],
     ["/forward", { POST: operation("forward", forward) }],
     ["/anomaly", { POST: operation("anomaly", anomaly) }],
@@ -271,15 +264,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     ],
   ]);
   const redocHtml = redocPage(info);
-  routes.set("/redoc", {
-    GET: () =>
-      new Response(redocHtml, {
-        headers: {
-          "content-type": "text/html; charset=utf-8",
-          "content-security-policy": REDOC_CSP,
-        },
-      }),
-  });
+  routes.set("/redoc", { GET: () => redocResponse(redocHtml) });
   const assets = [
     ...[...DOCS_ASSETS].map(([name, asset]) => [`/docs/${name}`, asset] as const),
     ...[...REDOC_ASSETS].map(([name, asset]) => [`/redoc/${name}`, asset] as const),
@@ -339,56 +324,18 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       }
     }
   };
-  const onRequest = options.onRequest;
   return {
-    fetch: async (request) => {
-      const time = Date.now();
-      const started = performance.now();
-      const response = await answer(request);
-      const seconds = (performance.now() - started) / 1000;
-      const path = new URL(request.url).pathname;
-      const route = routes.has(path)
-        ? path
-        : mounted(path)
-        ? `${options.mount![0]}/*`
-        : oip.route(path)?.template ?? "unmatched";
-      metrics.recordRequest({ method: request.method, route, status: response.status, seconds });
-      onRequest?.({
-        time,
-        method: request.method,
-        path,
-        route,
-        status: response.status,
-        seconds,
-        rows: rowsOf(request),
-      });
-      return response;
-    },
+    fetch: observeRequests(answer, {
+      routeOf: (path) =>
+        routes.has(path)
+          ? path
+          : mounted(path)
+          ? `${options.mount![0]}/*`
+          : oip.route(path)?.template ?? "unmatched",
+      metrics,
+      onRequest: options.onRequest,
+    }),
   };
-}
-
-function scenarioName(model: OpsModel): string | undefined {
-  const name = (model as { sidecar?: { scenario_name?: unknown } }).sidecar?.scenario_name;
-  return typeof name === "string" && name !== "" ? name : undefined;
-}
-
-/** The session behind `model`, when it reports its runs (core/bundle.ts's models do). */
-function runSource(model: OpsModel):
-  | { observe(observer: (run: RunRecord) => void): () => void; readonly queuedRows: number }
-  | undefined {
-  const session = (model as { session?: unknown }).session as
-    | { observe?: unknown; queuedRows?: unknown }
-    | undefined;
-  return typeof session?.observe === "function" && typeof session.queuedRows === "number"
-    ? session as ReturnType<typeof runSource>
-    : undefined;
-}
-
-function readyz(readiness: Readiness): Handler {
-  return () =>
-    readiness.ready
-      ? jsonResponse(200, { status: "ready" })
-      : jsonResponse(503, { status: "draining" });
 }
 
 function positive(name: string, value: number, integer: boolean): number {

@@ -87,6 +87,34 @@ const RUN_DURATION_BUCKETS = [
 ];
 const ROW_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
+/** The part of core/runtime.ts's `ModelSession` the metrics read. */
+interface RunSource {
+  observe(observer: (run: RunSample) => void): () => void;
+  readonly queuedRows: number;
+}
+
+/**
+ * Metrics for `model`: when it has a session that reports its runs (core/bundle.ts's models do),
+ * every ORT run is recorded and the queue gauge reads the session; otherwise only requests are.
+ *
+ * @example
+ * ```ts
+ * import { metricsFor } from "./metrics.ts";
+ * declare const model: import("../core/ops/model.ts").OpsModel;
+ * metricsFor(model).render().includes("petri_serve_queue_rows"); // true for a loaded bundle
+ * ```
+ */
+export function metricsFor(model: object): Metrics {
+  const session = (model as { session?: Partial<RunSource> }).session;
+  if (typeof session?.observe !== "function" || typeof session.queuedRows !== "number") {
+    return new Metrics();
+  }
+  const source = session as RunSource;
+  const metrics = new Metrics({ queuedRows: () => source.queuedRows });
+  source.observe((run) => metrics.recordRun(run));
+  return metrics;
+}
+
 /** A histogram for one label set: cumulative counts are computed when rendering. */
 class Histogram {
   readonly counts: number[];

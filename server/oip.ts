@@ -181,6 +181,22 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
   };
 }
 
+/**
+ * The model's protocol name: the bundle sidecar's `scenario_name` when `model` has one, else
+ * `"model"`.
+ *
+ * @example
+ * ```ts
+ * import { oipModelName } from "./oip.ts";
+ * oipModelName({ sidecar: { scenario_name: "loans" } }); // "loans"
+ * oipModelName({}); // "model"
+ * ```
+ */
+export function oipModelName(model: object): string {
+  const name = (model as { sidecar?: { scenario_name?: unknown } }).sidecar?.scenario_name;
+  return typeof name === "string" && name !== "" ? name : "model";
+}
+
 function unknownModel(name: string, served: string): OipHandler {
   return () => {
     throw new OipError(

@@ -60,4 +60,19 @@ export class Readiness {
   drain(): void {
     this.#draining = true;
   }
+
+  /**
+   * The answer of `GET /readyz`: 200 `{"status":"ready"}`, or 503 `{"status":"draining"}`.
+   *
+   * @example
+   * ```ts
+   * import { Readiness } from "./readiness.ts";
+   * new Readiness().response().status; // 200
+   * ```
+   */
+  response(): Response {
+    return this.ready
+      ? Response.json({ status: "ready" })
+      : Response.json({ status: "draining" }, { status: 503 });
+  }
 }

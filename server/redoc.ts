@@ -91,6 +91,21 @@ export function redocPage(info: { readonly title: string; readonly version: stri
 `;
 }
 
+/**
+ * The `/redoc` response for `page` (from {@link redocPage}), with {@link REDOC_CSP}.
+ *
+ * @example
+ * ```ts
+ * import { redocPage, redocResponse } from "./redoc.ts";
+ * redocResponse(redocPage({ title: "t", version: "1" })).headers.get("content-type"); // "text/html; charset=utf-8"
+ * ```
+ */
+export function redocResponse(page: string): Response {
+  return new Response(page, {
+    headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": REDOC_CSP },
+  });
+}
+
 const ENTITIES: Readonly<Record<string, string>> = {
   "&": "&amp;",
   "<": "&lt;",
