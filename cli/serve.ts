@@ -16,7 +16,10 @@
 import { PACKAGE_VERSION } from "../core/version.ts";
 import { EXAMPLE_BUNDLE_URL, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import { listen } from "../adapter/deno/listen.ts";
+import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
+import { Readiness } from "../server/readiness.ts";
+import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
@@ -25,14 +28,18 @@ const OPTIONS = {
   host: { type: "string" },
   port: { type: "string", short: "p" },
   "max-body-bytes": { type: "string" },
+  "access-log": { type: "string" },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
+                    [--access-log on|off]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
-/counterfactual and /sensitivity, the API explorer at /docs (OpenAPI at /openapi.json) and
-the playground at /playground (after 'deno task build:web'). Stops on SIGINT or SIGTERM after
-finishing the requests in flight.
+/counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
+/openapi.json), the playground at /playground, GET /readyz, GET /metrics (Prometheus) and
+the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it drains: /readyz answers
+503, requests on open connections are answered with Connection: close, new connections get
+503, and it exits 0 once no connection has a request pending (at most 10 s).
 
 Arguments:
   BUNDLE                a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with
@@ -43,6 +50,8 @@ Options:
   --host HOST           address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
   -p, --port PORT       port (default 8000; 0 picks a free one)
   --max-body-bytes N    largest request body accepted, larger ones get 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  --access-log on|off   one line per request on stdout: time, method, path, status, duration,
+                        rows (default on; buffered, flushed every 250 ms and at shutdown)
   -h, --help            show this help
 `;
 
@@ -71,20 +80,35 @@ export const serveCommand: Command = {
       1,
       Number.MAX_SAFE_INTEGER,
     );
+    const accessLogFlag = flags["access-log"] ?? "on";
+    if (accessLogFlag !== "on" && accessLogFlag !== "off") {
+      throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
+    }
     const path = positionals[0] === undefined
       ? EXAMPLE_BUNDLE_URL
       : await resolveBundlePath(positionals[0]);
     await using model = await readBundle(await loadOrt(), path);
+    const readiness = new Readiness();
+    const accessLog = accessLogFlag === "on" ? new AccessLog(writeStdout) : undefined;
     const { scenario_name: name, scenario_description: description } = model.sidecar;
     const app = await createApp(model, {
       ...(name ? { title: name } : {}),
       version: PACKAGE_VERSION,
       ...(description ? { description } : {}),
       maxBodyBytes,
+      readiness,
+      mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+      ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
     });
-    const running = listen(app, { hostname: flags.host ?? "127.0.0.1", port });
+    const running = listen(app, {
+      hostname: flags.host ?? "127.0.0.1",
+      port,
+      playground: false, // mounted in the app, so the metrics and the access log see it
+      onDrain: () => readiness.drain(),
+    });
     io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
     await running.finished;
+    accessLog?.close();
     return 0;
   },
 };
@@ -95,4 +119,11 @@ function integerFlag(flag: string, text: string, min: number, max: number): numb
     throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got '${text}'`);
   }
   return value;
+}
+
+const encoder = new TextEncoder();
+
+function writeStdout(text: string): void {
+  const bytes = encoder.encode(text);
+  for (let at = 0; at < bytes.length;) at += Deno.stdout.writeSync(bytes.subarray(at));
 }

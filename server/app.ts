@@ -41,6 +41,13 @@ import {
 import { jsonResponse, stringifyJson } from "./json.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { loadPackages, type PackageLoaders } from "./packages.ts";
+import { Readiness } from "./readiness.ts";
+import type { RequestRecord } from "./access_log.ts";
+import { METRICS_CONTENT_TYPE, metricsFor } from "./metrics.ts";
+import { countRows } from "./request_rows.ts";
+import { createOip, oipModelName } from "./oip.ts";
+import { REDOC_ASSETS, redocPage, redocResponse } from "./redoc.ts";
+import { observeRequests } from "./request_observer.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -118,6 +125,23 @@ export interface AppOptions {
   readonly onError?: ErrorLogger | undefined;
   /** How to import zod and zod-to-openapi; default: dynamic imports. */
   readonly packages?: PackageLoaders | undefined;
+  /** Read by `GET /readyz`; the listener flips it when it drains. Default: always ready. */
+  readonly readiness?: Readiness | undefined;
+  /**
+   * The model's name under `/v2/models/` (Open Inference Protocol); default: the bundle's
+   * `scenario_name`, else `"model"`.
+   */
+  readonly modelName?: string | undefined;
+  /**
+   * A handler mounted at a path prefix, answered before the routes and counted by the metrics
+   * and the access log like them (route `PREFIX/*`); `cli.ts serve` mounts the playground at
+   * `/playground`. The handler may decline (`undefined`): the answer is then 404.
+   */
+  readonly mount?:
+    | readonly [prefix: string, handler: (request: Request) => Promise<Response | undefined>]
+    | undefined;
+  /** Called once per answered request (e.g. `accessLog.record`); must not throw. */
+  readonly onRequest?: ((record: RequestRecord) => void) | undefined;
 }
 
 /** A web-standard HTTP handler. */
@@ -176,6 +200,10 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const schemas = createSchemas(zod);
 
   const { net } = model;
+  const readiness = options.readiness ?? new Readiness();
+  const modelName = options.modelName ?? oipModelName(model);
+  const oip = createOip(model, { name: modelName, version: info.version, readiness, limits });
+  const metrics = metricsFor(model);
   const json = (text: string): Handler => () =>
     new Response(text, { headers: { "content-type": "application/json" } });
   const healthText = stringifyJson({
@@ -191,7 +219,13 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     has_silent_transitions: net.silentTransitions.length > 0,
     has_structural_guards: net.structuralGuards.size > 0,
   });
-  const openApiText = stringifyJson(buildOpenApiDocument(schemas, zodToOpenApi, info, limits));
+  const openApiText = stringifyJson(
+    buildOpenApiDocument(schemas, zodToOpenApi, info, limits, {
+      modelName,
+      places: net.places.length,
+      transitions: net.transitions.length,
+    }),
+  );
   const docsHtml = docsPage(info);
 
   const operation = <K extends RequestKind>(
@@ -202,17 +236,25 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     const body = await readJsonBody(request, limits);
     const parsed = schemas.parseRequest(kind, body);
     if (!parsed.success) throw new ValidationError(parsed.issues);
-    return jsonResponse(200, await run(model, parsed.data));
+    return jsonResponse(200, await run(countRows(model, request), parsed.data));
   };
 
   const routes = new Map<string, Partial<Record<Method, Handler>>>([
     ["/healthz", { GET: json(healthText) }],
+    ["/readyz", { GET: () => readiness.response() }],
     ["/schema", { GET: json(schemaText) }],
     ["/forward", { POST: operation("forward", forward) }],
     ["/anomaly", { POST: operation("anomaly", anomaly) }],
     ["/counterfactual", { POST: operation("counterfactual", counterfactual) }],
     ["/sensitivity", { POST: operation("sensitivity", sensitivity) }],
     ["/openapi.json", { GET: json(openApiText) }],
+    [
+      "/metrics",
+      {
+        GET: () =>
+          new Response(metrics.render(), { headers: { "content-type": METRICS_CONTENT_TYPE } }),
+      },
+    ],
     [
       "/docs",
       {
@@ -221,8 +263,14 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       },
     ],
   ]);
-  for (const [name, asset] of DOCS_ASSETS) {
-    routes.set(`/docs/${name}`, {
+  const redocHtml = redocPage(info);
+  routes.set("/redoc", { GET: () => redocResponse(redocHtml) });
+  const assets = [
+    ...[...DOCS_ASSETS].map(([name, asset]) => [`/docs/${name}`, asset] as const),
+    ...[...REDOC_ASSETS].map(([name, asset]) => [`/redoc/${name}`, asset] as const),
+  ];
+  for (const [path, asset] of assets) {
+    routes.set(path, {
       GET: async () =>
         new Response(await asset.load(), {
           headers: {
@@ -233,8 +281,20 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     });
   }
 
+  const mounted = (path: string) => {
+    const prefix = options.mount?.[0];
+    return prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`));
+  };
   const handle = async (request: Request): Promise<Response> => {
-    const route = routes.get(new URL(request.url).pathname);
+    const path = new URL(request.url).pathname;
+    if (mounted(path)) {
+      const answer = await options.mount![1](request);
+      if (answer === undefined) throw new HttpError(404, "Not Found");
+      return answer;
+    }
+    const v2 = oip.route(path);
+    if (v2 !== undefined) return oip.fetch(v2, request);
+    const route = routes.get(path);
     if (route === undefined) throw new HttpError(404, "Not Found");
     const head = request.method === "HEAD";
     const method = head ? "GET" : request.method;
@@ -248,23 +308,33 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     return head ? new Response(null, response) : response;
   };
 
-  return {
-    fetch: async (request) => {
+  const answer = async (request: Request): Promise<Response> => {
+    try {
+      return await handle(request);
+    } catch (error) {
       try {
-        return await handle(request);
-      } catch (error) {
-        try {
-          return errorResponse(error, (e) => onError(e, request));
-        } catch (failure) {
-          // Writing the error failed too (e.g. an echoed input too deep to serialise).
-          onError(failure, request);
-          return new Response('{"detail":"Internal Server Error"}', {
-            status: 500,
-            headers: { "content-type": "application/json" },
-          });
-        }
+        return errorResponse(error, (e) => onError(e, request));
+      } catch (failure) {
+        // Writing the error failed too (e.g. an echoed input too deep to serialise).
+        onError(failure, request);
+        return new Response('{"detail":"Internal Server Error"}', {
+          status: 500,
+          headers: { "content-type": "application/json" },
+        });
       }
-    },
+    }
+  };
+  return {
+    fetch: observeRequests(answer, {
+      routeOf: (path) =>
+        routes.has(path)
+          ? path
+          : mounted(path)
+          ? `${options.mount![0]}/*`
+          : oip.route(path)?.template ?? "unmatched",
+      metrics,
+      onRequest: options.onRequest,
+    }),
   };
 }
 

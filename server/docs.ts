@@ -100,7 +100,7 @@ export function docsPage(info: { readonly title: string; readonly version: strin
 <body>
 <header>
 <h1>${title}</h1>
-<p>Version ${version} &middot; <a href="openapi.json">openapi.json</a> &middot; <a href="playground/">playground</a></p>
+<p>Version ${version} &middot; <a href="openapi.json">openapi.json</a> &middot; <a href="redoc">ReDoc</a> &middot; <a href="playground/">playground</a></p>
 </header>
 <div id="swagger-ui"></div>
 <script src="docs/swagger-ui-bundle.js"></script>

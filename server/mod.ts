@@ -26,3 +26,5 @@ export {
 export { type ErrorLogger, HttpError, ValidationError } from "./errors.ts";
 export { MissingPackageError, type PackageLoaders } from "./packages.ts";
 export type { ZodToOpenApiModule } from "./packages.ts";
+export { Readiness } from "./readiness.ts";
+export { AccessLog, type AccessLogOptions, type RequestRecord } from "./access_log.ts";

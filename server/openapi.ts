@@ -22,6 +22,7 @@
 import type { Schemas } from "../core/schemas.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
 import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./body.ts";
+import { registerServingPaths, type ServingInfo } from "./openapi_serving.ts";
 
 /** The `info` block of the document. */
 export interface ApiInfo {
@@ -40,7 +41,8 @@ export interface OpenApiDocument {
 
 /**
  * Generates the document: every operation with its request body, its answer and its error
- * answers (400, 408, 413 and 422 for the POST operations, with the limits the server enforces).
+ * answers (400, 408, 413 and 422 for the POST operations, with the limits the server enforces),
+ * and with `serving`, the serving routes (`./openapi_serving.ts`).
  *
  * @example
  * ```ts
@@ -62,6 +64,7 @@ export function buildOpenApiDocument(
   zodToOpenApi: ZodToOpenApiModule,
   info: ApiInfo,
   limits: BodyLimits,
+  serving?: ServingInfo,
 ): OpenApiDocument {
   const { OpenAPIRegistry, OpenApiGeneratorV31 } = zodToOpenApi;
   const { requests, responses } = schemas;
@@ -175,6 +178,7 @@ export function buildOpenApiDocument(
     },
   );
 
+  if (serving) registerServingPaths(registry, serving);
   const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({
     openapi: "3.1.0",

@@ -1,14 +1,25 @@
 /**
  * Runs a fetch handler on a real socket with the lifecycle `serve` promises: binds
  * 127.0.0.1 by default, mounts the playground under `/playground`, and on SIGINT or SIGTERM
- * stops taking requests, lets in-flight requests finish (up to a deadline, since a client may
- * never finish sending its body) and resolves.
+ * drains without losing a request that a client has sent, then resolves.
  *
- * The drain happens before `server.shutdown()`: Deno 2.9's shutdown makes the bodies of
- * in-flight requests unreadable at once (denoland/deno#36809), so a request still uploading
- * would fail with a 500. While draining, the socket still accepts connections, and new
- * requests get 503 with `connection: close`; once no request is in flight, the server shuts
- * down.
+ * What Deno 2.9's `Deno.serve` does on `shutdown()` (checked with raw keep-alive sockets):
+ * it closes the listening socket and, at once, every idle keep-alive connection, so a request
+ * a client is sending on such a connection at that moment is lost without an answer; requests
+ * already being handled are answered, but their bodies become unreadable
+ * (denoland/deno#36809); a `Connection: close` response header is passed on but does not make
+ * the server close the connection. There is no way to close only the listening socket. So the
+ * drain runs before `shutdown()`:
+ *
+ * 1. `onDrain` is called at once (the app's `/readyz` turns 503).
+ * 2. Requests on connections that have already sent one are answered normally, with
+ *    `Connection: close`, after which a client does not send on them again. Requests on
+ *    connections first seen during the drain are refused with 503 and `Connection: close`:
+ *    this is how the socket "stops taking new connections" while it still has to stay open.
+ * 3. Once nothing is in flight, no connection is expected to send again (each was told to
+ *    close or has been idle for `idleMs`) and no request came for a short quiet spell,
+ *    `shutdown()` closes the socket and the remaining idle connections; at `drainMs` it
+ *    happens regardless, cutting what is left.
  *
  * @example
  * ```ts
@@ -21,6 +32,7 @@
  * @module
  */
 
+import { ConnectionLedger } from "./connection_ledger.ts";
 import { playgroundHandler } from "./serve_static.ts";
 
 /** Where and how to listen. */
@@ -29,10 +41,17 @@ export interface ListenOptions {
   readonly hostname?: string;
   /** Default 8000; 0 picks a free port. */
   readonly port?: number;
-  /** How long a shutdown waits for in-flight requests, in ms (default 10 s); then it cuts them. */
+  /** The drain's deadline in ms (default 10 s): then the socket closes, cutting what is left. */
   readonly drainMs?: number;
+  /**
+   * How long a keep-alive connection may stay idle during the drain before it counts as
+   * abandoned, in ms (default 1 s).
+   */
+  readonly idleMs?: number;
   /** Serve the built playground at `/playground` (default true). */
   readonly playground?: boolean;
+  /** Called once when the drain begins (e.g. `readiness.drain()`), before any other step. */
+  readonly onDrain?: () => void;
 }
 
 /** A listening server. */
@@ -41,9 +60,14 @@ export interface Running {
   readonly url: string;
   /** Resolves once the server has stopped (after {@link Running.stop} or a signal). */
   readonly finished: Promise<void>;
-  /** Stops taking requests, drains in-flight ones up to the deadline, then resolves. */
+  /** Drains (see the module doc) and closes the socket, then resolves. */
   stop(): Promise<void>;
 }
+
+/** No request for this long, and the drain may close the socket. */
+const QUIET_MS = 100;
+/** How often the drain checks whether it may close the socket. */
+const POLL_MS = 20;
 
 /**
  * Serves `app` until `stop()` is called or the process gets SIGINT / SIGTERM.
@@ -60,20 +84,27 @@ export function listen(
   options: ListenOptions = {},
 ): Running {
   const playground = options.playground === false ? undefined : playgroundHandler();
-  let stopping: Promise<void> | undefined;
-  let inFlight = 0;
-  let idle: (() => void) | undefined;
-  const handler = async (request: Request) => {
-    if (stopping) return shuttingDown();
-    inFlight++;
+  const idleMs = options.idleMs ?? 1000;
+  const ledger = new ConnectionLedger();
+  let draining = false;
+  let lastRequest = 0;
+  const handler = async (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
+    const key = `${info.remoteAddr.hostname}:${info.remoteAddr.port}`;
+    lastRequest = performance.now();
+    if (draining && !ledger.known(key)) return shuttingDown();
+    ledger.begin(key);
+    let closing = request.headers.get("connection")?.toLowerCase() === "close";
     try {
-      return (await playground?.(request)) ?? await app.fetch(request);
+      const response = (await playground?.(request)) ?? await app.fetch(request);
+      if (!draining) return response;
+      closing = true;
+      return withConnectionClose(response);
     } catch (error) {
       // app.fetch answers every error itself; only the static files can get here.
       console.error(error);
       return Response.json({ detail: "Internal Server Error" }, { status: 500 });
     } finally {
-      if (--inFlight === 0) idle?.();
+      ledger.end(key, performance.now(), closing || draining, idleMs);
     }
   };
   const server = Deno.serve({
@@ -87,26 +118,25 @@ export function listen(
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   let stopped!: () => void;
   const finished = new Promise<void>((resolve) => (stopped = resolve));
-  let shutdown: Promise<void> | undefined;
-  const shutdownOnce = () => (shutdown ??= server.shutdown());
+  let stopping: Promise<void> | undefined;
   const stop = () =>
     stopping ??= (async () => {
       for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const deadline = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), options.drainMs ?? 10_000);
-      });
-      const drained = new Promise<void>((resolve) => {
-        if (inFlight === 0) resolve();
-        else idle = resolve;
-      });
-      const inTime = await Promise.race([
-        drained.then(shutdownOnce).then(() => true),
-        deadline,
-      ]);
-      clearTimeout(timer);
-      // Past the deadline: shutting down cuts what is left; the caller is not kept waiting.
-      if (!inTime) shutdownOnce().catch(() => {});
+      draining = true;
+      options.onDrain?.();
+      const deadline = performance.now() + (options.drainMs ?? 10_000);
+      const { promise: settled, resolve: settle } = Promise.withResolvers<void>();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        if (now >= deadline || (now - lastRequest >= QUIET_MS && ledger.settled(now, idleMs))) {
+          settle();
+        }
+      }, POLL_MS);
+      await settled;
+      clearInterval(timer);
+      if (ledger.inFlight === 0) await server.shutdown();
+      // Past the deadline with requests in flight: shutting down cuts them; nobody waits.
+      else server.shutdown().catch(() => {});
       stopped();
     })();
   const onSignal = () => void stop();
@@ -114,9 +144,25 @@ export function listen(
   return { url: `http://${host}:${port}`, finished, stop };
 }
 
+function withConnectionClose(response: Response): Response {
+  try {
+    response.headers.set("connection", "close");
+    return response;
+  } catch {
+    // Immutable headers (a response passed through from fetch): copy them.
+    const headers = new Headers(response.headers);
+    headers.set("connection", "close");
+    return new Response(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  }
+}
+
 function shuttingDown(): Response {
   return Response.json({ detail: "The server is shutting down" }, {
     status: 503,
-    headers: { connection: "close" },
+    headers: { connection: "close", "retry-after": "1" },
   });
 }

@@ -1,28 +1,30 @@
 /**
- * Serves the built playground (`dist/web/`, see `build.ts`) under a path prefix, for
- * `cli.ts serve` (at `/playground`) and for the browser tests. The handler answers only paths
+ * Serves the playground under a path prefix (`/playground` for `cli.ts serve`). By default it
+ * serves the files that come with the package (`playground_site.ts`: the committed bundle, ORT's
+ * `.wasm` from its npm package, the example), so a fresh clone or the package imported from JSR
+ * serves a working playground with no build step. Given a directory (a site written by
+ * `deno task build:web --site DIR`), it serves that instead. The handler answers only paths
  * under its prefix and returns `undefined` for every other request, so it mounts in front of
  * any fetch handler:
  *
  * ```ts
  * import { playgroundHandler } from "./serve_static.ts";
  * declare const app: { fetch(request: Request): Promise<Response> };
- * const playground = playgroundHandler(); // dist/web/ at /playground
+ * const playground = playgroundHandler(); // the packaged playground at /playground
  * Deno.serve(async (request) => (await playground(request)) ?? app.fetch(request));
  * ```
  *
  * `GET` and `HEAD` only; `/playground` redirects to `/playground/`; a directory serves its
- * `index.html`; paths that climb out of the directory are not found. When the site has not been
- * built, `/playground/` answers 404 with a detail saying to run `deno task build:web`.
+ * `index.html`; paths that climb out of the site are not found. When a given directory holds no
+ * site, `/playground/` answers 404 with a detail saying how to build one.
  *
  * @module
  */
 
+import { type FileBody, PLAYGROUND_FILES } from "./playground_site.ts";
+
 /** The default prefix. */
 export const PLAYGROUND_PREFIX = "/playground";
-
-/** Where `deno task build:web` writes the site: `dist/web/` beside `deno.json`. */
-export const PLAYGROUND_DIST: URL = new URL("../../dist/web/", import.meta.url);
 
 /** Options of {@link playgroundHandler}. */
 export interface PlaygroundOptions {
@@ -48,12 +50,12 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Builds the handler for the site in `distDir`.
+ * Builds the handler for the packaged playground, or for the site in `distDir`.
  *
  * @example
  * ```ts
  * import { playgroundHandler } from "./serve_static.ts";
- * const handler = playgroundHandler("dist/web", { prefix: "/playground" });
+ * const handler = playgroundHandler(undefined, { prefix: "/playground" });
  * (await handler(new Request("http://localhost/healthz"))) === undefined; // true
  * const page = await handler(new Request("http://localhost/playground/"));
  * page?.headers.get("content-type"); // "text/html; charset=utf-8"
@@ -61,11 +63,12 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
  * ```
  */
 export function playgroundHandler(
-  distDir: string | URL = PLAYGROUND_DIST,
+  distDir?: string | URL,
   options: PlaygroundOptions = {},
 ): MaybeHandler {
   const prefix = (options.prefix ?? PLAYGROUND_PREFIX).replace(/\/+$/, "");
-  // Not a local directory (e.g. this module imported from JSR, without dist/): never built.
+  const packaged = distDir === undefined;
+  // Not a local directory (e.g. a URL on JSR): there is no site there.
   const root = typeof distDir === "string" ? distDir.replace(/\/+$/, "") : dirPath(distDir);
   return async (request) => {
     const url = new URL(request.url);
@@ -81,6 +84,7 @@ export function playgroundHandler(
     }
     const relative = safeRelative(url.pathname.slice(prefix.length + 1));
     if (relative === undefined) return detail(404, "Not Found");
+    if (packaged) return await packagedFile(relative, request.method === "HEAD");
     if (root === undefined) return notBuilt();
     let path = `${root}/${relative || "index.html"}`;
     let info: Deno.FileInfo;
@@ -107,6 +111,21 @@ export function playgroundHandler(
     const file = await Deno.open(path, { read: true });
     return new Response(file.readable, { headers });
   };
+}
+
+async function packagedFile(relative: string, head: boolean): Promise<Response> {
+  const path = relative === "" || relative.endsWith("/") ? `${relative}index.html` : relative;
+  const load = PLAYGROUND_FILES.get(path);
+  if (load === undefined) return detail(404, "Not Found");
+  const headers = {
+    "content-type": contentType(path),
+    "cache-control": path.endsWith(".html") ? "no-cache" : "public, max-age=3600",
+    "x-content-type-options": "nosniff",
+  };
+  const body: FileBody = await load();
+  if (!head) return new Response(body, { headers });
+  if (typeof body !== "string") await body.cancel();
+  return new Response(null, { headers });
 }
 
 /** The path below the prefix, decoded and normalised; `undefined` when it is unsafe. */
@@ -136,10 +155,11 @@ function detail(status: number, message: string, headers: Record<string, string>
 }
 
 function notBuilt(): Response {
-  return detail(404, "The playground is not built: run `deno task build:web`");
+  return detail(404, "There is no playground site here: run `deno task build:web --site DIR`");
 }
 
-function dirPath(url: URL): string | undefined {
+function dirPath(url: URL | undefined): string | undefined {
+  if (url === undefined) return undefined;
   if (url.protocol !== "file:") return undefined;
   return decodeURIComponent(url.pathname).replace(/\/+$/, "");
 }

@@ -78,13 +78,35 @@ Deno.test("playgroundHandler() answers 404 outside the site and 405 to other met
   });
 });
 
+Deno.test("playgroundHandler() without a directory serves the packaged playground", async () => {
+  const handler = playgroundHandler();
+  const page = (await handler(get("/playground/")))!;
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<script type="module" src="\.\/main\.js">/);
+  const script = (await handler(get("/playground/main.js")))!;
+  assert.equal(script.headers.get("content-type"), "text/javascript; charset=utf-8");
+  assert.ok((await script.text()).length > 100_000);
+  const wasm = (await handler(get("/playground/ort/ort-wasm-simd-threaded.wasm", "HEAD")))!;
+  assert.equal(wasm.status, 200);
+  assert.equal(wasm.headers.get("content-type"), "application/wasm");
+  const example = (await handler(get("/playground/examples/credit_approval_coloured.onnx")))!;
+  assert.equal(example.headers.get("content-type"), "application/octet-stream");
+  assert.ok((await example.arrayBuffer()).byteLength > 1000);
+  const missing = (await handler(get("/playground/nothing.js")))!;
+  assert.equal(missing.status, 404);
+  await missing.body?.cancel();
+  const climb = (await handler(get("/playground/%2e%2e%2fdeno.json")))!;
+  assert.equal(climb.status, 404);
+  await climb.body?.cancel();
+});
+
 Deno.test("playgroundHandler() says how to build a site that is not there", async () => {
   for (const dir of ["file:///nonexistent/petri/dist/web/", "https://jsr.io/@petri/serve/dist/"]) {
     const handler = playgroundHandler(new URL(dir));
     const response = (await handler(get("/playground/")))!;
     assert.equal(response.status, 404);
     assert.deepEqual(await response.json(), {
-      detail: "The playground is not built: run `deno task build:web`",
+      detail: "There is no playground site here: run `deno task build:web --site DIR`",
     });
   }
 });

@@ -34,6 +34,15 @@ const OPERATIONS = [
   "POST /anomaly",
   "POST /counterfactual",
   "POST /sensitivity",
+  "GET /readyz",
+  "GET /metrics",
+  "GET /redoc",
+  "GET /v2/health/live",
+  "GET /v2/health/ready",
+  "GET /v2",
+  "GET /v2/models/{name}",
+  "GET /v2/models/{name}/ready",
+  "POST /v2/models/{name}/infer",
 ];
 
 Deno.test({
@@ -86,7 +95,7 @@ Deno.test({
         assert.match(await page.title(), new RegExp(`^${title} ${PACKAGE_VERSION}`));
       });
 
-      await t.step("lists the six operations", async () => {
+      await t.step("lists the six operations and the serving routes", async () => {
         const listed = await page.locator(".opblock").evaluateAll((blocks) =>
           blocks.map((block) => {
             const method = block.querySelector(".opblock-summary-method")?.textContent ?? "";

@@ -18,8 +18,7 @@ import {
   exchangeRequest,
   readExchanges,
 } from "../conformance/check_exchange.ts";
-import { startServerProcess, tempDir } from "./server_process.ts";
-import { buildWeb } from "../../adapter/deno/build_web.ts";
+import { ROOT, startServerProcess, tempDir } from "./server_process.ts";
 
 const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
 
@@ -107,19 +106,58 @@ Deno.test("cli.ts serve without BUNDLE serves the embedded example", async () =>
   assert.equal(exit.code, 0, `exit code after SIGTERM; stderr: ${exit.stderr}`);
 });
 
-Deno.test("cli.ts serve serves the built playground at /playground, linked from /docs", async () => {
-  await buildWeb(); // dist/web, where `serve` looks (as `deno task serve` does first)
-  await using server = await startServerProcess([...SERVE, "--port", "0"]);
+Deno.test("cli.ts serve from a fresh clone (no dist/) serves the playground, linked from /docs", async () => {
+  // The tracked files only, as a clone has them: no dist/, no build step run.
+  await using clone = await tempDir();
+  const listed = await new Deno.Command("git", {
+    args: ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    cwd: ROOT,
+  }).output();
+  const files = new TextDecoder().decode(listed.stdout).split("\0")
+    .filter((path) => path !== "" && !path.startsWith("tests/") && existsSync(new URL(path, ROOT)));
+  for (const path of files) {
+    const target = `${clone.path}/${path}`;
+    await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+    await Deno.copyFile(new URL(path, ROOT), target);
+  }
+  assert.equal(existsSync(new URL(`file://${clone.path}/dist/`)), false);
+  // Deno's one-time notice about npm lifecycle scripts would precede the serving line.
+  await new Deno.Command(Deno.execPath(), {
+    args: ["cache", "--quiet", "cli.ts"],
+    cwd: clone.path,
+    stderr: "null",
+  }).output();
+  await using server = await startServerProcess(
+    ["run", "-A", "cli.ts", "serve", "--port", "0", "--access-log", "off"],
+    { cwd: clone.path },
+  );
   const docs = await (await fetch(`${server.origin}/docs`)).text();
   assert.match(docs, /href="playground\/"/);
   const page = await fetch(`${server.origin}/playground/`);
   assert.equal(page.status, 200);
   assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
-  assert.match(await page.text(), /playground/i);
+  const html = await page.text();
+  assert.match(html, /<script type="module" src="\.\/main\.js"><\/script>/);
   const script = await fetch(`${server.origin}/playground/main.js`);
   assert.equal(script.status, 200);
   assert.match(script.headers.get("content-type") ?? "", /javascript/);
-  await script.body?.cancel();
+  // Every chunk main.js imports is served too.
+  const chunks = [...(await script.text()).matchAll(/"\.\/([\w.-]+\.js)"/g)].map((m) => m[1]!);
+  assert.ok(chunks.length >= 2, "the two ORT backends are chunks");
+  for (const chunk of chunks) {
+    const response = await fetch(`${server.origin}/playground/${chunk}`);
+    assert.equal(response.status, 200, chunk);
+    await response.body?.cancel();
+  }
+  const wasm = await fetch(`${server.origin}/playground/ort/ort-wasm-simd-threaded.wasm`);
+  assert.equal(wasm.status, 200);
+  assert.equal(wasm.headers.get("content-type"), "application/wasm");
+  const bytes = new Uint8Array(await wasm.arrayBuffer());
+  assert.deepEqual([...bytes.subarray(0, 4)], [0, 0x61, 0x73, 0x6d], "a WebAssembly module");
+  const example = await fetch(
+    `${server.origin}/playground/examples/credit_approval_coloured.onnx.meta.json`,
+  );
+  assert.equal((await example.json()).scenario_name, "credit_approval_coloured");
   server.kill("SIGTERM");
   assert.equal((await server.finished()).code, 0);
 });

@@ -25,6 +25,8 @@ export interface Exit {
   readonly signal: Deno.Signal | null;
   /** Everything it wrote to stderr, the first line included. */
   readonly stderr: string;
+  /** Everything it wrote to stdout, when {@link StartOptions.stdout} asked for it. */
+  readonly stdout: string;
 }
 
 /** A running server process. */
@@ -49,6 +51,10 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** How long to wait for the first stderr line, in ms (default 60 s). */
   readonly startTimeoutMs?: number;
+  /** The working directory (default: the repository root). */
+  readonly cwd?: string | URL;
+  /** Collect stdout (default: discarded). */
+  readonly stdout?: boolean;
 }
 
 const ORIGIN = /http:\/\/127\.0\.0\.1:\d+/;
@@ -74,9 +80,9 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [...args],
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     stdin: "null",
-    stdout: "null",
+    stdout: options.stdout ? "piped" : "null",
     stderr: "piped",
     env: { NO_COLOR: "1", ...options.env },
   }).spawn();
@@ -97,12 +103,19 @@ export async function startServerProcess(
     }
     gotLine(undefined); // no-op when a line came
   })();
+  let stdout = "";
+  const collectedOut = options.stdout
+    ? (async () => {
+      for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) stdout += text;
+    })()
+    : Promise.resolve();
   let result: Promise<Exit> | undefined;
   const finished = () =>
-    result ??= Promise.all([status, collected]).then(([s]) => ({
+    result ??= Promise.all([status, collected, collectedOut]).then(([s]) => ({
       code: s.code,
       signal: s.signal,
       stderr,
+      stdout,
     }));
   const kill = (signal: Deno.Signal) => {
     if (!exited) child.kill(signal);

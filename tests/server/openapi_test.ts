@@ -20,6 +20,19 @@ const OPERATIONS = [
   ["/sensitivity", "post", "SensitivityRequest", "SensitivityResponse"],
 ] as const;
 
+/** The serving routes, documented after the six operations (server/openapi_serving.ts). */
+const SERVING_PATHS = [
+  "/readyz",
+  "/metrics",
+  "/redoc",
+  "/v2/health/live",
+  "/v2/health/ready",
+  "/v2",
+  "/v2/models/{name}",
+  "/v2/models/{name}/ready",
+  "/v2/models/{name}/infer",
+];
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 Deno.test("/openapi.json documents the six operations, their bodies and errors", async () => {
@@ -34,7 +47,7 @@ Deno.test("/openapi.json documents the six operations, their bodies and errors",
   equal(status, 200);
   equal(doc.openapi, "3.1.0");
   deepEqual(doc.info, { title: "Loans", version: "1.2.3", description: "About" });
-  deepEqual(Object.keys(doc.paths), OPERATIONS.map(([path]) => path));
+  deepEqual(Object.keys(doc.paths), [...OPERATIONS.map(([path]) => path), ...SERVING_PATHS]);
   for (const [path, method, request, response] of OPERATIONS) {
     const operation = doc.paths[path][method];
     ok(operation, `${method} ${path}`);

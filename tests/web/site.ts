@@ -1,8 +1,9 @@
 /**
- * The playground under test: the site is built once per test process (into a temporary
- * directory, removed when the process ends), and {@link startSite} serves it at `/playground/`
- * next to the HTTP service of the same example model, on 127.0.0.1 and a free port, exactly as
- * `cli.ts serve` mounts it. Every request the page makes is to this one origin.
+ * The playground under test: {@link startSite} serves the packaged playground (the committed
+ * bundle, as `cli.ts serve` serves it with no build step) at `/playground/` next to the HTTP
+ * service of the same example model, on 127.0.0.1 and a free port. Every request the page makes
+ * is to this one origin. {@link builtSite} builds the static-site variant once per test process
+ * (into a temporary directory, removed when the process ends) for the tests of that build.
  *
  * @example
  * ```ts
@@ -58,8 +59,6 @@ export function builtSite(): Promise<BuiltSite> {
 export interface Site extends AsyncDisposable {
   /** `http://127.0.0.1:PORT` */
   readonly origin: string;
-  /** The built site. */
-  readonly build: BuiltSite;
   /** The page's address, with `?backend=`. */
   pageUrl(backend: "wasm" | "webgpu"): string;
   /** POSTs a JSON body to the HTTP service and returns the decoded answer. */
@@ -77,7 +76,6 @@ export interface Site extends AsyncDisposable {
  * ```
  */
 export async function startSite(): Promise<Site> {
-  const build = await builtSite();
   const model: Model = await loadBundle(ort, {
     onnx: await Deno.readFile(EXAMPLE_ONNX),
     sidecar: await Deno.readTextFile(new URL(EXAMPLE_ONNX.href + ".meta.json")),
@@ -88,7 +86,7 @@ export async function startSite(): Promise<Site> {
     await model[Symbol.asyncDispose]();
     throw error;
   });
-  const playground = playgroundHandler(build.outDir);
+  const playground = playgroundHandler();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     async (request) => (await playground(request)) ?? app.fetch(request),
@@ -96,7 +94,6 @@ export async function startSite(): Promise<Site> {
   const origin = `http://127.0.0.1:${server.addr.port}`;
   return {
     origin,
-    build,
     pageUrl: (backend) => `${origin}/playground/?backend=${backend}`,
     async post(path, body) {
       const response = await fetch(`${origin}${path}`, {

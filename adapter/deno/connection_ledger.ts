@@ -1,0 +1,134 @@
+/**
+ * Book-keeping for the drain in `listen.ts`: which keep-alive connections may still send a
+ * request, known by the client's address and port (`Deno.serve` exposes no connection objects).
+ * A connection is forgotten once it has been answered with `Connection: close` (a client must
+ * not send on it again) or has been idle for longer than the idle allowance (a client that
+ * went quiet that long has most likely closed it). The drain ends when nothing is in flight and
+ * no remembered connection is left.
+ *
+ * @example
+ * ```ts
+ * import { ConnectionLedger } from "./connection_ledger.ts";
+ * const ledger = new ConnectionLedger();
+ * ledger.begin("127.0.0.1:50000");
+ * ledger.end("127.0.0.1:50000", 0, true); // answered with Connection: close
+ * ledger.settled(0, 1000); // true
+ * ```
+ *
+ * @module
+ */
+
+interface Entry {
+  /** Requests of this connection whose answer is not finished. */
+  active: number;
+  /** When its last answer was finished (ms). */
+  lastEnd: number;
+}
+
+const MIN_SWEEP = 1024;
+
+/** The connections that may still send a request; see the module doc. */
+export class ConnectionLedger {
+  readonly #connections = new Map<string, Entry>();
+  #inFlight = 0;
+  #sweepAt = MIN_SWEEP;
+
+  /**
+   * Requests whose answer is not finished, over every connection.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionLedger } from "./connection_ledger.ts";
+   * new ConnectionLedger().inFlight; // 0
+   * ```
+   */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * Whether `key` is a connection that has sent a request and may send another.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionLedger } from "./connection_ledger.ts";
+   * new ConnectionLedger().known("127.0.0.1:50000"); // false
+   * ```
+   */
+  known(key: string): boolean {
+    return this.#connections.has(key);
+  }
+
+  /**
+   * Records a request arriving on connection `key`.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionLedger } from "./connection_ledger.ts";
+   * const ledger = new ConnectionLedger();
+   * ledger.begin("127.0.0.1:50000");
+   * ledger.inFlight; // 1
+   * ```
+   */
+  begin(key: string): void {
+    let entry = this.#connections.get(key);
+    if (entry === undefined) {
+      entry = { active: 0, lastEnd: 0 };
+      this.#connections.set(key, entry);
+    }
+    entry.active++;
+    this.#inFlight++;
+  }
+
+  /**
+   * Records the end of a request's answer at `now` (ms); `closing` when the answer told the
+   * client to close the connection. Forgets long-idle connections now and then, so the ledger
+   * stays as small as the set of recently active connections.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionLedger } from "./connection_ledger.ts";
+   * const ledger = new ConnectionLedger();
+   * ledger.begin("127.0.0.1:50000");
+   * ledger.end("127.0.0.1:50000", performance.now(), false);
+   * ledger.known("127.0.0.1:50000"); // true: it may send again
+   * ```
+   */
+  end(key: string, now: number, closing: boolean, idleMs = 1000): void {
+    this.#inFlight--;
+    const entry = this.#connections.get(key);
+    if (entry === undefined) return;
+    entry.active--;
+    entry.lastEnd = now;
+    if (closing && entry.active === 0) this.#connections.delete(key);
+    if (this.#connections.size >= this.#sweepAt) {
+      this.#sweep(now, idleMs);
+      this.#sweepAt = Math.max(MIN_SWEEP, 2 * this.#connections.size);
+    }
+  }
+
+  /**
+   * True when nothing is in flight and every remembered connection has been idle for at least
+   * `idleMs` at `now`: no client is expected to send another request.
+   *
+   * @example
+   * ```ts
+   * import { ConnectionLedger } from "./connection_ledger.ts";
+   * const ledger = new ConnectionLedger();
+   * ledger.begin("127.0.0.1:50000");
+   * ledger.end("127.0.0.1:50000", 0, false);
+   * [ledger.settled(500, 1000), ledger.settled(1000, 1000)]; // [false, true]
+   * ```
+   */
+  settled(now: number, idleMs: number): boolean {
+    if (this.#inFlight > 0) return false;
+    this.#sweep(now, idleMs);
+    return this.#connections.size === 0;
+  }
+
+  #sweep(now: number, idleMs: number): void {
+    for (const [key, entry] of this.#connections) {
+      if (entry.active === 0 && now - entry.lastEnd >= idleMs) this.#connections.delete(key);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The playground's files as `cli.ts serve` serves them at `/playground/`, with no build step
+ * and no `dist/`: the page and stylesheet from `web/`, the committed bundle from `web/bundle/`
+ * (all text imports, see `playground_bundle.ts`), ONNX Runtime's `.wasm` files straight from
+ * the `onnxruntime-web` npm package, and the example bundle from `examples/`.
+ *
+ * Every file is found through the module graph, so this works from a fresh clone and from the
+ * package imported from JSR alike: text imports are rewritten on publish like any import, and
+ * `import.meta.resolve` of the npm package gives the file in Deno's npm cache wherever the
+ * importing module lives. The `.wasm` files are binary, and Deno 2.9's `bytes` imports are
+ * still unstable, so they are streamed from that file (read permission, which `serve` has). The
+ * example `.onnx` is read from beside this module (a file in a clone, fetched from JSR).
+ *
+ * @example
+ * ```ts
+ * import { PLAYGROUND_FILES } from "./playground_site.ts";
+ * const body = await PLAYGROUND_FILES.get("index.html")!();
+ * typeof body; // "string"
+ * ```
+ *
+ * @module
+ */
+
+import { PLAYGROUND_SCRIPTS } from "./playground_bundle.ts";
+
+/** A file's body: text, or a byte stream read on request. */
+export type FileBody = string | ReadableStream<Uint8Array>;
+
+const EXAMPLE_ONNX = new URL(
+  "../../examples/credit_approval_coloured/credit_approval_coloured.onnx",
+  import.meta.url,
+);
+
+/**
+ * Every file of the playground by its path below `/playground/`; each loader runs per request.
+ *
+ * @example
+ * ```ts
+ * import { PLAYGROUND_FILES } from "./playground_site.ts";
+ * [...PLAYGROUND_FILES.keys()].includes("ort/ort-wasm-simd-threaded.wasm"); // true
+ * ```
+ */
+export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = new Map<
+  string,
+  () => Promise<FileBody>
+>([
+  [
+    "index.html",
+    async () => (await import("../../web/index.html", { with: { type: "text" } })).default,
+  ],
+  [
+    "style.css",
+    async () => (await import("../../web/style.css", { with: { type: "text" } })).default,
+  ],
+  ...PLAYGROUND_SCRIPTS,
+  [
+    "ort/ort-wasm-simd-threaded.wasm",
+    () => readUrl(import.meta.resolve("onnxruntime-web/ort-wasm-simd-threaded.wasm")),
+  ],
+  [
+    "ort/ort-wasm-simd-threaded.asyncify.wasm",
+    () => readUrl(import.meta.resolve("onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm")),
+  ],
+  ["examples/credit_approval_coloured.onnx", () => readUrl(EXAMPLE_ONNX.href)],
+  [
+    "examples/credit_approval_coloured.onnx.meta.json",
+    async () =>
+      (await import(
+        "../../examples/credit_approval_coloured/credit_approval_coloured.onnx.meta.json",
+        { with: { type: "text" } }
+      )).default,
+  ],
+]);
+
+/** Streams a `file:` URL from disk, or fetches any other URL. */
+async function readUrl(href: string): Promise<ReadableStream<Uint8Array>> {
+  const url = new URL(href);
+  if (url.protocol === "file:") return (await Deno.open(url, { read: true })).readable;
+  const response = await fetch(url);
+  if (!response.ok || response.body === null) {
+    await response.body?.cancel();
+    throw new Error(`Cannot fetch ${href}: HTTP ${response.status}`);
+  }
+  return response.body;
+}

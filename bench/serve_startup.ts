@@ -1,0 +1,66 @@
+/**
+ * Start-up of `cli.ts serve`: the time from spawning `deno run -A cli.ts serve --port 0` to the
+ * first answer of `GET /healthz`, median of several runs, against a bare `Deno.serve` answering
+ * "ok" started the same way in the same run (the floor: Deno's own start-up). `--root DIR` also
+ * measures another checkout (e.g. an older commit) for comparison. The goal is at most 0.5 s.
+ *
+ * ```sh
+ * deno run -A bench/serve_startup.ts [--runs 10] [--root /tmp/base]
+ * ```
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { startServerProcess } from "../tests/serve/server_process.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { runs: { type: "string", default: "10" }, root: { type: "string" } },
+});
+const runs = Number(values.runs);
+const ECHO =
+  `Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: (a) => console.error(\`listening on http://127.0.0.1:\${a.port}\`) }, () => new Response("ok"));`;
+
+async function firstAnswer(args: string[], cwd?: string): Promise<number> {
+  const started = performance.now();
+  await using server = await startServerProcess(args, cwd ? { cwd } : {});
+  const response = await fetch(`${server.origin}/healthz`);
+  await response.body?.cancel();
+  const ms = performance.now() - started;
+  server.kill("SIGTERM");
+  await server.finished();
+  return ms;
+}
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const echoFile = await Deno.makeTempFile({ suffix: ".ts" });
+await Deno.writeTextFile(echoFile, ECHO);
+const SERVE = ["run", "-A", "cli.ts", "serve", "--port", "0", "--access-log", "off"];
+const cases: [string, string[], string?][] = [
+  ["bare Deno.serve (floor)", ["run", "-A", echoFile]],
+  ["cli.ts serve", SERVE],
+  ...(values.root
+    ? [[`cli.ts serve in ${values.root}`, SERVE.slice(0, 6), values.root]] as [
+      string,
+      string[],
+      string,
+    ][]
+    : []),
+];
+const results = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+await firstAnswer(SERVE); // warm Deno's caches
+for (let i = 0; i < runs; i++) {
+  for (const [name, args, cwd] of cases) results.get(name)!.push(await firstAnswer(args, cwd));
+}
+await Deno.remove(echoFile);
+const floor = median(results.get(cases[0]![0])!);
+console.log(`| what | median ms to first /healthz answer (${runs} runs) | × floor |`);
+console.log("|---|---|---|");
+for (const [name, ms] of results) {
+  console.log(`| ${name} | ${median(ms).toFixed(0)} | ${(median(ms) / floor).toFixed(2)} |`);
+}

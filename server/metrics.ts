@@ -1,0 +1,285 @@
+/**
+ * `GET /metrics`: the server's counters in the Prometheus text format (version 0.0.4), with
+ * Prometheus's naming conventions (base units, `_total` counters, `_seconds` durations).
+ *
+ * | metric | type | labels |
+ * |---|---|---|
+ * | `petri_serve_requests_total` | counter | `method`, `route` (the route template), `status` |
+ * | `petri_serve_request_duration_seconds` | histogram | `method`, `route` |
+ * | `petri_serve_ort_run_rows` | histogram | `gradient` |
+ * | `petri_serve_ort_run_duration_seconds` | histogram | `gradient` |
+ * | `petri_serve_queue_rows` | gauge | (rows waiting for the next ORT run) |
+ * | `process_resident_memory_bytes` | gauge | (when the runtime reports it) |
+ *
+ * A small module of our own rather than `prom-client`: prom-client 15.1.3 does run under Deno
+ * with read, env and net permissions, but it imports `node:cluster` and three more packages for
+ * what is here a few maps and one text writer, and `server/` stays runtime-free.
+ *
+ * @example
+ * ```ts
+ * import { Metrics } from "./metrics.ts";
+ * const metrics = new Metrics();
+ * metrics.recordRequest({ method: "POST", route: "/forward", status: 200, seconds: 0.002 });
+ * metrics.render().includes('petri_serve_requests_total{method="POST",route="/forward",status="200"} 1'); // true
+ * ```
+ *
+ * @module
+ */
+
+/** The content type of the text format. */
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/** One answered request, as the metrics count it. */
+export interface RequestSample {
+  readonly method: string;
+  /** The route template (e.g. `/v2/models/{name}/infer`), never the raw path. */
+  readonly route: string;
+  readonly status: number;
+  readonly seconds: number;
+}
+
+/** One ORT run (the fields of core/runtime.ts's `RunRecord`). */
+export interface RunSample {
+  readonly rows: number;
+  readonly withGradient: boolean;
+  readonly seconds: number;
+}
+
+/** What the metrics read at scrape time. */
+export interface Gauges {
+  /** Rows waiting for the next ORT run. */
+  readonly queuedRows?: (() => number) | undefined;
+  /** The process's resident set size in bytes; default: `Deno.memoryUsage().rss` if present. */
+  readonly residentMemoryBytes?: (() => number) | undefined;
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]);
+
+const DURATION_BUCKETS = [
+  0.0005,
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+];
+const RUN_DURATION_BUCKETS = [
+  0.0001,
+  0.00025,
+  0.0005,
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  1,
+];
+const ROW_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+
+/** The part of core/runtime.ts's `ModelSession` the metrics read. */
+interface RunSource {
+  observe(observer: (run: RunSample) => void): () => void;
+  readonly queuedRows: number;
+}
+
+/**
+ * Metrics for `model`: when it has a session that reports its runs (core/bundle.ts's models do),
+ * every ORT run is recorded and the queue gauge reads the session; otherwise only requests are.
+ *
+ * @example
+ * ```ts
+ * import { metricsFor } from "./metrics.ts";
+ * declare const model: import("../core/ops/model.ts").OpsModel;
+ * metricsFor(model).render().includes("petri_serve_queue_rows"); // true for a loaded bundle
+ * ```
+ */
+export function metricsFor(model: object): Metrics {
+  const session = (model as { session?: Partial<RunSource> }).session;
+  if (typeof session?.observe !== "function" || typeof session.queuedRows !== "number") {
+    return new Metrics();
+  }
+  const source = session as RunSource;
+  const metrics = new Metrics({ queuedRows: () => source.queuedRows });
+  source.observe((run) => metrics.recordRun(run));
+  return metrics;
+}
+
+/** A histogram for one label set: cumulative counts are computed when rendering. */
+class Histogram {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+  constructor(readonly buckets: readonly number[]) {
+    this.counts = new Array(buckets.length).fill(0);
+  }
+  observe(value: number): void {
+    this.sum += value;
+    this.count++;
+    const i = this.buckets.findIndex((bound) => value <= bound);
+    if (i >= 0) this.counts[i]!++;
+  }
+}
+
+/** The server's metrics; see the module doc. */
+export class Metrics {
+  readonly #requests = new Map<string, number>();
+  readonly #durations = new Map<string, Histogram>();
+  readonly #runRows = new Map<string, Histogram>();
+  readonly #runDurations = new Map<string, Histogram>();
+  readonly #gauges: Gauges;
+
+  /**
+   * @example
+   * ```ts
+   * import { Metrics } from "./metrics.ts";
+   * const metrics = new Metrics({ queuedRows: () => 0 });
+   * ```
+   */
+  constructor(gauges: Gauges = {}) {
+    this.#gauges = gauges;
+  }
+
+  /**
+   * Counts one answered request.
+   *
+   * @example
+   * ```ts
+   * import { Metrics } from "./metrics.ts";
+   * new Metrics().recordRequest({ method: "GET", route: "/healthz", status: 200, seconds: 1e-4 });
+   * ```
+   */
+  recordRequest(sample: RequestSample): void {
+    // Methods come from clients: unknown ones share one label value, so series stay bounded.
+    const method = METHODS.has(sample.method) ? sample.method : "other";
+    const labels = `method=${label(method)},route=${label(sample.route)}`;
+    const key = `${labels},status=${label(String(sample.status))}`;
+    this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
+    histogram(this.#durations, labels, DURATION_BUCKETS).observe(sample.seconds);
+  }
+
+  /**
+   * Counts one ORT run.
+   *
+   * @example
+   * ```ts
+   * import { Metrics } from "./metrics.ts";
+   * new Metrics().recordRun({ rows: 16, withGradient: false, seconds: 3e-4 });
+   * ```
+   */
+  recordRun(sample: RunSample): void {
+    const labels = `gradient=${label(String(sample.withGradient))}`;
+    histogram(this.#runRows, labels, ROW_BUCKETS).observe(sample.rows);
+    histogram(this.#runDurations, labels, RUN_DURATION_BUCKETS).observe(sample.seconds);
+  }
+
+  /**
+   * The exposition text.
+   *
+   * @example
+   * ```ts
+   * import { Metrics } from "./metrics.ts";
+   * new Metrics().render().startsWith("# HELP petri_serve_requests_total"); // true
+   * ```
+   */
+  render(): string {
+    const out: string[] = [];
+    const head = (name: string, type: string, help: string) =>
+      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+
+    head("petri_serve_requests_total", "counter", "HTTP requests answered, by route template.");
+    for (const [labels, n] of this.#requests) {
+      out.push(`petri_serve_requests_total{${labels}} ${n}`);
+    }
+    writeHistograms(
+      out,
+      head,
+      "petri_serve_request_duration_seconds",
+      "Time from a request's arrival to its answer, in seconds.",
+      this.#durations,
+    );
+    writeHistograms(
+      out,
+      head,
+      "petri_serve_ort_run_rows",
+      "Rows per ONNX Runtime run (requests queued together share a run).",
+      this.#runRows,
+    );
+    writeHistograms(
+      out,
+      head,
+      "petri_serve_ort_run_duration_seconds",
+      "Wall time of one ONNX Runtime run, in seconds.",
+      this.#runDurations,
+    );
+    const queued = this.#gauges.queuedRows;
+    if (queued) {
+      head("petri_serve_queue_rows", "gauge", "Rows waiting for the next ONNX Runtime run.");
+      out.push(`petri_serve_queue_rows ${number(queued())}`);
+    }
+    const rss = this.#gauges.residentMemoryBytes ?? denoResidentMemory();
+    if (rss) {
+      head("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+      out.push(`process_resident_memory_bytes ${number(rss())}`);
+    }
+    return out.join("\n") + "\n";
+  }
+}
+
+function histogram(
+  map: Map<string, Histogram>,
+  labels: string,
+  buckets: readonly number[],
+): Histogram {
+  let h = map.get(labels);
+  if (h === undefined) map.set(labels, h = new Histogram(buckets));
+  return h;
+}
+
+function writeHistograms(
+  out: string[],
+  head: (name: string, type: string, help: string) => void,
+  name: string,
+  help: string,
+  map: ReadonlyMap<string, Histogram>,
+): void {
+  head(name, "histogram", help);
+  for (const [labels, h] of map) {
+    let cumulative = 0;
+    h.buckets.forEach((bound, i) => {
+      cumulative += h.counts[i]!;
+      out.push(`${name}_bucket{${labels},le="${number(bound)}"} ${cumulative}`);
+    });
+    out.push(`${name}_bucket{${labels},le="+Inf"} ${h.count}`);
+    out.push(`${name}_sum{${labels}} ${number(h.sum)}`);
+    out.push(`${name}_count{${labels}} ${h.count}`);
+  }
+}
+
+/** A label value, quoted and escaped as the text format requires. */
+function label(value: string): string {
+  return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
+}
+
+function number(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (!Number.isFinite(value)) return value > 0 ? "+Inf" : "-Inf";
+  return String(value);
+}
+
+/** Deno's resident set size, when the runtime is Deno (CLI or Deploy). */
+function denoResidentMemory(): (() => number) | undefined {
+  const deno = (globalThis as { Deno?: { memoryUsage?: () => { rss: number } } }).Deno;
+  const usage = deno?.memoryUsage;
+  return usage ? () => usage().rss : undefined;
+}

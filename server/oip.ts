@@ -1,0 +1,337 @@
+/**
+ * The Open Inference Protocol v2 (KServe / Triton's REST API), so that their clients can call
+ * the served model:
+ *
+ * | route | answer |
+ * |---|---|
+ * | `GET /v2/health/live` | 200 `{"live":true}` |
+ * | `GET /v2/health/ready` | 200 `{"ready":true}`, 503 while draining |
+ * | `GET /v2` | server metadata: name, version, extensions |
+ * | `GET /v2/models/{name}` | model metadata: inputs and outputs with datatype and shape |
+ * | `GET /v2/models/{name}/ready` | 200 or 503, as `/v2/health/ready` |
+ * | `POST /v2/models/{name}/infer` | `transitions` `[B, T]` and `places` `[B, P]` |
+ *
+ * `{name}` is the sidecar's `scenario_name`. `infer` takes the graph contract's place inputs by
+ * name (`marking`, `marking_mask`, `values`, `values_mask`), each `FP32` with shape `[B, P]`
+ * and row-major `data` (flat, or nested rows), columns in `/schema`'s sorted place order; an
+ * absent input is all zeros, and a mask holds 0 or 1. The rows go through the model's run queue
+ * like every other operation. Errors are the protocol's `{"error": "..."}`.
+ *
+ * @example
+ * ```ts
+ * import { createOip } from "./oip.ts";
+ * import { Readiness } from "./readiness.ts";
+ * declare const model: import("../core/ops/model.ts").OpsModel;
+ * const oip = createOip(model, { name: "loans", version: "0.1.0", readiness: new Readiness(), limits: { maxBytes: 1 << 20, timeoutMs: 30_000 } });
+ * oip.route("/v2/models/loans/infer")?.template; // "/v2/models/{name}/infer"
+ * ```
+ *
+ * @module
+ */
+
+import type { OpsModel } from "../core/ops/model.ts";
+import type { InputRow } from "../core/runtime.ts";
+import { type BodyLimits, readBody } from "./body.ts";
+import { HttpError } from "./errors.ts";
+import { jsonResponse } from "./json.ts";
+import type { Readiness } from "./readiness.ts";
+import { countRows } from "./request_rows.ts";
+
+/** What the protocol's metadata reports. */
+export interface OipInfo {
+  /** The model's name in `/v2/models/{name}`. */
+  readonly name: string;
+  /** The server's and the model's version. */
+  readonly version: string;
+  readonly readiness: Readiness;
+  readonly limits: BodyLimits;
+}
+
+type OipHandler = (request: Request, model: OpsModel) => Promise<Response> | Response;
+
+/** A matched route: its template (for metrics) and its handlers by method. */
+export interface OipRoute {
+  readonly template: string;
+  readonly methods: Readonly<Partial<Record<"GET" | "POST", OipHandler>>>;
+}
+
+/** The OIP routes of one model. */
+export interface Oip {
+  /** The route for `pathname`, or `undefined` when it is not under `/v2`. */
+  route(pathname: string): OipRoute | undefined;
+  /** Answers `request` on `route`; every error becomes `{"error": ...}`. */
+  fetch(route: OipRoute, request: Request): Promise<Response>;
+}
+
+const INPUTS = ["marking", "marking_mask", "values", "values_mask"] as const;
+type InputName = typeof INPUTS[number];
+const OUTPUTS = ["transitions", "places"] as const;
+
+/** A client error of the protocol, answered `{"error": message}`. */
+class OipError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * Builds the routes for `model`.
+ *
+ * @example
+ * ```ts
+ * import { createOip } from "./oip.ts";
+ * import { Readiness } from "./readiness.ts";
+ * declare const model: import("../core/ops/model.ts").OpsModel;
+ * const oip = createOip(model, { name: "loans", version: "1", readiness: new Readiness(), limits: { maxBytes: 1024, timeoutMs: 1000 } });
+ * oip.route("/healthz"); // undefined
+ * ```
+ */
+export function createOip(model: OpsModel, info: OipInfo): Oip {
+  const P = model.net.places.length;
+  const T = model.net.transitions.length;
+  const ready = (body: Record<string, unknown>) =>
+    info.readiness.ready
+      ? jsonResponse(200, { ...body, ready: true })
+      : jsonResponse(503, { ...body, ready: false });
+  const tensor = (name: string, width: number) => ({ name, datatype: "FP32", shape: [-1, width] });
+  const metadata = {
+    name: info.name,
+    versions: [info.version],
+    platform: "onnxruntime_onnx",
+    inputs: INPUTS.map((name) => tensor(name, P)),
+    outputs: [tensor("transitions", T), tensor("places", P)],
+  };
+  const fixed: Record<string, OipRoute> = {
+    "/v2": {
+      template: "/v2",
+      methods: {
+        GET: () =>
+          jsonResponse(200, { name: "petri-serve", version: info.version, extensions: [] }),
+      },
+    },
+    "/v2/health/live": {
+      template: "/v2/health/live",
+      methods: { GET: () => jsonResponse(200, { live: true }) },
+    },
+    "/v2/health/ready": { template: "/v2/health/ready", methods: { GET: () => ready({}) } },
+  };
+  const modelRoutes: Record<string, OipRoute> = {
+    "": { template: "/v2/models/{name}", methods: { GET: () => jsonResponse(200, metadata) } },
+    "/ready": {
+      template: "/v2/models/{name}/ready",
+      methods: { GET: () => ready({ name: info.name }) },
+    },
+    "/infer": {
+      template: "/v2/models/{name}/infer",
+      methods: { POST: (request, counted) => infer(request, counted, info, P, T) },
+    },
+  };
+  const unknownPath: OipRoute = {
+    template: "/v2/unmatched",
+    methods: {},
+  };
+  const MODEL = /^\/v2\/models\/([^/]+)(\/ready|\/infer)?$/;
+
+  return {
+    route(pathname) {
+      if (pathname !== "/v2" && !pathname.startsWith("/v2/")) return undefined;
+      const route = Object.hasOwn(fixed, pathname) ? fixed[pathname] : undefined;
+      if (route) return route;
+      const match = MODEL.exec(pathname);
+      if (!match) return unknownPath;
+      let name: string;
+      try {
+        name = decodeURIComponent(match[1]!);
+      } catch {
+        name = match[1]!;
+      }
+      const found = modelRoutes[match[2] ?? ""]!;
+      if (name === info.name) return found;
+      return {
+        template: found.template,
+        methods: {
+          GET: unknownModel(name, info.name),
+          POST: unknownModel(name, info.name),
+        },
+      };
+    },
+    async fetch(route, request) {
+      try {
+        if (route === unknownPath) throw new OipError(404, "Not Found");
+        const method = request.method === "HEAD" ? "GET" : request.method;
+        const handler = Object.hasOwn(route.methods, method)
+          ? route.methods[method as "GET" | "POST"]
+          : undefined;
+        if (handler === undefined) {
+          const allow = Object.keys(route.methods).join(", ");
+          return jsonResponse(405, { error: `Method ${request.method} is not allowed here` }, {
+            allow,
+          });
+        }
+        const response = await handler(request, countRows(model, request));
+        return request.method === "HEAD" ? new Response(null, response) : response;
+      } catch (error) {
+        if (error instanceof OipError) return jsonResponse(error.status, { error: error.message });
+        if (error instanceof HttpError) {
+          return jsonResponse(error.status, { error: error.detail }, error.headers);
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * The model's protocol name: the bundle sidecar's `scenario_name` when `model` has one, else
+ * `"model"`.
+ *
+ * @example
+ * ```ts
+ * import { oipModelName } from "./oip.ts";
+ * oipModelName({ sidecar: { scenario_name: "loans" } }); // "loans"
+ * oipModelName({}); // "model"
+ * ```
+ */
+export function oipModelName(model: object): string {
+  const name = (model as { sidecar?: { scenario_name?: unknown } }).sidecar?.scenario_name;
+  return typeof name === "string" && name !== "" ? name : "model";
+}
+
+function unknownModel(name: string, served: string): OipHandler {
+  return () => {
+    throw new OipError(
+      404,
+      `Unknown model ${JSON.stringify(name)}: this server serves ${JSON.stringify(served)}`,
+    );
+  };
+}
+
+async function infer(
+  request: Request,
+  model: OpsModel,
+  info: OipInfo,
+  P: number,
+  T: number,
+): Promise<Response> {
+  const bytes = await readBody(request, info.limits);
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (error) {
+    throw new OipError(400, `The body is not JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(body)) throw new OipError(400, "The body must be a JSON object with inputs");
+  const { inputs, outputs, id } = body;
+  if (!Array.isArray(inputs)) throw new OipError(400, "inputs must be an array of tensors");
+  if (id !== undefined && typeof id !== "string") throw new OipError(400, "id must be a string");
+
+  const tensors = new Map<InputName, Float32Array>();
+  let batch: number | undefined;
+  inputs.forEach((input: unknown, i) => {
+    if (!isObject(input)) throw new OipError(400, `inputs[${i}] must be an object`);
+    const { name, datatype, shape, data } = input;
+    if (typeof name !== "string") throw new OipError(400, `inputs[${i}].name must be a string`);
+    if (!(INPUTS as readonly string[]).includes(name)) {
+      throw new OipError(
+        400,
+        `Unknown input ${JSON.stringify(name)}: the inputs are ${INPUTS.join(", ")}`,
+      );
+    }
+    const key = name as InputName;
+    if (tensors.has(key)) throw new OipError(400, `Input ${name} is given twice`);
+    if (datatype !== "FP32") {
+      throw new OipError(400, `Input ${name} has datatype ${JSON.stringify(datatype)}, not FP32`);
+    }
+    if (
+      !Array.isArray(shape) || shape.length !== 2 || !Number.isSafeInteger(shape[0]) ||
+      shape[0] < 1 || shape[1] !== P
+    ) {
+      throw new OipError(
+        400,
+        `Input ${name} has shape ${JSON.stringify(shape)}, expected [B, ${P}] with B >= 1`,
+      );
+    }
+    const rows = shape[0] as number;
+    if (batch !== undefined && rows !== batch) {
+      throw new OipError(400, `Input ${name} has ${rows} rows, the other inputs ${batch}`);
+    }
+    batch = rows;
+    const flat = Array.isArray(data) ? data.flat(2) : undefined;
+    if (flat === undefined || flat.length !== rows * P) {
+      throw new OipError(
+        400,
+        `Input ${name} must hold ${rows} × ${P} = ${rows * P} numbers in data, ` +
+          `got ${flat === undefined ? "no array" : flat.length}`,
+      );
+    }
+    const values = new Float32Array(flat.length);
+    flat.forEach((value: unknown, j) => {
+      if (typeof value !== "number") {
+        throw new OipError(
+          400,
+          `Input ${name} data[${j}] is ${JSON.stringify(value)}, not a number`,
+        );
+      }
+      if (name.endsWith("_mask") && value !== 0 && value !== 1) {
+        throw new OipError(400, `Input ${name} data[${j}] is ${value}: a mask holds 0 or 1`);
+      }
+      values[j] = value;
+    });
+    tensors.set(key, values);
+  });
+  if (batch === undefined) {
+    throw new OipError(400, `inputs must hold at least one of ${INPUTS.join(", ")}`);
+  }
+  const wanted = requestedOutputs(outputs);
+
+  const { places } = model.net;
+  const zeros = new Float32Array(batch * P);
+  const column = (name: InputName) => tensors.get(name) ?? zeros;
+  const [marking, markingMask, values, valuesMask] = INPUTS.map(column) as [
+    Float32Array,
+    Float32Array,
+    Float32Array,
+    Float32Array,
+  ];
+  const rows: InputRow[] = [];
+  for (let r = 0; r < batch; r++) {
+    const supplied = (data: Float32Array, mask: Float32Array) => {
+      const map = new Map<string, number>();
+      for (let c = 0; c < P; c++) if (mask[r * P + c] === 1) map.set(places[c]!, data[r * P + c]!);
+      return map;
+    };
+    rows.push({ marking: supplied(marking, markingMask), values: supplied(values, valuesMask) });
+  }
+  const results = await model.run(rows, { withGradient: false });
+  const output = (name: "transitions" | "places", width: number) => {
+    const data: number[] = [];
+    for (const row of results) for (const x of row[name]) data.push(x);
+    return { name, datatype: "FP32", shape: [batch, width], data };
+  };
+  return jsonResponse(200, {
+    model_name: info.name,
+    model_version: info.version,
+    ...(id === undefined ? {} : { id }),
+    outputs: wanted.map((name) => output(name, name === "transitions" ? T : P)),
+  });
+}
+
+function requestedOutputs(outputs: unknown): ("transitions" | "places")[] {
+  if (outputs === undefined) return [...OUTPUTS];
+  if (!Array.isArray(outputs)) throw new OipError(400, "outputs must be an array");
+  return outputs.map((output: unknown, i) => {
+    const name = isObject(output) ? output.name : undefined;
+    if (name !== "transitions" && name !== "places") {
+      throw new OipError(
+        400,
+        `Unknown output ${JSON.stringify(name ?? null)} in outputs[${i}]: ` +
+          `the outputs are ${OUTPUTS.join(", ")}`,
+      );
+    }
+    return name;
+  });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

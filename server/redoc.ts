@@ -1,0 +1,119 @@
+/**
+ * `/redoc`: the OpenAPI document in ReDoc (as PETRA's FastAPI app offers beside `/docs`),
+ * self-hosted like `/docs`: the page is ours, and ReDoc's standalone bundle (the pinned `redoc`
+ * npm package's `bundles/redoc.standalone.js`) is served from our origin at
+ * `/redoc/redoc.standalone.js`. It is read with a text import on the first request for it, so
+ * it needs no read permission and goes wherever the module graph goes (JSR, `deno compile`,
+ * Deno Deploy), like Swagger UI's files in `./docs.ts`.
+ *
+ * @example
+ * ```ts
+ * import { redocPage } from "./redoc.ts";
+ * redocPage({ title: "Loans", version: "1.0.0" }).includes('spec-url="openapi.json"'); // true
+ * ```
+ *
+ * @module
+ */
+
+/**
+ * The page's Content-Security-Policy: everything from our origin only. ReDoc 2.5's side menu
+ * always shows Redocly's logo from cdn.redoc.ly (no option turns it off); the policy keeps that
+ * request from being made (ReDoc then hides the image), so the page stays offline-capable and
+ * private. Styles are inline (styled-components); search runs in a `blob:` worker.
+ *
+ * @example
+ * ```ts
+ * import { REDOC_CSP } from "./redoc.ts";
+ * REDOC_CSP.startsWith("default-src 'self'"); // true
+ * ```
+ */
+export const REDOC_CSP = "default-src 'self'; img-src 'self' data:; " +
+  "style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; script-src 'self'";
+
+/** A static file served under `/redoc/`. */
+export interface RedocAsset {
+  readonly contentType: string;
+  /** The file's text, imported on first use. */
+  load(): Promise<string>;
+}
+
+let bundle: Promise<string> | undefined;
+
+/**
+ * ReDoc's files served under `/redoc/`, by file name.
+ *
+ * @example
+ * ```ts
+ * import { REDOC_ASSETS } from "./redoc.ts";
+ * (await REDOC_ASSETS.get("redoc.standalone.js")?.load())?.length; // about 1.1 MB
+ * ```
+ */
+export const REDOC_ASSETS: ReadonlyMap<string, RedocAsset> = new Map([[
+  "redoc.standalone.js",
+  {
+    contentType: "text/javascript; charset=utf-8",
+    load() {
+      bundle ??= import("redoc/bundles/redoc.standalone.js", { with: { type: "text" } })
+        .then((module) => module.default)
+        .catch((error) => {
+          bundle = undefined; // let a later request try again
+          throw error;
+        });
+      return bundle;
+    },
+  },
+]]);
+
+/**
+ * The `/redoc` page. URLs are relative, so it also works under a path prefix.
+ *
+ * @example
+ * ```ts
+ * import { redocPage } from "./redoc.ts";
+ * redocPage({ title: "Loans <beta>", version: "1" }).includes("Loans &lt;beta&gt;"); // true
+ * ```
+ */
+export function redocPage(info: { readonly title: string; readonly version: string }): string {
+  const title = escapeHtml(`${info.title} ${info.version} - ReDoc`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>body { margin: 0; }</style>
+</head>
+<body>
+<redoc spec-url="openapi.json" hide-hostname></redoc>
+<script src="redoc/redoc.standalone.js"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * The `/redoc` response for `page` (from {@link redocPage}), with {@link REDOC_CSP}.
+ *
+ * @example
+ * ```ts
+ * import { redocPage, redocResponse } from "./redoc.ts";
+ * redocResponse(redocPage({ title: "t", version: "1" })).headers.get("content-type"); // "text/html; charset=utf-8"
+ * ```
+ */
+export function redocResponse(page: string): Response {
+  return new Response(page, {
+    headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": REDOC_CSP },
+  });
+}
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+}

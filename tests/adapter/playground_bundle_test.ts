@@ -1,0 +1,58 @@
+/**
+ * The committed playground bundle (`web/bundle/`, imported by the generated
+ * `adapter/deno/playground_bundle.ts`) is what `deno task build:web` makes from the current
+ * `web/` and `core/` sources; the packaged playground lists every file the page loads; and the
+ * static-site build still writes a complete site.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import {
+  buildWeb,
+  PLAYGROUND_BUNDLE_DIR,
+  STORED_SUFFIX,
+  writePlaygroundBundle,
+} from "../../adapter/deno/build_web.ts";
+import { PLAYGROUND_SCRIPTS } from "../../adapter/deno/playground_bundle.ts";
+import { PLAYGROUND_FILES } from "../../adapter/deno/playground_site.ts";
+import { WASM_FILES } from "../../web/backends.ts";
+
+const STALE = "web/bundle/ is out of date: run `deno task build:web` and commit the result";
+
+Deno.test("the committed playground bundle is up to date with web/ and core/", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "petri-bundle-" });
+  try {
+    const names = await writePlaygroundBundle(dir);
+    const committed = [...Deno.readDirSync(PLAYGROUND_BUNDLE_DIR)]
+      .map((e) => e.name.slice(0, -STORED_SUFFIX.length)).sort();
+    assert.deepEqual(committed, names, STALE);
+    assert.deepEqual([...PLAYGROUND_SCRIPTS.keys()].sort(), names, STALE);
+    for (const name of names) {
+      const fresh = await Deno.readTextFile(`${dir}/${name}${STORED_SUFFIX}`);
+      assert.ok(fresh === await PLAYGROUND_SCRIPTS.get(name)!(), `${name}: ${STALE}`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the packaged playground has the page, the bundle, ORT's wasm files and the example", () => {
+  const paths = [...PLAYGROUND_FILES.keys()];
+  for (const path of ["index.html", "style.css", ...PLAYGROUND_SCRIPTS.keys()]) {
+    assert.ok(paths.includes(path), path);
+  }
+  for (const file of Object.values(WASM_FILES)) assert.ok(paths.includes(`ort/${file}`), file);
+  assert.ok(paths.includes("examples/credit_approval_coloured.onnx"));
+  assert.ok(paths.includes("examples/credit_approval_coloured.onnx.meta.json"));
+});
+
+Deno.test("buildWeb writes a static site with the same files", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "petri-site-" });
+  try {
+    const site = await buildWeb({ outDir: dir });
+    assert.deepEqual(site.files.map((f) => f.path).sort(), [...PLAYGROUND_FILES.keys()].sort());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

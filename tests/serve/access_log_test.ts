@@ -1,0 +1,122 @@
+/**
+ * The access log: its line format and buffering (unit), and on a real `cli.ts serve` process
+ * one line per request on stdout, none lost when SIGTERM comes before the next flush, and
+ * nothing with `--access-log off`.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { AccessLog, formatLine } from "../../server/access_log.ts";
+import { startServerProcess } from "./server_process.ts";
+
+const LINE =
+  /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (GET|POST) (\S+) (\d{3}) (\d+\.\d{3})ms (rows=\d+|-)$/;
+
+Deno.test("formatLine writes time, method, path, status, duration and rows", () => {
+  assert.equal(
+    formatLine({
+      time: Date.UTC(2026, 10, 24, 18, 30),
+      method: "POST",
+      path: "/forward",
+      route: "/forward",
+      status: 200,
+      seconds: 0.0012345,
+      rows: 1,
+    }),
+    "2026-11-24T18:30:00.000Z POST /forward 200 1.234ms rows=1\n",
+  );
+  assert.equal(
+    formatLine({
+      time: 0,
+      method: "GET",
+      path: "/a b",
+      route: "unmatched",
+      status: 404,
+      seconds: 0,
+    }),
+    "1970-01-01T00:00:00.000Z GET /a%20b 404 0.000ms -\n",
+  );
+});
+
+Deno.test("AccessLog buffers lines, writes them in one chunk when full, and flushes on close", () => {
+  const chunks: string[] = [];
+  const log = new AccessLog((text) => chunks.push(text), { flushMs: 60_000, maxBuffered: 200 });
+  const record = {
+    time: 0,
+    method: "GET",
+    path: "/healthz",
+    route: "/healthz",
+    status: 200,
+    seconds: 0,
+  };
+  log.record(record);
+  log.record(record);
+  assert.equal(chunks.length, 0, "buffered");
+  for (let i = 0; i < 3; i++) log.record(record); // past 200 characters
+  assert.equal(chunks.length, 1);
+  assert.equal(chunks[0]!.split("\n").length - 1, 4);
+  log.record(record);
+  log.close();
+  assert.equal(chunks.join("").split("\n").length - 1, 6, "close wrote the rest");
+  log.record(record);
+  assert.equal(chunks.length, 3, "after close, each line is written at once");
+});
+
+Deno.test("cli.ts serve logs one line per request on stdout and loses none at SIGTERM", async () => {
+  await using server = await startServerProcess(["run", "-A", "cli.ts", "serve", "--port", "0"], {
+    stdout: true,
+  });
+  const requests: [string, string, unknown?][] = [
+    ["GET", "/healthz"],
+    ["POST", "/forward", { input_marking: { p_submitted: 1 } }],
+    ["POST", "/v2/models/credit_approval_coloured/infer", {
+      inputs: [{ name: "marking", datatype: "FP32", shape: [2, 3], data: [0, 0, 1, 0, 0, 0] }],
+    }],
+    ["GET", "/nothing/here"],
+    ["GET", "/playground/style.css"],
+  ];
+  for (const [method, path, body] of requests) {
+    const response = await fetch(`${server.origin}${path}`, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    await response.body?.cancel();
+  }
+  server.kill("SIGTERM"); // before the 250 ms flush: the lines come from the flush at shutdown
+  const exit = await server.finished();
+  assert.equal(exit.code, 0, exit.stderr);
+  const lines = exit.stdout.trimEnd().split("\n").map((line) => {
+    const match = LINE.exec(line);
+    assert.ok(match, `a log line: ${JSON.stringify(line)}`);
+    return match.slice(2, 5).concat(match[6]!);
+  });
+  assert.deepEqual(lines, [
+    ["GET", "/healthz", "200", "-"],
+    ["POST", "/forward", "200", "rows=1"],
+    ["POST", "/v2/models/credit_approval_coloured/infer", "200", "rows=2"],
+    ["GET", "/nothing/here", "404", "-"],
+    ["GET", "/playground/style.css", "200", "-"],
+  ]);
+});
+
+Deno.test("cli.ts serve --access-log off writes nothing on stdout; a bad value exits 2", async () => {
+  await using server = await startServerProcess(
+    ["run", "-A", "cli.ts", "serve", "--port", "0", "--access-log", "off"],
+    { stdout: true },
+  );
+  await (await fetch(`${server.origin}/healthz`)).body?.cancel();
+  server.kill("SIGTERM");
+  const exit = await server.finished();
+  assert.equal(exit.code, 0);
+  assert.equal(exit.stdout, "");
+
+  const bad = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "cli.ts", "serve", "--access-log", "maybe"],
+    cwd: new URL("../../", import.meta.url),
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.equal(bad.code, 2);
+  assert.match(new TextDecoder().decode(bad.stderr), /--access-log must be on or off, got 'maybe'/);
+});

@@ -1,0 +1,153 @@
+/**
+ * A bare HTTP/1.1 keep-alive client on `Deno.connect`, for tests that must see exactly what
+ * happens on one connection: whether an answer came complete, whether the server closed the
+ * connection without one, and what `Connection` header it sent. (`fetch` hides all three: it
+ * pools connections and retries.)
+ *
+ * @example
+ * ```ts
+ * import { RawConnection } from "./raw_http.ts";
+ * using connection = await RawConnection.open(8000);
+ * const answer = await connection.request("GET", "/healthz");
+ * answer === "closed" || answer.status; // 200
+ * ```
+ *
+ * @module
+ */
+
+/** One complete answer. */
+export interface RawResponse {
+  readonly status: number;
+  /** Header names in lower case. */
+  readonly headers: ReadonlyMap<string, string>;
+  readonly body: string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * `answer` itself, or a failed assertion when the connection closed without one.
+ *
+ * @example
+ * ```ts
+ * import { complete, RawConnection } from "./raw_http.ts";
+ * using connection = await RawConnection.open(8000);
+ * complete(await connection.request("GET", "/healthz")).status; // 200
+ * ```
+ */
+export function complete(answer: RawResponse | "closed"): RawResponse {
+  if (answer === "closed") throw new Error("The connection closed before a complete answer");
+  return answer;
+}
+
+/** One TCP connection to 127.0.0.1 speaking HTTP/1.1 with keep-alive. */
+export class RawConnection implements Disposable {
+  readonly #conn: Deno.TcpConn;
+  #buffer: Uint8Array = new Uint8Array(0);
+  #closed = false;
+
+  private constructor(conn: Deno.TcpConn) {
+    this.#conn = conn;
+  }
+
+  /**
+   * Connects to 127.0.0.1:`port`; rejects with `Deno.errors.ConnectionRefused` when nothing
+   * listens there.
+   *
+   * @example
+   * ```ts
+   * import { RawConnection } from "./raw_http.ts";
+   * using connection = await RawConnection.open(8000);
+   * ```
+   */
+  static async open(port: number): Promise<RawConnection> {
+    return new RawConnection(await Deno.connect({ hostname: "127.0.0.1", port }));
+  }
+
+  /**
+   * Sends one request and reads its answer; `"closed"` when the server closed the connection
+   * (or reset it) before the answer was complete.
+   *
+   * @example
+   * ```ts
+   * import { RawConnection } from "./raw_http.ts";
+   * using connection = await RawConnection.open(8000);
+   * await connection.request("POST", "/forward", '{"input_marking":{}}');
+   * ```
+   */
+  async request(method: string, path: string, body?: string): Promise<RawResponse | "closed"> {
+    const bytes = body === undefined ? new Uint8Array(0) : encoder.encode(body);
+    const head = `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n` +
+      (body === undefined
+        ? ""
+        : `content-type: application/json\r\ncontent-length: ${bytes.length}\r\n`) +
+      "\r\n";
+    try {
+      await this.#conn.write(concat(encoder.encode(head), bytes));
+      return await this.#readResponse();
+    } catch (error) {
+      if (error instanceof Deno.errors.ConnectionReset || error instanceof Deno.errors.BrokenPipe) {
+        return "closed";
+      }
+      throw error;
+    }
+  }
+
+  /** Closes the connection (once). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#conn.close();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  async #readResponse(): Promise<RawResponse | "closed"> {
+    let end: number;
+    while ((end = indexOfHeadEnd(this.#buffer)) < 0) {
+      if (!await this.#fill()) return "closed";
+    }
+    const lines = decoder.decode(this.#buffer.subarray(0, end)).split("\r\n");
+    const status = Number(lines[0]!.split(" ")[1]);
+    const headers = new Map<string, string>();
+    for (const line of lines.slice(1)) {
+      const colon = line.indexOf(":");
+      headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    }
+    const length = Number(headers.get("content-length") ?? "0");
+    this.#buffer = this.#buffer.subarray(end + 4);
+    while (this.#buffer.length < length) {
+      if (!await this.#fill()) return "closed";
+    }
+    const body = decoder.decode(this.#buffer.subarray(0, length));
+    this.#buffer = this.#buffer.subarray(length);
+    return { status, headers, body };
+  }
+
+  async #fill(): Promise<boolean> {
+    const chunk = new Uint8Array(64 * 1024);
+    const n = await this.#conn.read(chunk);
+    if (n === null) return false;
+    this.#buffer = concat(this.#buffer, chunk.subarray(0, n));
+    return true;
+  }
+}
+
+function indexOfHeadEnd(bytes: Uint8Array): number {
+  for (let i = 0; i + 3 < bytes.length; i++) {
+    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
