@@ -26,16 +26,16 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     async () => (await import("../../web/bundle/main.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "ort.wasm.bundle.min-6ABVKZHH.js",
+    "ort.wasm.bundle.min-OTPIPSVV.js",
     async () =>
-      (await import("../../web/bundle/ort.wasm.bundle.min-6ABVKZHH.js.txt", {
+      (await import("../../web/bundle/ort.wasm.bundle.min-OTPIPSVV.js.txt", {
         with: { type: "text" },
       })).default,
   ],
   [
-    "ort.webgpu.bundle.min-EE7WWOEU.js",
+    "ort.webgpu.bundle.min-V45B6SIY.js",
     async () =>
-      (await import("../../web/bundle/ort.webgpu.bundle.min-EE7WWOEU.js.txt", {
+      (await import("../../web/bundle/ort.webgpu.bundle.min-V45B6SIY.js.txt", {
         with: { type: "text" },
       })).default,
   ],
