@@ -28,6 +28,7 @@
  */
 
 import { defineSchemas, type SchemaSet, type ZodModule } from "./schemas/define.ts";
+import type { OperationTable } from "./ops/operations.ts";
 import {
   parseRequestWith,
   type ParseResult,
@@ -63,7 +64,8 @@ export interface Schemas extends SchemaSet {
 }
 
 /**
- * Builds the schemas with an already loaded zod module.
+ * Builds the schemas with an already loaded zod module, for the operations of `operations`
+ * (by default the built-in table).
  *
  * @example
  * ```ts
@@ -73,8 +75,8 @@ export interface Schemas extends SchemaSet {
  * schemas.requests.forward.shape.input_marking; // the marking map's schema
  * ```
  */
-export function createSchemas(z: ZodModule): Schemas {
-  const set = defineSchemas(z);
+export function createSchemas(z: ZodModule, operations?: OperationTable): Schemas {
+  const set = defineSchemas(z, operations);
   return {
     requests: set.requests,
     responses: set.responses,

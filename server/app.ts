@@ -3,8 +3,8 @@
  * socket (DESIGN.md §4). It runs under `Deno.serve`, Deno Deploy or any runtime with
  * `fetch(Request) -> Response` handlers; tests call `app.fetch(new Request(...))` directly.
  *
- * Routes: `GET /healthz`, `GET /schema`, `POST /forward`, `POST /anomaly`,
- * `POST /counterfactual`, `POST /sensitivity`, `GET /openapi.json`, `GET /docs` (and Swagger
+ * Routes: `GET /healthz`, `GET /schema`, one `POST` route per row of the operations table
+ * (`/forward`, `/anomaly`, `/counterfactual`, `/sensitivity`), `GET /openapi.json`, `GET /docs` (and Swagger
  * UI's two files under `/docs/`). Errors are mapped once (`./errors.ts`): 400 from the
  * operations, 422 (FastAPI's shape) for malformed bodies, 404, 405 with `Allow`, 408 for a
  * body slower than the time-out, 413 over the body limit, and a bare 500 for anything
@@ -23,12 +23,10 @@
  * @module
  */
 
-import { anomaly } from "../core/ops/anomaly.ts";
-import { counterfactual } from "../core/ops/counterfactual.ts";
-import { forward } from "../core/ops/forward.ts";
 import type { OpsModel } from "../core/ops/model.ts";
-import { sensitivity } from "../core/ops/sensitivity.ts";
-import { createSchemas, type RequestKind, type RequestTypes } from "../core/schemas.ts";
+import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
+import { createSchemas } from "../core/schemas.ts";
+import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
 import { DOCS_ASSETS, docsPage } from "./docs.ts";
 import {
@@ -118,6 +116,8 @@ export interface AppOptions {
   readonly onError?: ErrorLogger | undefined;
   /** How to import zod and zod-to-openapi; default: dynamic imports. */
   readonly packages?: PackageLoaders | undefined;
+  /** The operations served under `POST`; default: the built-in table (`core/ops/operations.ts`). */
+  readonly operations?: OperationTable | undefined;
 }
 
 /** A web-standard HTTP handler. */
@@ -173,7 +173,8 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   };
   const onError = options.onError ?? logToConsole;
   const { zod, zodToOpenApi } = await loadPackages(options.packages);
-  const schemas = createSchemas(zod);
+  const operations = options.operations ?? OPERATIONS;
+  const schemas = createSchemas(zod, operations);
 
   const { net } = model;
   const json = (text: string): Handler => () =>
@@ -191,27 +192,25 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     has_silent_transitions: net.silentTransitions.length > 0,
     has_structural_guards: net.structuralGuards.size > 0,
   });
-  const openApiText = stringifyJson(buildOpenApiDocument(schemas, zodToOpenApi, info, limits));
+  const openApiText = stringifyJson(
+    buildOpenApiDocument(schemas, zodToOpenApi, info, limits, operations),
+  );
   const docsHtml = docsPage(info);
 
-  const operation = <K extends RequestKind>(
-    kind: K,
-    run: (model: OpsModel, request: RequestTypes[K]) => Promise<unknown>,
-  ): Handler =>
-  async (request) => {
+  const operation = (row: OperationTable[number]): Handler => async (request) => {
     const body = await readJsonBody(request, limits);
-    const parsed = schemas.parseRequest(kind, body);
+    const parsed = parseWithSchema(schemas.requests[row.name], body);
     if (!parsed.success) throw new ValidationError(parsed.issues);
-    return jsonResponse(200, await run(model, parsed.data));
+    return jsonResponse(200, await row.run(model, parsed.data));
   };
 
   const routes = new Map<string, Partial<Record<Method, Handler>>>([
     ["/healthz", { GET: json(healthText) }],
     ["/schema", { GET: json(schemaText) }],
-    ["/forward", { POST: operation("forward", forward) }],
-    ["/anomaly", { POST: operation("anomaly", anomaly) }],
-    ["/counterfactual", { POST: operation("counterfactual", counterfactual) }],
-    ["/sensitivity", { POST: operation("sensitivity", sensitivity) }],
+    ...operations.map((row): [string, Partial<Record<Method, Handler>>] => [
+      row.path,
+      { POST: operation(row) },
+    ]),
     ["/openapi.json", { GET: json(openApiText) }],
     [
       "/docs",

@@ -19,6 +19,7 @@
  * @module
  */
 
+import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import type { Schemas } from "../core/schemas.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
 import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./body.ts";
@@ -39,12 +40,14 @@ export interface OpenApiDocument {
 }
 
 /**
- * Generates the document: every operation with its request body, its answer and its error
- * answers (400, 408, 413 and 422 for the POST operations, with the limits the server enforces).
+ * Generates the document: the fixed `GET` endpoints, then every row of the operations table
+ * with its request body, its answer and its error answers (400, 408, 413 and 422, with the
+ * limits the server enforces).
  *
  * @example
  * ```ts
- * import type { Schemas } from "../core/schemas.ts";
+ * import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
+import type { Schemas } from "../core/schemas.ts";
  * import type { ZodToOpenApiModule } from "./packages.ts";
  * import { buildOpenApiDocument } from "./openapi.ts";
  * declare const schemas: Schemas;
@@ -62,6 +65,7 @@ export function buildOpenApiDocument(
   zodToOpenApi: ZodToOpenApiModule,
   info: ApiInfo,
   limits: BodyLimits,
+  operations: OperationTable = OPERATIONS,
 ): OpenApiDocument {
   const { OpenAPIRegistry, OpenApiGeneratorV31 } = zodToOpenApi;
   const { requests, responses } = schemas;
@@ -88,27 +92,22 @@ export function buildOpenApiDocument(
   get("/healthz", "healthz", "Liveness and the size of the net", responses.health);
   get("/schema", "schema", "Structure of the served net", responses.schema);
 
-  const post = (
-    path: string,
-    operationId: string,
-    summary: string,
-    description: string,
-    request: unknown,
-    body: unknown,
-    badRequest: { readonly description: string; readonly detail: string },
-  ) =>
+  for (const operation of operations) {
     registry.registerPath({
       method: "post",
-      path,
-      operationId,
-      summary,
-      description,
+      path: operation.path,
+      operationId: operation.name,
+      summary: operation.summary,
+      description: operation.description,
       request: {
-        body: { required: true, content: { "application/json": { schema: request as never } } },
+        body: {
+          required: true,
+          content: { "application/json": { schema: requests[operation.name] as never } },
+        },
       },
       responses: {
-        200: json(summary, body),
-        400: httpError(badRequest.description, badRequest.detail),
+        200: json(operation.summary, responses[operation.name]),
+        400: httpError(operation.badRequest.description, operation.badRequest.detail),
         408: httpError("The body did not arrive in time", lateBodyDetail(limits.timeoutMs)),
         413: httpError(
           "The body is larger than the server's limit",
@@ -120,58 +119,7 @@ export function buildOpenApiDocument(
         ),
       },
     });
-  const unknownIds = {
-    description: "An id in input_marking or input_values is not a place of the net",
-    detail: "input_marking has ids that are not in the net's place set: 'p_x'",
-  };
-  post(
-    "/forward",
-    "forward",
-    "Activations of every transition and place for one input marking",
-    "Runs the model once (batch size 1). Supplied places are clamped; absent source places " +
-      "take their initial-marking default.",
-    requests.forward,
-    responses.forward,
-    unknownIds,
-  );
-  post(
-    "/anomaly",
-    "anomaly",
-    "Residuals and a score for one trace",
-    "Predicts the firing of every scored transition under the request's marking and values " +
-      "and compares it with the transitions the events name; trace_score is the sum of the " +
-      "residuals.",
-    requests.anomaly,
-    responses.anomaly,
-    unknownIds,
-  );
-  post(
-    "/counterfactual",
-    "counterfactual",
-    "The smallest change of one input that flips a transition's firing decision",
-    "Searches search_range for the input at flip_place (on flip_channel) nearest the " +
-      "original input where the target's activation crosses 0.5, to within tolerance. No " +
-      "crossing is not an error: the answer is found false.",
-    requests.counterfactual,
-    responses.counterfactual,
-    {
-      description: "flip_place is not a place, target_transition is not a transition (checked " +
-        "in that order), or an input id is not a place",
-      detail: "flip_place 'p_x' is not in the net's place set",
-    },
-  );
-  post(
-    "/sensitivity",
-    "sensitivity",
-    "Gradients of one transition's activation with respect to every input",
-    "Exact gradients at the base point, for every supplied place and every source place.",
-    requests.sensitivity,
-    responses.sensitivity,
-    {
-      description: "target_transition is not a transition, or an input id is not a place",
-      detail: "target_transition 't_x' is not in the net's transition set",
-    },
-  );
+  }
 
   const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({

@@ -31,6 +31,7 @@ import { arcKey } from "../net/types.ts";
 import { checkPlace, checkPlaceKeys, checkTransition } from "./check.ts";
 import { RequestError } from "./errors.ts";
 import type { IdMap, OpsModel } from "./model.ts";
+import type { Operation } from "./operation.ts";
 import type { InputRow, OutputRow } from "../runtime.ts";
 
 /** Which channel of `flip_place` the search varies. */
@@ -245,3 +246,108 @@ function withEntry(map: IdMap, key: string, value: number): Map<string, number> 
   copy.set(key, value);
   return copy;
 }
+
+/**
+ * The `counterfactual` row of the operations table: `POST /counterfactual`, its schemas and its
+ * documentation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { counterfactualOperation } from "./counterfactual.ts";
+ * assert.equal(counterfactualOperation.path, "/counterfactual");
+ * ```
+ */
+export const counterfactualOperation: Operation<
+  "counterfactual",
+  CounterfactualRequest,
+  CounterfactualResponse
+> = {
+  name: "counterfactual",
+  path: "/counterfactual",
+  summary: "The smallest change of one input that flips a transition's firing decision",
+  description: "Searches search_range for the input at flip_place (on flip_channel) nearest " +
+    "the original input where the target's activation crosses 0.5, to within tolerance. No " +
+    "crossing is not an error: the answer is found false.",
+  badRequest: {
+    description: "flip_place is not a place, target_transition is not a transition (checked " +
+      "in that order), or an input id is not a place",
+    detail: "flip_place 'p_x' is not in the net's place set",
+  },
+  requestSchema: ({ z, marking, values, placeId, transitionId, examples }) =>
+    z.object({
+      input_marking: marking,
+      input_values: values,
+      flip_place: placeId(
+        "The place whose input is varied; it must be a place of the net",
+        "p_submitted",
+      ),
+      target_transition: transitionId(
+        "The transition whose firing decision should flip; it must be a transition of the net",
+      ),
+      flip_channel: z.enum(["marking", "value"]).default("marking").meta({
+        description: "Which input of flip_place is varied: its marking or its value",
+        example: "value",
+      }),
+      search_range: z.tuple([z.number(), z.number()])
+        .refine(([lo, hi]) => lo < hi, { message: "search_range must be [lo, hi] with lo < hi" })
+        .default([0, 1])
+        .meta({
+          description: "[lo, hi], finite, lo < hi: the interval searched for the input at " +
+            "which the target's activation crosses 0.5",
+          example: [0, 10000],
+          // zod-to-openapi writes only prefixItems for a tuple
+          minItems: 2,
+          maxItems: 2,
+        }),
+      tolerance: z.number().gt(0).default(1e-3).meta({
+        description: "A finite number > 0: a probe is on the boundary when " +
+          "|activation - 0.5| < tolerance",
+        example: 0.001,
+      }),
+    }).meta({
+      id: "CounterfactualRequest",
+      description: "The base point, the input to vary and the transition whose decision to flip",
+      example: {
+        input_marking: examples.marking,
+        input_values: examples.values,
+        flip_place: "p_submitted",
+        target_transition: "t_approve",
+        flip_channel: "value",
+        search_range: [0, 10000],
+        tolerance: 0.001,
+      },
+    }),
+  responseSchema: ({ z, activation }) => {
+    const found = z.object({
+      found: z.literal(true),
+      target_transition: z.string().meta({ description: "Echo of the request" }),
+      target_label: z.string().meta({ description: "Label of the target transition" }),
+      flipped_place: z.string().meta({ description: "Echo of flip_place" }),
+      flipped_channel: z.enum(["marking", "value"]).meta({ description: "Echo of flip_channel" }),
+      original_input: z.number().meta({
+        description: "The input the model used at flip_place in the base pass",
+      }),
+      counterfactual_input: z.number().meta({
+        description: "The input at the boundary nearest the original input",
+      }),
+      original_activation: activation("The target's activation at the base point", 0.97),
+      counterfactual_activation: activation(
+        "The target's activation at the boundary (within tolerance of 0.5)",
+        0.5003,
+      ),
+    }).meta({ id: "CounterfactualFound", description: "A crossing of 0.5 was found" });
+    const notFound = z.strictObject({
+      found: z.literal(false),
+      target_transition: z.string().meta({ description: "Echo of the request" }),
+    }).meta({
+      id: "CounterfactualNotFound",
+      description: "No crossing of 0.5 within search_range; no other field is present",
+    });
+    return z.union([found, notFound]).meta({
+      id: "CounterfactualResponse",
+      description: "The boundary point when found, else only found and target_transition",
+    });
+  },
+  run: counterfactual,
+};

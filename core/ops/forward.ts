@@ -15,6 +15,7 @@
 
 import { checkPlaceKeys } from "./check.ts";
 import type { IdMap, OpsModel } from "./model.ts";
+import type { Operation } from "./operation.ts";
 
 /** A forward request: the marking (clamping the places it names) and optional values. */
 export interface ForwardRequest {
@@ -67,3 +68,44 @@ export async function forward(model: OpsModel, request: ForwardRequest): Promise
 export function byId(ids: readonly string[], row: Float32Array): Map<string, number> {
   return new Map(ids.map((id, i) => [id, row[i]!]));
 }
+
+/**
+ * The `forward` row of the operations table: `POST /forward`, its schemas and its documentation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { forwardOperation } from "./forward.ts";
+ * assert.equal(forwardOperation.path, "/forward");
+ * ```
+ */
+export const forwardOperation: Operation<"forward", ForwardRequest, ForwardResponse> = {
+  name: "forward",
+  path: "/forward",
+  summary: "Activations of every transition and place for one input marking",
+  description: "Runs the model once (batch size 1). Supplied places are clamped; absent source " +
+    "places take their initial-marking default.",
+  badRequest: {
+    description: "An id in input_marking or input_values is not a place of the net",
+    detail: "input_marking has ids that are not in the net's place set: 'p_x'",
+  },
+  requestSchema: ({ z, marking, values, examples }) =>
+    z.object({ input_marking: marking, input_values: values }).meta({
+      id: "ForwardRequest",
+      description: "One input marking (and optional values) to run the model on",
+      example: { input_marking: examples.marking, input_values: examples.values },
+    }),
+  responseSchema: ({ z, activations }) =>
+    z.object({
+      transition_activations: activations("Firing activation of each transition", {
+        t_approve: 0.9744884371757507,
+        t_decline: 0.02521030604839325,
+      }),
+      place_activations: activations("Activation of each place at the end of the pass", {
+        p_approved: 0.9213,
+        p_declined: 0.0267,
+        p_submitted: 1,
+      }),
+    }).meta({ id: "ForwardResponse", description: "Activations of every transition and place" }),
+  run: forward,
+};

@@ -1,6 +1,7 @@
 /**
  * Finds tracked files that point outside the repository at the design notes it grew beside
- * (`../shared/…` or `/work/shared/…`): the repository must stand alone, in a clone and on JSR.
+ * (the `shared` folder next to the checkout, by a relative or an absolute path): the repository
+ * must stand alone, in a clone and on JSR.
  * `deno task check` runs this file; it exits 1 and names each file and line it finds.
  *
  * @example
