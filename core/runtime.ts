@@ -283,7 +283,9 @@ export class ModelSession implements AsyncDisposable {
   /**
    * Runs an already packed batch; it joins the same queue (and may share an ORT call) as
    * {@link ModelSession.run}. Array lengths must be `batch × P` (place inputs) and
-   * `batch × T` (`target`).
+   * `batch × T` (`target`). Internal: the packed layout is not part of the package's API.
+   *
+   * @internal
    *
    * @example
    * ```ts
@@ -325,6 +327,8 @@ export class ModelSession implements AsyncDisposable {
    *
    * @throws {Error} naming the row and the unknown id.
    *
+   * @internal
+   *
    * @example
    * ```ts
    * import type { ModelSession } from "./runtime.ts";
@@ -355,6 +359,8 @@ export class ModelSession implements AsyncDisposable {
 
   /**
    * Splits packed outputs into one row per batch entry (views into the packed arrays).
+   *
+   * @internal
    *
    * @example
    * ```ts

@@ -12,11 +12,19 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createApp } from "./app.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const app = await createApp(model, { title: "Loans", version: "1.0.0" });
  * const response = await app.fetch(new Request("http://localhost/healthz"));
- * await response.json(); // { status: "ok", version: "1.0.0", n_places: 3, n_transitions: 2 }
+ * assert.deepEqual(await response.json(), {
+ *   status: "ok",
+ *   version: "1.0.0",
+ *   n_places: 3,
+ *   n_transitions: 2,
+ * });
  * // Serving it: Deno.serve({ hostname: "127.0.0.1", port: 8000, signal }, app.fetch);
  * ```
  *
@@ -127,9 +135,15 @@ export interface App {
    *
    * @example
    * ```ts
-   * import type { App } from "./app.ts";
-   * declare const app: App;
-   * const server = Deno.serve({ hostname: "127.0.0.1", port: 0 }, app.fetch);
+   * import assert from "node:assert/strict";
+   * import { type App, createApp } from "./app.ts";
+   * import { loadOrt } from "../adapter/deno/ort.ts";
+   * import { readBundle } from "../adapter/deno/bundle_files.ts";
+   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+   * const app: App = await createApp(model);
+   * const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+   * const response = await fetch(`http://127.0.0.1:${server.addr.port}/schema`);
+   * assert.deepEqual((await response.json()).places, ["p_application", "p_approved", "p_declined"]);
    * await server.shutdown();
    * ```
    */
@@ -149,16 +163,29 @@ type Method = "GET" | "POST";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createApp } from "./app.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const app = await createApp(model);
  * const response = await app.fetch(
  *   new Request("http://localhost/forward", {
  *     method: "POST",
- *     body: JSON.stringify({ input_marking: { p_submitted: 1 } }),
+ *     body: JSON.stringify({ input_marking: { p_application: 1 } }),
  *   }),
  * );
- * (await response.json()).transition_activations;
+ * assert.equal(response.status, 200);
+ * assert.ok((await response.json()).transition_activations.t_approve > 0.99);
+ * const unknown = await app.fetch(
+ *   new Request("http://localhost/forward", {
+ *     method: "POST",
+ *     body: JSON.stringify({ input_marking: { p_x: 1 } }),
+ *   }),
+ * );
+ * assert.deepEqual([unknown.status, await unknown.json()], [400, {
+ *   detail: "input_marking has ids that are not in the net's place set: 'p_x'",
+ * }]);
  * ```
  */
 export async function createApp(model: OpsModel, options: AppOptions = {}): Promise<App> {

@@ -4,6 +4,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
  * import { createSchemas } from "../core/schemas.ts";
@@ -13,7 +14,7 @@
  *   version: "0.1.0",
  *   description: "Six endpoints",
  * }, { maxBytes: 1 << 20, timeoutMs: 30_000 });
- * Object.keys(document.paths); // ["/healthz", "/schema", "/forward", ...]
+ * assert.deepEqual(Object.keys(document.paths).slice(0, 3), ["/healthz", "/schema", "/forward"]);
  * ```
  *
  * @module
@@ -46,18 +47,21 @@ export interface OpenApiDocument {
  *
  * @example
  * ```ts
- * import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
-import type { Schemas } from "../core/schemas.ts";
- * import type { ZodToOpenApiModule } from "./packages.ts";
+ * import assert from "node:assert/strict";
+ * import * as z from "zod";
+ * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
+ * import { OPERATIONS } from "../core/ops/operations.ts";
+ * import { createSchemas } from "../core/schemas.ts";
  * import { buildOpenApiDocument } from "./openapi.ts";
- * declare const schemas: Schemas;
- * declare const zodToOpenApi: ZodToOpenApiModule;
- * const doc = buildOpenApiDocument(schemas, zodToOpenApi, {
+ * // Documenting only the first operation of the table.
+ * const only = OPERATIONS.slice(0, 1);
+ * const doc = buildOpenApiDocument(createSchemas(z, only), zodToOpenApi, {
  *   title: "t",
  *   version: "1",
  *   description: "d",
- * }, { maxBytes: 1024, timeoutMs: 30_000 });
- * doc.openapi; // "3.1.0"
+ * }, { maxBytes: 1024, timeoutMs: 30_000 }, only);
+ * assert.equal(doc.openapi, "3.1.0");
+ * assert.deepEqual(Object.keys(doc.paths), ["/healthz", "/schema", "/forward"]);
  * ```
  */
 export function buildOpenApiDocument(

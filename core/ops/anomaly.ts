@@ -8,13 +8,17 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { anomaly } from "./anomaly.ts";
- * declare const model: import("./model.ts").OpsModel;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const answer = await anomaly(model, {
- *   input_marking: new Map([["p_in", 0.5]]),
- *   events: [{ name: "Path A" }],
+ *   input_marking: new Map([["p_application", 1]]),
+ *   events: [{ name: "approve loan" }],
  * });
- * answer.trace_score;
+ * // The model approves (0.99999…) and the trace says it approved: a tiny score.
+ * assert.ok(answer.trace_score < 1e-3);
  * ```
  *
  * @module
@@ -53,9 +57,17 @@ export interface AnomalyResponse {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { anomaly } from "./anomaly.ts";
- * declare const model: import("./model.ts").OpsModel;
- * (await anomaly(model, { input_marking: new Map(), events: [] })).per_transition_residuals;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * // No event: the predicted approval itself is the residual.
+ * const { per_transition_residuals } = await anomaly(model, {
+ *   input_marking: new Map(),
+ *   events: [],
+ * });
+ * assert.ok(per_transition_residuals.get("t_approve")! > 0.99);
  * ```
  */
 export async function anomaly(model: OpsModel, request: AnomalyRequest): Promise<AnomalyResponse> {
@@ -71,9 +83,16 @@ export async function anomaly(model: OpsModel, request: AnomalyRequest): Promise
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scoreTraces } from "./anomaly.ts";
- * declare const model: import("./model.ts").OpsModel;
- * const answers = await scoreTraces(model, [{ input_marking: new Map(), events: [] }]);
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const answers = await scoreTraces(model, [
+ *   { input_marking: new Map(), events: [{ name: "approve loan" }] },
+ *   { input_marking: new Map(), events: [{ name: "decline loan" }] },
+ * ]);
+ * assert.ok(answers[0]!.trace_score < answers[1]!.trace_score);
  * ```
  */
 export async function scoreTraces(

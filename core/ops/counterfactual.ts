@@ -14,14 +14,20 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { counterfactual } from "./counterfactual.ts";
- * declare const model: import("./model.ts").OpsModel;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const answer = await counterfactual(model, {
- *   input_marking: new Map([["p_in", 0]]),
- *   flip_place: "p_in",
- *   target_transition: "t_a",
+ *   input_marking: new Map([["p_application", 1]]),
+ *   flip_place: "p_application",
+ *   target_transition: "t_approve",
  * });
- * if (answer.found) answer.counterfactual_input;
+ * assert.ok(answer.found);
+ * // Approval flips when the application's marking drops to about 0.49.
+ * assert.ok(Math.abs(answer.counterfactual_input - 0.49) < 0.01);
+ * assert.ok(Math.abs(answer.counterfactual_activation - 0.5) < 1e-3);
  * ```
  *
  * @module
@@ -79,15 +85,19 @@ const MIN_WIDTH = 1e-6;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { counterfactual } from "./counterfactual.ts";
- * declare const model: import("./model.ts").OpsModel;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const r = await counterfactual(model, {
  *   input_marking: new Map(),
- *   flip_place: "p_in",
- *   target_transition: "t_a",
+ *   flip_place: "p_application",
+ *   target_transition: "t_approve",
  *   search_range: [0.95, 1],
  * });
- * r.found; // false when no crossing lies in the range
+ * // No crossing of 0.5 lies in the range: not found, and not an error.
+ * assert.deepEqual(r, { found: false, target_transition: "t_approve" });
  * ```
  */
 export async function counterfactual(

@@ -4,10 +4,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { forward } from "./forward.ts";
- * declare const model: import("./model.ts").OpsModel;
- * const answer = await forward(model, { input_marking: new Map([["p_in", 0.5]]) });
- * answer.transition_activations.get("t_a");
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const answer = await forward(model, { input_marking: new Map([["p_application", 1]]) });
+ * assert.ok(answer.transition_activations.get("t_approve")! > 0.99);
+ * assert.ok(answer.transition_activations.get("t_decline")! < 0.01);
  * ```
  *
  * @module
@@ -39,8 +43,14 @@ export interface ForwardResponse {
  * @example
  * ```ts
  * import { forward } from "./forward.ts";
- * declare const model: import("./model.ts").OpsModel;
- * (await forward(model, { input_marking: new Map() })).place_activations.size;
+ * import assert from "node:assert/strict";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * // An absent source place holding tokens initially takes marking 1.
+ * const { place_activations } = await forward(model, { input_marking: new Map() });
+ * assert.deepEqual([...place_activations.keys()], ["p_application", "p_approved", "p_declined"]);
+ * assert.equal(place_activations.get("p_application"), 1);
  * ```
  */
 export async function forward(model: OpsModel, request: ForwardRequest): Promise<ForwardResponse> {

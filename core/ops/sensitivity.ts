@@ -6,13 +6,17 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sensitivity } from "./sensitivity.ts";
- * declare const model: import("./model.ts").OpsModel;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const answer = await sensitivity(model, {
- *   input_marking: new Map([["p_in", 0.3]]),
- *   target_transition: "t_a",
+ *   input_marking: new Map([["p_application", 0.5]]),
+ *   target_transition: "t_approve",
  * });
- * answer.marking_gradients.get("p_in");
+ * // Near its threshold, approval rises steeply with the application's marking.
+ * assert.ok(answer.marking_gradients.get("p_application")! > 1);
  * ```
  *
  * @module
@@ -53,9 +57,17 @@ export interface SensitivityResponse {
  * @example
  * ```ts
  * import { sensitivity } from "./sensitivity.ts";
- * declare const model: import("./model.ts").OpsModel;
- * (await sensitivity(model, { input_marking: new Map(), target_transition: "t_a" }))
- *   .base_activation;
+ * import assert from "node:assert/strict";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * // The source place p_application is differentiated at its default even when not supplied.
+ * const answer = await sensitivity(model, {
+ *   input_marking: new Map(),
+ *   target_transition: "t_approve",
+ * });
+ * assert.deepEqual([...answer.marking_gradients.keys()], ["p_application"]);
+ * assert.equal(answer.target_label, "approve loan");
  * ```
  */
 export async function sensitivity(
