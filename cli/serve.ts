@@ -6,8 +6,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { serveCommand } from "./serve.ts";
- * serveCommand.name; // "serve"
+ * assert.equal(serveCommand.name, "serve");
  * ```
  *
  * @module
@@ -50,8 +51,9 @@ Options:
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { serveCommand } from "./serve.ts";
- * serveCommand.summary;
+ * assert.match(serveCommand.help, /--port/);
  * ```
  */
 export const serveCommand: Command = {

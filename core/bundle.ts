@@ -16,9 +16,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
  * import { compileBundle, loadBundle } from "./bundle.ts";
- * declare const petriModel: import("./net/types.ts").PetriModel;
+ * import { parseModelDescription } from "./net/parse.ts";
+ * const petriModel = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
  * const { onnx, sidecar } = await compileBundle(petriModel);
  * await using model = await loadBundle(ort, {
  *   onnx,
@@ -26,7 +30,14 @@
  *   onnxName: "model.onnx",
  *   sidecarName: "model.onnx.meta.json",
  * });
- * model.label(model.net.transitions[0]!);
+ * assert.equal(model.label(model.net.transitions[0]!), "approve loan");
+ * // A sidecar that does not belong to the bytes is refused, naming both files.
+ * const other = new Uint8Array(onnx);
+ * other[other.length - 1]! ^= 1;
+ * await assert.rejects(
+ *   loadBundle(ort, { onnx: other, sidecar, onnxName: "m.onnx", sidecarName: "m.onnx.meta.json" }),
+ *   { name: "BundleError", message: /^Cannot load bundle: m.onnx does not match m.onnx.meta.json/ },
+ * );
  * ```
  *
  * @module
@@ -109,17 +120,19 @@ export interface Model extends AsyncDisposable {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
  * import { loadBundle } from "./bundle.ts";
- * declare const onnx: Uint8Array;
- * declare const sidecar: string;
+ * const onnx = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+ * const sidecar = await Deno.readTextFile("examples/rest_serving/rest_serving.onnx.meta.json");
  * await using model = await loadBundle(ort, {
  *   onnx,
  *   sidecar,
- *   onnxName: "credit.onnx",
- *   sidecarName: "credit.onnx.meta.json",
+ *   onnxName: "rest_serving.onnx",
+ *   sidecarName: "rest_serving.onnx.meta.json",
  * });
- * model.net.places;
+ * assert.deepEqual(model.net.places, ["p_application", "p_approved", "p_declined"]);
+ * assert.equal(model.sidecar.scenario_name, "rest_serving");
  * ```
  */
 export async function loadBundle(

@@ -55,9 +55,11 @@ export interface Schemas extends SchemaSet {
    *
    * @example
    * ```ts
-   * import type { Schemas } from "./schemas.ts";
-   * declare const schemas: Schemas;
-   * schemas.parseRequest("forward", { input_marking: { p_submitted: "1" } }).success; // false
+   * import assert from "node:assert/strict";
+   * import { loadSchemas } from "./schemas.ts";
+   * const schemas = await loadSchemas();
+   * const result = schemas.parseRequest("forward", { input_marking: { p_submitted: "1" } });
+   * assert.equal(result.success, false);
    * ```
    */
   parseRequest<K extends RequestKind>(kind: K, json: unknown): ParseResult<RequestTypes[K]>;

@@ -5,10 +5,14 @@
  * any fetch handler:
  *
  * ```ts
+ * import assert from "node:assert/strict";
  * import { playgroundHandler } from "./serve_static.ts";
- * declare const app: { fetch(request: Request): Promise<Response> };
+ * const app = { fetch: (_request: Request) => Promise.resolve(new Response("from the app")) };
  * const playground = playgroundHandler(); // dist/web/ at /playground
- * Deno.serve(async (request) => (await playground(request)) ?? app.fetch(request));
+ * const handler = async (request: Request) => (await playground(request)) ?? app.fetch(request);
+ * const response = await handler(new Request("http://localhost/healthz"));
+ * assert.equal(await response.text(), "from the app");
+ * // Deno.serve(handler) serves both.
  * ```
  *
  * `GET` and `HEAD` only; `/playground` redirects to `/playground/`; a directory serves its
@@ -52,12 +56,16 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { playgroundHandler } from "./serve_static.ts";
  * const handler = playgroundHandler("dist/web", { prefix: "/playground" });
- * (await handler(new Request("http://localhost/healthz"))) === undefined; // true
- * const page = await handler(new Request("http://localhost/playground/"));
- * page?.headers.get("content-type"); // "text/html; charset=utf-8"
- * await page?.body?.cancel();
+ * assert.equal(await handler(new Request("http://localhost/healthz")), undefined);
+ * const moved = await handler(new Request("http://localhost/playground?backend=wasm"));
+ * assert.equal(moved?.status, 308);
+ * assert.equal(moved?.headers.get("location"), "/playground/?backend=wasm");
+ * const climbing = await handler(new Request("http://localhost/playground/..%5Cdeno.json"));
+ * assert.equal(climbing?.status, 404);
+ * await climbing?.body?.cancel();
  * ```
  */
 export function playgroundHandler(

@@ -18,9 +18,12 @@
  *
  * @example
  * ```ts
- * import { BundleError } from "./bundle.ts";
- * new BundleError("model.onnx.meta.json is missing").message;
- * // "Cannot load bundle: model.onnx.meta.json is missing"
+ * import assert from "node:assert/strict";
+ * import { BundleError } from "./bundle_error.ts";
+ * assert.equal(
+ *   new BundleError("model.onnx.meta.json is missing").message,
+ *   "Cannot load bundle: model.onnx.meta.json is missing",
+ * );
  * ```
  */
 export class BundleError extends Error {
@@ -29,8 +32,12 @@ export class BundleError extends Error {
    *
    * @example
    * ```ts
-   * import { BundleError } from "./bundle.ts";
-   * throw new BundleError("model.onnx is not an ONNX model");
+   * import assert from "node:assert/strict";
+   * import { BundleError } from "./bundle_error.ts";
+   * const cause = new SyntaxError("Unexpected end of JSON input");
+   * const error = new BundleError("model.onnx.meta.json is not valid JSON", { cause });
+   * assert.equal(error.name, "BundleError");
+   * assert.equal(error.cause, cause);
    * ```
    */
   constructor(detail: string, options?: ErrorOptions) {

@@ -41,7 +41,7 @@ import { type BundleOptions, createSidecar, formatSidecar } from "./sidecar.ts";
  *
  * @example
  * ```ts
- * import { METADATA_KEYS } from "./bundle.ts";
+ * import { METADATA_KEYS } from "./compile_bundle.ts";
  * METADATA_KEYS.net; // "petri_serve.net"
  * ```
  */
@@ -69,10 +69,15 @@ export interface CompiledBundle {
  *
  * @example
  * ```ts
- * import { compileBundle } from "./bundle.ts";
- * declare const petriModel: import("./net/types.ts").PetriModel;
+ * import assert from "node:assert/strict";
+ * import { parseModelDescription } from "../net/parse.ts";
+ * import { compileBundle } from "./compile_bundle.ts";
+ * const petriModel = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
  * const bundle = await compileBundle(petriModel, { savedAt: new Date(0) });
- * bundle.onnx.length > 0; // true
+ * assert.ok(bundle.forwardNodes > 0);
+ * assert.match(bundle.sidecar, /"saved_at": "1970-01-01T00:00:00Z"/);
  * ```
  */
 export async function compileBundle(

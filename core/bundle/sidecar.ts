@@ -36,7 +36,7 @@ import { BundleError, messageOf } from "./bundle_error.ts";
  *
  * @example
  * ```ts
- * import { BUNDLE_FORMAT } from "./bundle.ts";
+ * import { BUNDLE_FORMAT } from "./sidecar.ts";
  * BUNDLE_FORMAT; // "petri-serve-bundle/1"
  * ```
  */
@@ -91,13 +91,19 @@ export interface BundleOptions {
  *
  * @example
  * ```ts
- * import { createSidecar } from "./bundle.ts";
- * declare const petriModel: import("./net/types.ts").PetriModel;
- * declare const onnxBytes: Uint8Array;
+ * import assert from "node:assert/strict";
+ * import { parseModelDescription } from "../net/parse.ts";
+ * import { createSidecar } from "./sidecar.ts";
+ * const petriModel = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * const onnxBytes = new Uint8Array([1, 2, 3]);
  * const sidecar = await createSidecar(petriModel, onnxBytes, {
  *   savedAt: new Date("2026-01-01T00:00:00Z"),
  * });
- * sidecar.saved_at; // "2026-01-01T00:00:00Z"
+ * assert.equal(sidecar.saved_at, "2026-01-01T00:00:00Z");
+ * assert.deepEqual(sidecar.input_marking_spec, { p_application: { attribute: "risk_score" } });
+ * assert.equal(sidecar.onnx_sha256.length, 64);
  * ```
  */
 export async function createSidecar(
@@ -125,9 +131,21 @@ export async function createSidecar(
  *
  * @example
  * ```ts
- * import { formatSidecar } from "./bundle.ts";
- * declare const sidecar: import("./bundle.ts").Sidecar;
- * formatSidecar(sidecar).endsWith("}\n"); // true
+ * import assert from "node:assert/strict";
+ * import { formatSidecar } from "./sidecar.ts";
+ * const text = formatSidecar({
+ *   format: "petri-serve-bundle/1",
+ *   scenario_name: "loans",
+ *   scenario_description: null,
+ *   input_marking_spec: {},
+ *   input_values_spec: {},
+ *   producer: "@petri/serve@0.1.0",
+ *   saved_at: "2026-01-01T00:00:00Z",
+ *   onnx_sha256: "0".repeat(64),
+ * });
+ * // Keys sorted, indent 2, trailing newline.
+ * assert.ok(text.startsWith('{\n  "format": "petri-serve-bundle/1",\n  "input_marking_spec": {},'));
+ * assert.ok(text.endsWith("}\n"));
  * ```
  */
 export function formatSidecar(sidecar: Sidecar): string {

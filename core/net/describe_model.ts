@@ -60,9 +60,14 @@ export const MODEL_DESCRIPTION_FORMAT = "petri-net-model/1";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeModel, parseModelDescription } from "./parse.ts";
- * declare const json: unknown;
- * const text = JSON.stringify(describeModel(parseModelDescription(json)), null, 2);
+ * const json = JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * );
+ * const written = describeModel(parseModelDescription(json));
+ * // Read back, the canonical document gives the same model.
+ * assert.deepEqual(parseModelDescription(written), parseModelDescription(json));
  * ```
  */
 export function describeModel(model: PetriModel): object {

@@ -69,9 +69,14 @@ export const MAX_RECORD_CHARS = 1 << 22;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { csvRowBatches } from "./csv_rows.ts";
- * declare const chunks: AsyncIterable<string>;
- * for await (const { rows } of csvRowBatches(chunks, "traces.csv")) rows.length;
+ * // A quoted field may hold the separator and span chunks.
+ * const chunks = ReadableStream.from(['case,activity\nc1,"approve', ', loan"\n']);
+ * const rows = [];
+ * for await (const batch of csvRowBatches(chunks, "traces.csv")) rows.push(...batch.rows);
+ * // The text after the last newline is a last (here empty) line.
+ * assert.deepEqual(rows, [["case", "activity"], ["c1", "approve, loan"], [""]]);
  * ```
  */
 export async function* csvRowBatches(

@@ -122,9 +122,11 @@ export async function* decodeText(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { gunzip } from "./input.ts";
- * declare const gz: ReadableStream<Uint8Array>;
- * const xml = gunzip(gz);
+ * const gz = new Blob(["<log/>"]).stream().pipeThrough(new CompressionStream("gzip"));
+ * const text = await new Response(gunzip(gz)).text();
+ * assert.equal(text, "<log/>");
  * ```
  */
 export function gunzip(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
