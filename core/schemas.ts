@@ -13,6 +13,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadSchemas } from "./schemas.ts";
  * const schemas = await loadSchemas();
  * const result = schemas.parseRequest("counterfactual", {
@@ -20,8 +21,9 @@
  *   flip_place: "p_submitted",
  *   target_transition: "t_approve",
  * });
- * if (result.success) result.data.search_range; // [0, 1]
- * else result.issues; // [{ type, loc: ["body", ...], msg, ... }]
+ * assert.ok(result.success);
+ * // The defaults are filled in; a body that does not fit gives FastAPI-shaped issues instead.
+ * assert.deepEqual(result.data.search_range, [0, 1]);
  * ```
  *
  * @module
@@ -93,9 +95,10 @@ export function createSchemas(z: ZodModule, operations?: OperationTable): Schema
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadSchemas } from "./schemas.ts";
  * const schemas = await loadSchemas();
- * schemas.parseRequest("sensitivity", {}).success; // false
+ * assert.deepEqual(schemas.parseRequest("sensitivity", {}).success, false);
  * ```
  */
 export async function loadSchemas(

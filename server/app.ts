@@ -53,8 +53,9 @@ import { loadPackages, type PackageLoaders } from "./packages.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_TITLE } from "./app.ts";
- * DEFAULT_TITLE; // "Petri-net Inference REST API"
+ * assert.deepEqual(DEFAULT_TITLE, "Petri-net Inference REST API");
  * ```
  */
 export const DEFAULT_TITLE = "Petri-net Inference REST API";
@@ -64,8 +65,9 @@ export const DEFAULT_TITLE = "Petri-net Inference REST API";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_VERSION } from "./app.ts";
- * DEFAULT_VERSION; // "0.1.0"
+ * assert.deepEqual(DEFAULT_VERSION, "0.1.0");
  * ```
  */
 export const DEFAULT_VERSION = "0.1.0";
@@ -75,8 +77,9 @@ export const DEFAULT_VERSION = "0.1.0";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_DESCRIPTION } from "./app.ts";
- * DEFAULT_DESCRIPTION.includes("POST /counterfactual"); // true
+ * assert.deepEqual(DEFAULT_DESCRIPTION.includes("POST /counterfactual"), true);
  * ```
  */
 export const DEFAULT_DESCRIPTION: string =
@@ -91,8 +94,9 @@ export const DEFAULT_DESCRIPTION: string =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_MAX_BODY_BYTES } from "./app.ts";
- * DEFAULT_MAX_BODY_BYTES; // 1048576
+ * assert.deepEqual(DEFAULT_MAX_BODY_BYTES, 1048576);
  * ```
  */
 export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
@@ -102,8 +106,9 @@ export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_BODY_TIMEOUT_MS } from "./app.ts";
- * DEFAULT_BODY_TIMEOUT_MS; // 30000
+ * assert.deepEqual(DEFAULT_BODY_TIMEOUT_MS, 30000);
  * ```
  */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;

@@ -6,9 +6,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { errorResponse, HttpError } from "./errors.ts";
  * const response = errorResponse(new HttpError(404, "Not Found"), () => {});
- * response.status; // 404
+ * assert.deepEqual(response.status, 404);
  * ```
  *
  * @module

@@ -41,8 +41,9 @@ import { type BundleOptions, createSidecar, formatSidecar } from "./sidecar.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { METADATA_KEYS } from "./compile_bundle.ts";
- * METADATA_KEYS.net; // "petri_serve.net"
+ * assert.deepEqual(METADATA_KEYS.net, "petri_serve.net");
  * ```
  */
 export const METADATA_KEYS = {

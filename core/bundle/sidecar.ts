@@ -36,8 +36,9 @@ import { BundleError, messageOf } from "./bundle_error.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BUNDLE_FORMAT } from "./sidecar.ts";
- * BUNDLE_FORMAT; // "petri-serve-bundle/1"
+ * assert.deepEqual(BUNDLE_FORMAT, "petri-serve-bundle/1");
  * ```
  */
 export const BUNDLE_FORMAT = "petri-serve-bundle/1";

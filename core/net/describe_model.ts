@@ -46,8 +46,9 @@ import {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MODEL_DESCRIPTION_FORMAT } from "./parse.ts";
- * MODEL_DESCRIPTION_FORMAT; // "petri-net-model/1"
+ * assert.deepEqual(MODEL_DESCRIPTION_FORMAT, "petri-net-model/1");
  * ```
  */
 export const MODEL_DESCRIPTION_FORMAT = "petri-net-model/1";

@@ -60,6 +60,7 @@ export { describeModel, MODEL_DESCRIPTION_FORMAT, ModelDescriptionError, type Mo
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseModelDescription } from "./parse.ts";
  * const model = parseModelDescription(JSON.parse(`{
  *   "format": "petri-net-model/1",
@@ -69,7 +70,7 @@ export { describeModel, MODEL_DESCRIPTION_FORMAT, ModelDescriptionError, type Mo
  *                                  {"from": "t_go", "to": "p_out", "weight": 1.0}],
  *                  "transition_thresholds": {"t_go": 0.0}}
  * }`));
- * model.net.places; // ["p_in", "p_out"]
+ * assert.deepEqual(model.net.places, ["p_in", "p_out"]);
  * ```
  */
 export function parseModelDescription(json: unknown): PetriModel {

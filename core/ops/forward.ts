@@ -71,8 +71,9 @@ export async function forward(model: OpsModel, request: ForwardRequest): Promise
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { byId } from "./forward.ts";
- * byId(["a", "b"], new Float32Array([1, 2])).get("b"); // 2
+ * assert.deepEqual(byId(["a", "b"], new Float32Array([1, 2])).get("b"), 2);
  * ```
  */
 export function byId(ids: readonly string[], row: Float32Array): Map<string, number> {

@@ -10,10 +10,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import { defineSchemas } from "./define.ts";
  * const schemas = defineSchemas(z);
- * schemas.requests.forward.safeParse({ input_marking: { p_submitted: 1 } }).success; // true
+ * assert.deepEqual(schemas.requests.forward.safeParse({ input_marking: { p_submitted: 1 } }).success, true);
  * ```
  *
  * @module
@@ -68,14 +69,16 @@ export interface SchemaSet {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import { defineSchemas } from "./define.ts";
  * const { requests } = defineSchemas(z);
- * requests.counterfactual.parse({
+ * const parsed = requests.counterfactual.parse({
  *   input_marking: {},
  *   flip_place: "p_submitted",
  *   target_transition: "t_approve",
- * }).tolerance; // 0.001
+ * });
+ * assert.equal(parsed.tolerance, 0.001);
  * ```
  */
 export function defineSchemas(

@@ -9,6 +9,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import { defineSchemas } from "./define.ts";
  * import { parseRequestWith } from "./parse.ts";
@@ -17,7 +18,8 @@
  *   "forward",
  *   JSON.parse('{"input_marking": {"__proto__": 0.5}}'),
  * );
- * if (result.success) result.data.input_marking.get("__proto__"); // 0.5
+ * assert.ok(result.success);
+ * assert.deepEqual(result.data.input_marking.get("__proto__"), 0.5);
  * ```
  *
  * @module
@@ -43,11 +45,13 @@ export type ParseResult<T> =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import { defineSchemas } from "./define.ts";
  * import { parseRequestWith } from "./parse.ts";
  * const result = parseRequestWith(defineSchemas(z), "sensitivity", { input_marking: {} });
- * if (!result.success) result.issues[0]?.loc; // ["body", "target_transition"]
+ * assert.ok(!result.success);
+ * assert.deepEqual(result.issues[0]?.loc, ["body", "target_transition"]);
  * ```
  */
 export function parseRequestWith<K extends RequestKind>(

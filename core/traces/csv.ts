@@ -17,13 +17,15 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readCsvTraces } from "./csv.ts";
  * const csv = "case_id,activity,amount\nc1,submit,5000\nc2,submit,200\nc1,approve,5000\n";
  * const open = () => new Blob([csv]).stream();
- * for await (const trace of readCsvTraces(open, { name: "traces.csv" })) {
- *   trace.attributes; // Map { "case_id" => "c1", "amount" => "5000" }, then c2
- *   trace.events.map((e) => e.name); // ["submit", "approve"], then ["submit"]
- * }
+ * const traces = await Array.fromAsync(readCsvTraces(open, { name: "traces.csv" }));
+ * assert.deepEqual(traces[0]!.attributes, new Map([["case_id", "c1"], ["amount", "5000"]]));
+ * assert.deepEqual(traces.map((t) => t.events.map((e) => e.name)), [["submit", "approve"], [
+ *   "submit",
+ * ]]);
  * ```
  *
  * @module

@@ -7,13 +7,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { csvRowBatches } from "./csv_rows.ts";
  * async function* text() {
  *   yield 'case_id,activity\r\nc1,"say ""hi"""\r\n';
  * }
  * for await (const batch of csvRowBatches(text(), "traces.csv")) {
- *   batch.rows; // [["case_id", "activity"], ["c1", 'say "hi"'], [""]]
- *   batch.lineOf(1); // 2
+ * assert.deepEqual(  batch.rows, [["case_id", "activity"], ["c1", 'say "hi"'], [""]]);
+ * assert.deepEqual(  batch.lineOf(1), 2);
  * }
  * ```
  *

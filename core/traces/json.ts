@@ -10,11 +10,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readJsonTraces } from "./json.ts";
  * const json = '[{"attributes": {"amount": 5000}, "events": ["approve loan"]}]';
  * for await (const trace of readJsonTraces(new Blob([json]).stream(), { name: "traces.json" })) {
- *   trace.attributes.get("amount"); // "5000"
- *   trace.events[0]?.name; // "approve loan"
+ * assert.deepEqual(  trace.attributes.get("amount"), "5000");
+ * assert.deepEqual(  trace.events[0]?.name, "approve loan");
  * }
  * ```
  *

@@ -4,11 +4,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readTraces } from "./read.ts";
  * const json = '[{"attributes": {"risk_score": "0.9"}, "events": ["approve loan"]}]';
  * const open = () => new Blob([json]).stream();
  * for await (const trace of readTraces(open, { name: "traces.json" })) {
- *   trace.attributes.get("risk_score"); // "0.9"
+ * assert.deepEqual(  trace.attributes.get("risk_score"), "0.9");
  * }
  * ```
  *

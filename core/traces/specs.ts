@@ -46,9 +46,10 @@ export type SpecSection = "input_marking" | "input_values";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SpecError } from "./specs.ts";
  * const error = new SpecError("missing", "input_marking", "p_submitted", "amount");
- * error.message; // "trace missing attribute 'amount' required by input_marking for place 'p_submitted'"
+ * assert.deepEqual(error.message, "trace missing attribute 'amount' required by input_marking for place 'p_submitted'");
  * ```
  */
 export class SpecError extends Error {
