@@ -38,10 +38,12 @@ export interface BodyLimits {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readJsonBody } from "./body.ts";
  * const request = new Request("http://localhost/forward", { method: "POST", body: "not json" });
- * await readJsonBody(request, { maxBytes: 1024, timeoutMs: 1000 }).catch((e) => e.name);
- * // "ValidationError"
+ * await assert.rejects(readJsonBody(request, { maxBytes: 1024, timeoutMs: 1000 }), {
+ *   name: "ValidationError",
+ * });
  * ```
  */
 export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {

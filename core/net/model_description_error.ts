@@ -39,12 +39,14 @@ export interface ModelIssue {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ModelDescriptionError, parseModelDescription } from "./parse.ts";
- * try {
- *   parseModelDescription({ format: "petri-net-model/2" });
- * } catch (error) {
- *   if (error instanceof ModelDescriptionError) error.issues.map((i) => i.path);
- * }
+ * assert.throws(() => parseModelDescription({ format: "petri-net-model/2" }), (error) => {
+ *   assert.ok(error instanceof ModelDescriptionError);
+ *   // Every problem at once: the format, and each missing section.
+ *   assert.equal(error.issues[0]!.path, "format");
+ *   return true;
+ * });
  * ```
  */
 export class ModelDescriptionError extends Error {

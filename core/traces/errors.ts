@@ -5,12 +5,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TraceReadError } from "./errors.ts";
- * try {
- *   throw new TraceReadError("traces.csv: the header has no column 'case_id'");
- * } catch (error) {
- *   if (error instanceof TraceReadError) error.message;
- * }
+ * const error = new TraceReadError("traces.csv: the header has no column 'case_id'");
+ * assert.ok(error instanceof Error);
+ * assert.equal(error.message, "traces.csv: the header has no column 'case_id'");
  * ```
  *
  * @module
