@@ -73,10 +73,13 @@ export interface Schemas extends SchemaSet {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import { createSchemas } from "./schemas.ts";
  * const schemas = createSchemas(z);
- * schemas.requests.forward.shape.input_marking; // the marking map's schema
+ * const marking = schemas.requests.forward.shape.input_marking!;
+ * assert.equal(marking.safeParse({ p_submitted: 1 }).success, true);
+ * assert.equal(marking.safeParse({ p_submitted: "1" }).success, false);
  * ```
  */
 export function createSchemas(z: ZodModule, operations?: OperationTable): Schemas {

@@ -32,8 +32,10 @@ export interface DocsAsset {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DOCS_ASSETS } from "./docs.ts";
- * (await DOCS_ASSETS.get("swagger-ui.css")?.load())?.length; // about 190 kB
+ * const css = await DOCS_ASSETS.get("swagger-ui.css")!.load();
+ * assert.ok(css.length > 100_000); // about 190 kB
  * ```
  */
 export const DOCS_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([

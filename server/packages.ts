@@ -6,9 +6,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadPackages } from "./packages.ts";
  * const { zod, zodToOpenApi } = await loadPackages();
- * zod.string().parse("ok");
+ * assert.equal(zod.string().parse("ok"), "ok");
+ * assert.equal(typeof zodToOpenApi.OpenApiGeneratorV31, "function");
  * ```
  *
  * @module

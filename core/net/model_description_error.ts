@@ -58,8 +58,13 @@ export class ModelDescriptionError extends Error {
    *
    * @example
    * ```ts
-   * import { ModelDescriptionError } from "./parse.ts";
-   * new ModelDescriptionError([{ path: "format", message: "expected 'petri-net-model/1'" }]);
+   * import assert from "node:assert/strict";
+   * import { ModelDescriptionError } from "./model_description_error.ts";
+   * const error = new ModelDescriptionError([
+   *   { path: "format", message: "expected 'petri-net-model/1'" },
+   *   { path: "net", message: "expected an object, got nothing" },
+   * ]);
+   * assert.equal(error.message, "format: expected 'petri-net-model/1'\nnet: expected an object, got nothing");
    * ```
    */
   constructor(issues: readonly ModelIssue[]) {

@@ -9,6 +9,7 @@
  * document back. This module re-exports the error and the writer, so one import serves both.
  *
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeModel, parseModelDescription } from "./parse.ts";
  * const model = parseModelDescription({
  *   format: "petri-net-model/1",
@@ -25,7 +26,9 @@
  *     transition_thresholds: { t_go: 0.1 },
  *   },
  * });
- * JSON.stringify(describeModel(model));
+ * assert.deepEqual(model.net.places, ["p_in", "p_out"]);
+ * assert.equal(model.module.sharpness, 1); // PETRA's default for an absent module
+ * assert.deepEqual(parseModelDescription(describeModel(model)), model);
  * ```
  *
  * @module
