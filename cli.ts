@@ -6,8 +6,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { main } from "./cli.ts";
- * const code = await main(["inspect", "examples/rest_serving"]);
+ * const out: string[] = [];
+ * const io = { out: (text: string) => void out.push(text), err: (line: string) => void out.push(line) };
+ * const code = await main(["inspect", "examples/rest_serving"], io);
+ * assert.equal(code, 0);
+ * assert.match(out.join(""), /scenario +rest_serving/);
  * ```
  *
  * @module
@@ -27,8 +32,9 @@ import { serveCommand } from "./cli/serve.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { COMMANDS } from "./cli.ts";
- * COMMANDS.map((c) => c.name); // ["compile", "inspect", "serve", "batch"]
+ * assert.deepEqual(COMMANDS.map((c) => c.name), ["compile", "inspect", "serve", "batch"]);
  * ```
  */
 export const COMMANDS: readonly Command[] = [
@@ -71,8 +77,13 @@ const STD_IO: CliIo = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { main } from "./cli.ts";
- * await main(["--help"]); // 0
+ * const out: string[] = [];
+ * const io = { out: (text: string) => void out.push(text), err: (line: string) => void out.push(line) };
+ * assert.equal(await main(["--help"], io), 0);
+ * // Bad usage: exit 2 and one line on stderr.
+ * assert.equal(await main(["inspect", "--fast"], io), 2);
  * ```
  */
 export async function main(args: readonly string[], io: CliIo = STD_IO): Promise<number> {

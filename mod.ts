@@ -1,44 +1,188 @@
 /**
- * petri-serve: serve trained PETRA Petri-net models. This entry point re-exports the
- * environment-agnostic core (the net types and model-description reader, the ONNX compiler,
- * bundles (and PETRA's own `.pt` bundles, read safely) and the batched runtime, the four operations, the trace readers, the zod schemas)
- * and the HTTP face (`createApp`, a web-standard fetch handler). The ONNX runtime module is
- * passed in, so the same code runs in Deno, on Deno Deploy and in browsers.
+ * petri-serve: serve trained PETRA Petri-net models. This entry point exports, by name, what a
+ * program needs to use the environment-agnostic core: read a model description, compile it to
+ * a bundle, load a bundle with an ONNX runtime passed in, run the four operations (or the
+ * table of operations), read event logs, validate requests with the zod schemas, and serve
+ * everything as a web-standard fetch handler (`createApp`, also at `@petri/serve/server`).
+ * The same code runs in Deno, on Deno Deploy and in browsers.
  *
+ * @example Compile a model description, load it and run one forward pass
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
  * import { compileBundle, forward, loadBundle, parseModelDescription } from "@petri/serve";
- * declare const json: unknown;
- * const { onnx, sidecar } = await compileBundle(parseModelDescription(json), {});
+ * const description = parseModelDescription({
+ *   format: "petri-net-model/1",
+ *   net: {
+ *     places: ["p_in", "p_out"],
+ *     transitions: ["t_go"],
+ *     arcs: [{ from: "p_in", to: "t_go" }, { from: "t_go", to: "p_out" }],
+ *   },
+ *   parameters: {
+ *     arc_weights: [
+ *       { from: "p_in", to: "t_go", weight: 1 },
+ *       { from: "t_go", to: "p_out", weight: 1 },
+ *     ],
+ *     transition_thresholds: { t_go: 0.5 },
+ *   },
+ * });
+ * const { onnx, sidecar } = await compileBundle(description);
  * await using model = await loadBundle(ort, {
  *   onnx,
  *   sidecar,
  *   onnxName: "m.onnx",
  *   sidecarName: "m.onnx.meta.json",
  * });
- * (await forward(model, { input_marking: new Map() })).transition_activations;
+ * const answer = await forward(model, { input_marking: new Map([["p_in", 1]]) });
+ * assert.deepEqual([...answer.transition_activations.keys()], ["t_go"]);
  * ```
  *
  * @module
  */
 
-export * from "./core/net/types.ts";
-export * from "./core/net/structure.ts";
-export * from "./core/net/parse.ts";
-export * from "./core/net/quote_id.ts";
+// The net and its model description
+export type {
+  Arc,
+  ArcOutputValue,
+  Firing,
+  GuardOp,
+  InhibitorArc,
+  InputSpec,
+  InputSpecEntry,
+  ModuleSettings,
+  Parameters,
+  PetriModel,
+  PetriNet,
+  Routing,
+  StructuralGuard,
+} from "./core/net/types.ts";
+export { arcKey } from "./core/net/types.ts";
+export type { NetStructure } from "./core/net/structure.ts";
+export {
+  describeModel,
+  MODEL_DESCRIPTION_FORMAT,
+  ModelDescriptionError,
+  type ModelIssue,
+  parseModelDescription,
+} from "./core/net/parse.ts";
+
+// Compiling and loading
 export { type CompiledModel, compileModel, type CompileOptions } from "./core/compile/mod.ts";
-export * from "./core/runtime.ts";
-export * from "./core/bundle.ts";
+export {
+  BUNDLE_FORMAT,
+  BundleError,
+  type BundleFiles,
+  type BundleOptions,
+  compileBundle,
+  type CompiledBundle,
+  loadBundle,
+  type LoadOptions,
+  type Model,
+  type Producer,
+  type Sidecar,
+  type SidecarSpecEntry,
+} from "./core/bundle.ts";
+export type {
+  InputRow,
+  ModelSession,
+  ModelSessionOptions,
+  OrtModule,
+  OrtSession,
+  OrtSessionOptions,
+  OrtTensor,
+  OutputRow,
+  RunOptions,
+  RunRecord,
+} from "./core/runtime.ts";
+
 export { loadPtBundle } from "./core/pt/load_pt_bundle.ts";
 export { type PtBundleFiles, type PtModel, readPtModel } from "./core/pt/read_pt_model.ts";
 export { PT_LIMITS, type PtLimits } from "./core/pt/pt_limits.ts";
-export * from "./core/ops/errors.ts";
+
+// The operations
+export { RequestError } from "./core/ops/errors.ts";
 export type { IdMap, OpsModel } from "./core/ops/model.ts";
-export * from "./core/ops/forward.ts";
-export * from "./core/ops/anomaly.ts";
-export * from "./core/ops/counterfactual.ts";
-export * from "./core/ops/sensitivity.ts";
-export * from "./core/traces/mod.ts";
-export * from "./core/json.ts";
-export * from "./core/schemas.ts";
-export * from "./server/mod.ts";
+export { forward, type ForwardRequest, type ForwardResponse } from "./core/ops/forward.ts";
+export {
+  anomaly,
+  type AnomalyEvent,
+  type AnomalyRequest,
+  type AnomalyResponse,
+  scoreTraces,
+} from "./core/ops/anomaly.ts";
+export {
+  counterfactual,
+  type CounterfactualRequest,
+  type CounterfactualResponse,
+  type FlipChannel,
+} from "./core/ops/counterfactual.ts";
+export {
+  sensitivity,
+  type SensitivityRequest,
+  type SensitivityResponse,
+} from "./core/ops/sensitivity.ts";
+export { type BadRequest, defineOperation, type Operation } from "./core/ops/operation.ts";
+export { type RequestOf } from "./core/ops/operation.ts";
+export {
+  type OperationName,
+  OPERATIONS,
+  type Operations,
+  type OperationTable,
+  type RequestTypes,
+} from "./core/ops/operations.ts";
+
+// Event logs
+export {
+  type CsvColumnChoice,
+  type CsvColumnOptions,
+  type CsvOptions,
+  type CsvSource,
+  type DetectedFormat,
+  detectFormat,
+  readCsvTraces,
+  readJsonTraces,
+  type ReadOptions,
+  readTraces,
+  type ReadTracesOptions,
+  readXesTraces,
+  resolveTraceInputs,
+  type SpecSection,
+  type Trace,
+  type TraceEvent,
+  type TraceFormat,
+  TraceReadError,
+} from "./core/traces/mod.ts";
+
+// The request and response schemas, and the JSON the server writes
+export { createSchemas, loadSchemas, type Schemas } from "./core/schemas.ts";
+export type {
+  AnySchema,
+  ObjectSchema,
+  ParseResult,
+  RequestKind,
+  RequestSchemas,
+  ResponseSchemas,
+  SchemaSet,
+  ValidationIssue,
+  ZodModule,
+} from "./core/schemas.ts";
+export type { SchemaKit } from "./core/schemas/kit.ts";
+export { stringifyJson } from "./core/json.ts";
+
+// The HTTP face
+export {
+  type App,
+  type AppOptions,
+  createApp,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_DESCRIPTION,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_TITLE,
+  DEFAULT_VERSION,
+  type ErrorLogger,
+  HttpError,
+  MissingPackageError,
+  type PackageLoaders,
+  ValidationError,
+  type ZodToOpenApiModule,
+} from "./server/mod.ts";

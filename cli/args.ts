@@ -5,13 +5,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseArgs } from "./args.ts";
  * const { flags, positionals } = parseArgs(["model.json", "-o", "out.onnx"], {
  *   output: { type: "string", short: "o" },
  *   help: { type: "boolean", short: "h" },
  * });
- * flags.output; // "out.onnx"
- * positionals; // ["model.json"]
+ * assert.equal(flags.output, "out.onnx");
+ * assert.deepEqual(positionals, ["model.json"]);
  * ```
  *
  * @module
@@ -22,8 +23,9 @@
  *
  * @example
  * ```ts
- * import { UsageError } from "./args.ts";
- * throw new UsageError("unknown option --fast");
+ * import assert from "node:assert/strict";
+ * import { parseArgs, UsageError } from "./args.ts";
+ * assert.throws(() => parseArgs(["--fast"], {}), UsageError);
  * ```
  */
 export class UsageError extends Error {
@@ -34,8 +36,9 @@ export class UsageError extends Error {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { UsageError } from "./args.ts";
-   * new UsageError("--port needs a value").message; // "--port needs a value"
+   * assert.equal(new UsageError("--port needs a value").message, "--port needs a value");
    * ```
    */
   constructor(message: string) {
@@ -75,8 +78,12 @@ export interface ParsedArgs<S extends OptionSpecs> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseArgs } from "./args.ts";
- * parseArgs(["--port=8080", "bundle.onnx"], { port: { type: "string" } }).flags.port; // "8080"
+ * assert.equal(
+ *   parseArgs(["--port=8080", "bundle.onnx"], { port: { type: "string" } }).flags.port,
+ *   "8080",
+ * );
  * ```
  */
 export function parseArgs<S extends OptionSpecs>(

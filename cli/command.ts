@@ -4,8 +4,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { Command } from "./command.ts";
- * export const hello: Command = {
+ * const hello: Command = {
  *   name: "hello",
  *   summary: "Say hello",
  *   help: "Usage: cli.ts hello\n",
@@ -14,6 +15,9 @@
  *     return 0;
  *   },
  * };
+ * const out: string[] = [];
+ * assert.equal(await hello.run([], { out: (t) => void out.push(t), err: () => {} }), 0);
+ * assert.deepEqual(out, ["hello\n"]);
  * ```
  *
  * @module
@@ -49,8 +53,10 @@ export interface Command {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { InputError } from "./command.ts";
- * throw new InputError("cannot read model.json: no such file");
+ * const error = new InputError("cannot read model.json: no such file");
+ * assert.equal(error.name, "InputError");
  * ```
  */
 export class InputError extends Error {
@@ -61,8 +67,9 @@ export class InputError extends Error {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { InputError } from "./command.ts";
-   * new InputError("model.json is not valid JSON").message;
+   * assert.equal(new InputError("model.json is not valid JSON").message, "model.json is not valid JSON");
    * ```
    */
   constructor(message: string) {

@@ -4,11 +4,16 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compileCommand } from "./compile.ts";
- * await compileCommand.run(["model.json", "-o", "out/model.onnx"], {
- *   out: (text) => console.log(text),
- *   err: (line) => console.error(line),
- * });
+ * const dir = await Deno.makeTempDir();
+ * const code = await compileCommand.run(
+ *   ["examples/rest_serving/rest_serving.model.json", "-o", `${dir}/model.onnx`],
+ *   { out: () => {}, err: () => {} },
+ * );
+ * assert.equal(code, 0);
+ * assert.ok((await Deno.stat(`${dir}/model.onnx.meta.json`)).isFile);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  *
  * @module
@@ -48,8 +53,9 @@ Options:
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compileCommand } from "./compile.ts";
- * compileCommand.name; // "compile"
+ * assert.equal(compileCommand.name, "compile");
  * ```
  */
 export const compileCommand: Command = {

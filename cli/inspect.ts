@@ -4,11 +4,15 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { inspectCommand } from "./inspect.ts";
- * await inspectCommand.run(["examples/rest_serving"], {
- *   out: (text) => console.log(text),
- *   err: (line) => console.error(line),
+ * let text = "";
+ * const code = await inspectCommand.run(["examples/rest_serving"], {
+ *   out: (chunk) => void (text += chunk),
+ *   err: () => {},
  * });
+ * assert.equal(code, 0);
+ * assert.match(text, /p_application +\(source, initial marking 1\)/);
  * ```
  *
  * @module
@@ -40,8 +44,9 @@ Options:
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { inspectCommand } from "./inspect.ts";
- * inspectCommand.name; // "inspect"
+ * assert.equal(inspectCommand.name, "inspect");
  * ```
  */
 export const inspectCommand: Command = {
@@ -69,9 +74,12 @@ export const inspectCommand: Command = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeBundle } from "./inspect.ts";
- * declare const model: import("../core/bundle.ts").Model;
- * describeBundle("model.onnx", model).startsWith("bundle"); // true
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * assert.ok(describeBundle("model.onnx", model).startsWith("bundle          model.onnx\n"));
  * ```
  */
 export function describeBundle(path: string, model: Model): string {

@@ -6,8 +6,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { serveCommand } from "./serve.ts";
- * serveCommand.name; // "serve"
+ * assert.equal(serveCommand.name, "serve");
  * ```
  *
  * @module
@@ -60,8 +61,9 @@ Options:
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { serveCommand } from "./serve.ts";
- * serveCommand.summary;
+ * assert.match(serveCommand.help, /--port/);
  * ```
  */
 export const serveCommand: Command = {

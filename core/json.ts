@@ -6,8 +6,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { stringifyJson } from "./json.ts";
- * stringifyJson({ a: new Map([["b", NaN], ["__proto__", 1]]) }); // '{"a":{"__proto__":1,"b":null}}'
+ * assert.deepEqual(stringifyJson({ a: new Map([["b", NaN], ["__proto__", 1]]) }), '{"a":{"__proto__":1,"b":null}}');
  * ```
  *
  * @module
@@ -22,9 +23,10 @@ import { compareIds } from "./net/types.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { stringifyJson } from "./json.ts";
- * stringifyJson(new Map([["10", 1], ["9", 2]])); // '{"10":1,"9":2}'
- * stringifyJson({ a: [1] }, "  "); // '{\n  "a": [\n    1\n  ]\n}'
+ * assert.deepEqual(stringifyJson(new Map([["10", 1], ["9", 2]])), '{"10":1,"9":2}');
+ * assert.deepEqual(stringifyJson({ a: [1] }, "  "), '{\n  "a": [\n    1\n  ]\n}');
  * ```
  */
 export function stringifyJson(value: unknown, indent = ""): string {

@@ -11,18 +11,21 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
  * import { ModelSession } from "./runtime.ts";
- * declare const onnxBytes: Uint8Array;
  * ort.env.wasm.numThreads = 1;
+ * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
  * await using session = await ModelSession.create(ort, onnxBytes, {
- *   places: ["p_in", "p_out"],
- *   transitions: ["t_go"],
+ *   places: ["p_application", "p_approved", "p_declined"],
+ *   transitions: ["t_approve", "t_decline"],
  * });
- * const [row] = await session.run([{ marking: new Map([["p_in", 1]]) }], {
+ * const [row] = await session.run([{ marking: new Map([["p_application", 1]]) }], {
  *   withGradient: false,
  * });
- * row?.transitions; // Float32Array [activation of t_go]
+ * // One activation per transition, in the columns' order.
+ * assert.equal(row!.transitions.length, 2);
+ * assert.ok(row!.transitions[0]! > 0.99);
  * ```
  *
  * @module
@@ -192,18 +195,20 @@ interface Pending {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
  * import { ModelSession } from "./runtime.ts";
- * declare const onnxBytes: Uint8Array;
+ * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
  * await using session = await ModelSession.create(ort, onnxBytes, {
- *   places: ["p_in", "p_out"],
- *   transitions: ["t_go"],
+ *   places: ["p_application", "p_approved", "p_declined"],
+ *   transitions: ["t_approve", "t_decline"],
  * });
  * const rows = await session.run([
- *   { marking: new Map([["p_in", 0.2]]) },
- *   { marking: new Map([["p_in", 0.9]]), target: new Map([["t_go", 1]]) },
+ *   { marking: new Map([["p_application", 0.2]]) },
+ *   { marking: new Map([["p_application", 0.5]]), target: new Map([["t_approve", 1]]) },
  * ], { withGradient: true });
- * rows[1]?.gradMarking; // ∂t_go/∂marking per place
+ * // ∂t_approve/∂marking per place: positive for the application near the threshold.
+ * assert.ok(rows[1]!.gradMarking![0]! > 1);
  * ```
  */
 export class ModelSession implements AsyncDisposable {
@@ -275,11 +280,17 @@ export class ModelSession implements AsyncDisposable {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import * as ort from "onnxruntime-web";
    * import { ModelSession } from "./runtime.ts";
-   * declare const onnxBytes: Uint8Array;
-   * declare const net: import("./net/types.ts").PetriNet;
-   * await using session = await ModelSession.create(ort, onnxBytes, net);
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
+   * assert.equal(session.placeIndex.get("p_declined"), 2);
+   * // Columns that do not fit the graph are refused.
+   * await assert.rejects(ModelSession.create(ort, onnxBytes, { places: ["p"], transitions: [] }));
    * ```
    */
   static async create(
@@ -308,11 +319,18 @@ export class ModelSession implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * import type { ModelSession } from "./runtime.ts";
-   * declare const session: ModelSession;
-   * const [row] = await session.run([{ marking: new Map([["p_in", 1]]) }], {
-   *   withGradient: false,
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
    * });
+   * const rows = await session.run([{ marking: new Map([["p_application", 1]]) }, {
+   *   marking: new Map([["p_application", 0]]),
+   * }], { withGradient: false });
+   * assert.ok(rows[0]!.transitions[0]! > rows[1]!.transitions[0]!);
    * ```
    */
   async run(rows: readonly InputRow[], options: RunOptions): Promise<OutputRow[]> {
@@ -324,12 +342,20 @@ export class ModelSession implements AsyncDisposable {
   /**
    * Runs an already packed batch; it joins the same queue (and may share an ORT call) as
    * {@link ModelSession.run}. Array lengths must be `batch × P` (place inputs) and
-   * `batch × T` (`target`).
+   * `batch × T` (`target`). Internal: the packed layout is not part of the package's API.
+   *
+   * @internal
    *
    * @example
    * ```ts
-   * import type { ModelSession } from "./runtime.ts";
-   * declare const session: ModelSession;
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
    * const P = session.places.length, T = session.transitions.length, batch = 2;
    * const out = await session.runPacked({
    *   batch,
@@ -339,7 +365,7 @@ export class ModelSession implements AsyncDisposable {
    *   valuesMask: new Float32Array(batch * P),
    *   target: new Float32Array(batch * T),
    * }, { withGradient: false });
-   * out.transitions.length; // batch * T
+   * assert.equal(out.transitions.length, batch * T);
    * ```
    */
   runPacked(inputs: PackedInputs, options: RunOptions): Promise<PackedOutputs> {
@@ -366,11 +392,21 @@ export class ModelSession implements AsyncDisposable {
    *
    * @throws {Error} naming the row and the unknown id.
    *
+   * @internal
+   *
    * @example
    * ```ts
-   * import type { ModelSession } from "./runtime.ts";
-   * declare const session: ModelSession;
-   * session.pack([{ marking: new Map([["p_in", 1]]) }]).markingMask; // 1 in p_in's column
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
+   * const packed = session.pack([{ marking: new Map([["p_application", 1]]) }]);
+   * assert.deepEqual([...packed.markingMask], [1, 0, 0]);
+   * assert.throws(() => session.pack([{ marking: new Map([["p_x", 1]]) }]));
    * ```
    */
   pack(rows: readonly InputRow[]): PackedInputs {
@@ -397,12 +433,21 @@ export class ModelSession implements AsyncDisposable {
   /**
    * Splits packed outputs into one row per batch entry (views into the packed arrays).
    *
+   * @internal
+   *
    * @example
    * ```ts
-   * import type { ModelSession, PackedOutputs } from "./runtime.ts";
-   * declare const session: ModelSession;
-   * declare const outputs: PackedOutputs;
-   * session.unpack(outputs).length === outputs.batch; // true
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
+   * const packed = session.pack([0, 0.5, 1].map((x) => ({ marking: new Map([["p_application", x]]) })));
+   * const outputs = await session.runPacked(packed, { withGradient: false });
+   * assert.equal(session.unpack(outputs).length, 3);
    * ```
    */
   unpack(outputs: PackedOutputs): OutputRow[] {
@@ -432,9 +477,18 @@ export class ModelSession implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * import type { ModelSession } from "./runtime.ts";
-   * declare const session: ModelSession;
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * const session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
    * await session[Symbol.asyncDispose]();
+   * await assert.rejects(session.run([{ marking: new Map() }], { withGradient: false }), {
+   *   message: "Cannot run the model: its session has been released",
+   * });
    * ```
    */
   async [Symbol.asyncDispose](): Promise<void> {

@@ -13,6 +13,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadSchemas } from "./schemas.ts";
  * const schemas = await loadSchemas();
  * const result = schemas.parseRequest("counterfactual", {
@@ -20,14 +21,16 @@
  *   flip_place: "p_submitted",
  *   target_transition: "t_approve",
  * });
- * if (result.success) result.data.search_range; // [0, 1]
- * else result.issues; // [{ type, loc: ["body", ...], msg, ... }]
+ * assert.ok(result.success);
+ * // The defaults are filled in; a body that does not fit gives FastAPI-shaped issues instead.
+ * assert.deepEqual(result.data.search_range, [0, 1]);
  * ```
  *
  * @module
  */
 
 import { defineSchemas, type SchemaSet, type ZodModule } from "./schemas/define.ts";
+import type { OperationTable } from "./ops/operations.ts";
 import {
   parseRequestWith,
   type ParseResult,
@@ -54,27 +57,33 @@ export interface Schemas extends SchemaSet {
    *
    * @example
    * ```ts
-   * import type { Schemas } from "./schemas.ts";
-   * declare const schemas: Schemas;
-   * schemas.parseRequest("forward", { input_marking: { p_submitted: "1" } }).success; // false
+   * import assert from "node:assert/strict";
+   * import { loadSchemas } from "./schemas.ts";
+   * const schemas = await loadSchemas();
+   * const result = schemas.parseRequest("forward", { input_marking: { p_submitted: "1" } });
+   * assert.equal(result.success, false);
    * ```
    */
   parseRequest<K extends RequestKind>(kind: K, json: unknown): ParseResult<RequestTypes[K]>;
 }
 
 /**
- * Builds the schemas with an already loaded zod module.
+ * Builds the schemas with an already loaded zod module, for the operations of `operations`
+ * (by default the built-in table).
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import { createSchemas } from "./schemas.ts";
  * const schemas = createSchemas(z);
- * schemas.requests.forward.shape.input_marking; // the marking map's schema
+ * const marking = schemas.requests.forward.shape.input_marking!;
+ * assert.equal(marking.safeParse({ p_submitted: 1 }).success, true);
+ * assert.equal(marking.safeParse({ p_submitted: "1" }).success, false);
  * ```
  */
-export function createSchemas(z: ZodModule): Schemas {
-  const set = defineSchemas(z);
+export function createSchemas(z: ZodModule, operations?: OperationTable): Schemas {
+  const set = defineSchemas(z, operations);
   return {
     requests: set.requests,
     responses: set.responses,
@@ -89,9 +98,10 @@ export function createSchemas(z: ZodModule): Schemas {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadSchemas } from "./schemas.ts";
  * const schemas = await loadSchemas();
- * schemas.parseRequest("sensitivity", {}).success; // false
+ * assert.deepEqual(schemas.parseRequest("sensitivity", {}).success, false);
  * ```
  */
 export async function loadSchemas(

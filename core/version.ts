@@ -4,8 +4,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.ts";
- * `${PACKAGE_NAME}@${PACKAGE_VERSION}`; // "@petri/serve@0.1.0"
+ * assert.deepEqual(`${PACKAGE_NAME}@${PACKAGE_VERSION}`, "@petri/serve@0.1.0");
  * ```
  *
  * @module
@@ -16,8 +17,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PACKAGE_NAME } from "./version.ts";
- * PACKAGE_NAME; // "@petri/serve"
+ * assert.deepEqual(PACKAGE_NAME, "@petri/serve");
  * ```
  */
 export const PACKAGE_NAME = "@petri/serve";
@@ -27,8 +29,9 @@ export const PACKAGE_NAME = "@petri/serve";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PACKAGE_VERSION } from "./version.ts";
- * PACKAGE_VERSION; // "0.1.0"
+ * assert.deepEqual(PACKAGE_VERSION, "0.1.0");
  * ```
  */
 export const PACKAGE_VERSION = "0.1.0";

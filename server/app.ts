@@ -3,8 +3,8 @@
  * socket (DESIGN.md §4). It runs under `Deno.serve`, Deno Deploy or any runtime with
  * `fetch(Request) -> Response` handlers; tests call `app.fetch(new Request(...))` directly.
  *
- * Routes: `GET /healthz`, `GET /schema`, `POST /forward`, `POST /anomaly`,
- * `POST /counterfactual`, `POST /sensitivity`, `GET /openapi.json`, `GET /docs` (and Swagger
+ * Routes: `GET /healthz`, `GET /schema`, one `POST` route per row of the operations table
+ * (`/forward`, `/anomaly`, `/counterfactual`, `/sensitivity`), `GET /openapi.json`, `GET /docs` (and Swagger
  * UI's two files under `/docs/`). Errors are mapped once (`./errors.ts`): 400 from the
  * operations, 422 (FastAPI's shape) for malformed bodies, 404, 405 with `Allow`, 408 for a
  * body slower than the time-out, 413 over the body limit, and a bare 500 for anything
@@ -12,23 +12,29 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createApp } from "./app.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const app = await createApp(model, { title: "Loans", version: "1.0.0" });
  * const response = await app.fetch(new Request("http://localhost/healthz"));
- * await response.json(); // { status: "ok", version: "1.0.0", n_places: 3, n_transitions: 2 }
+ * assert.deepEqual(await response.json(), {
+ *   status: "ok",
+ *   version: "1.0.0",
+ *   n_places: 3,
+ *   n_transitions: 2,
+ * });
  * // Serving it: Deno.serve({ hostname: "127.0.0.1", port: 8000, signal }, app.fetch);
  * ```
  *
  * @module
  */
 
-import { anomaly } from "../core/ops/anomaly.ts";
-import { counterfactual } from "../core/ops/counterfactual.ts";
-import { forward } from "../core/ops/forward.ts";
 import type { OpsModel } from "../core/ops/model.ts";
-import { sensitivity } from "../core/ops/sensitivity.ts";
-import { createSchemas, type RequestKind, type RequestTypes } from "../core/schemas.ts";
+import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
+import { createSchemas } from "../core/schemas.ts";
+import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
 import { DOCS_ASSETS, docsPage } from "./docs.ts";
 import {
@@ -54,8 +60,9 @@ import { observeRequests } from "./request_observer.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_TITLE } from "./app.ts";
- * DEFAULT_TITLE; // "Petri-net Inference REST API"
+ * assert.deepEqual(DEFAULT_TITLE, "Petri-net Inference REST API");
  * ```
  */
 export const DEFAULT_TITLE = "Petri-net Inference REST API";
@@ -65,8 +72,9 @@ export const DEFAULT_TITLE = "Petri-net Inference REST API";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_VERSION } from "./app.ts";
- * DEFAULT_VERSION; // "0.1.0"
+ * assert.deepEqual(DEFAULT_VERSION, "0.1.0");
  * ```
  */
 export const DEFAULT_VERSION = "0.1.0";
@@ -76,8 +84,9 @@ export const DEFAULT_VERSION = "0.1.0";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_DESCRIPTION } from "./app.ts";
- * DEFAULT_DESCRIPTION.includes("POST /counterfactual"); // true
+ * assert.deepEqual(DEFAULT_DESCRIPTION.includes("POST /counterfactual"), true);
  * ```
  */
 export const DEFAULT_DESCRIPTION: string =
@@ -92,8 +101,9 @@ export const DEFAULT_DESCRIPTION: string =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_MAX_BODY_BYTES } from "./app.ts";
- * DEFAULT_MAX_BODY_BYTES; // 1048576
+ * assert.deepEqual(DEFAULT_MAX_BODY_BYTES, 1048576);
  * ```
  */
 export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
@@ -103,8 +113,9 @@ export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_BODY_TIMEOUT_MS } from "./app.ts";
- * DEFAULT_BODY_TIMEOUT_MS; // 30000
+ * assert.deepEqual(DEFAULT_BODY_TIMEOUT_MS, 30000);
  * ```
  */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
@@ -142,6 +153,8 @@ export interface AppOptions {
     | undefined;
   /** Called once per answered request (e.g. `accessLog.record`); must not throw. */
   readonly onRequest?: ((record: RequestRecord) => void) | undefined;
+  /** The operations served under `POST`; default: the built-in table (`core/ops/operations.ts`). */
+  readonly operations?: OperationTable | undefined;
 }
 
 /** A web-standard HTTP handler. */
@@ -151,9 +164,15 @@ export interface App {
    *
    * @example
    * ```ts
-   * import type { App } from "./app.ts";
-   * declare const app: App;
-   * const server = Deno.serve({ hostname: "127.0.0.1", port: 0 }, app.fetch);
+   * import assert from "node:assert/strict";
+   * import { type App, createApp } from "./app.ts";
+   * import { loadOrt } from "../adapter/deno/ort.ts";
+   * import { readBundle } from "../adapter/deno/bundle_files.ts";
+   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+   * const app: App = await createApp(model);
+   * const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+   * const response = await fetch(`http://127.0.0.1:${server.addr.port}/schema`);
+   * assert.deepEqual((await response.json()).places, ["p_application", "p_approved", "p_declined"]);
    * await server.shutdown();
    * ```
    */
@@ -173,16 +192,29 @@ type Method = "GET" | "POST";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createApp } from "./app.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const app = await createApp(model);
  * const response = await app.fetch(
  *   new Request("http://localhost/forward", {
  *     method: "POST",
- *     body: JSON.stringify({ input_marking: { p_submitted: 1 } }),
+ *     body: JSON.stringify({ input_marking: { p_application: 1 } }),
  *   }),
  * );
- * (await response.json()).transition_activations;
+ * assert.equal(response.status, 200);
+ * assert.ok((await response.json()).transition_activations.t_approve > 0.99);
+ * const unknown = await app.fetch(
+ *   new Request("http://localhost/forward", {
+ *     method: "POST",
+ *     body: JSON.stringify({ input_marking: { p_x: 1 } }),
+ *   }),
+ * );
+ * assert.deepEqual([unknown.status, await unknown.json()], [400, {
+ *   detail: "input_marking has ids that are not in the net's place set: 'p_x'",
+ * }]);
  * ```
  */
 export async function createApp(model: OpsModel, options: AppOptions = {}): Promise<App> {
@@ -197,7 +229,8 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   };
   const onError = options.onError ?? logToConsole;
   const { zod, zodToOpenApi } = await loadPackages(options.packages);
-  const schemas = createSchemas(zod);
+  const operations = options.operations ?? OPERATIONS;
+  const schemas = createSchemas(zod, operations);
 
   const { net } = model;
   const readiness = options.readiness ?? new Readiness();
@@ -224,29 +257,25 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       modelName,
       places: net.places.length,
       transitions: net.transitions.length,
-    }),
+    }, operations),
   );
   const docsHtml = docsPage(info);
 
-  const operation = <K extends RequestKind>(
-    kind: K,
-    run: (model: OpsModel, request: RequestTypes[K]) => Promise<unknown>,
-  ): Handler =>
-  async (request) => {
+  const operation = (row: OperationTable[number]): Handler => async (request) => {
     const body = await readJsonBody(request, limits);
-    const parsed = schemas.parseRequest(kind, body);
+    const parsed = parseWithSchema(schemas.requests[row.name], body);
     if (!parsed.success) throw new ValidationError(parsed.issues);
-    return jsonResponse(200, await run(countRows(model, request), parsed.data));
+    return jsonResponse(200, await row.run(countRows(model, request), parsed.data));
   };
 
   const routes = new Map<string, Partial<Record<Method, Handler>>>([
     ["/healthz", { GET: json(healthText) }],
     ["/readyz", { GET: () => readiness.response() }],
     ["/schema", { GET: json(schemaText) }],
-    ["/forward", { POST: operation("forward", forward) }],
-    ["/anomaly", { POST: operation("anomaly", anomaly) }],
-    ["/counterfactual", { POST: operation("counterfactual", counterfactual) }],
-    ["/sensitivity", { POST: operation("sensitivity", sensitivity) }],
+    ...operations.map((row): [string, Partial<Record<Method, Handler>>] => [
+      row.path,
+      { POST: operation(row) },
+    ]),
     ["/openapi.json", { GET: json(openApiText) }],
     [
       "/metrics",

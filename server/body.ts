@@ -5,12 +5,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readJsonBody } from "./body.ts";
  * const request = new Request("http://localhost/forward", {
  *   method: "POST",
  *   body: '{"input_marking": {}}',
  * });
- * await readJsonBody(request, { maxBytes: 1 << 20, timeoutMs: 30_000 }); // { input_marking: {} }
+ * assert.deepEqual(await readJsonBody(request, { maxBytes: 1 << 20, timeoutMs: 30_000 }), { input_marking: {} });
  * ```
  *
  * @module
@@ -37,10 +38,12 @@ export interface BodyLimits {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readJsonBody } from "./body.ts";
  * const request = new Request("http://localhost/forward", { method: "POST", body: "not json" });
- * await readJsonBody(request, { maxBytes: 1024, timeoutMs: 1000 }).catch((e) => e.name);
- * // "ValidationError"
+ * await assert.rejects(readJsonBody(request, { maxBytes: 1024, timeoutMs: 1000 }), {
+ *   name: "ValidationError",
+ * });
  * ```
  */
 export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
@@ -69,9 +72,10 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readBody } from "./body.ts";
  * const request = new Request("http://localhost/", { method: "POST", body: "abc" });
- * (await readBody(request, { maxBytes: 10, timeoutMs: 1000 })).length; // 3
+ * assert.deepEqual((await readBody(request, { maxBytes: 10, timeoutMs: 1000 })).length, 3);
  * ```
  */
 export async function readBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
@@ -122,8 +126,9 @@ function tooLarge(maxBytes: number): HttpError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { tooLargeDetail } from "./body.ts";
- * tooLargeDetail(1024); // "The request body is larger than the limit of 1024 bytes"
+ * assert.deepEqual(tooLargeDetail(1024), "The request body is larger than the limit of 1024 bytes");
  * ```
  */
 export function tooLargeDetail(maxBytes: number): string {
@@ -135,8 +140,9 @@ export function tooLargeDetail(maxBytes: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { lateBodyDetail } from "./body.ts";
- * lateBodyDetail(30_000); // "The request body did not arrive within 30 s"
+ * assert.deepEqual(lateBodyDetail(30_000), "The request body did not arrive within 30 s");
  * ```
  */
 export function lateBodyDetail(timeoutMs: number): string {

@@ -12,8 +12,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { docsPage } from "./docs.ts";
- * docsPage({ title: "Petri-net Inference REST API", version: "0.1.0" }).includes("0.1.0"); // true
+ * assert.deepEqual(docsPage({ title: "Petri-net Inference REST API", version: "0.1.0" }).includes("0.1.0"), true);
  * ```
  *
  * @module
@@ -31,8 +32,10 @@ export interface DocsAsset {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DOCS_ASSETS } from "./docs.ts";
- * (await DOCS_ASSETS.get("swagger-ui.css")?.load())?.length; // about 190 kB
+ * const css = await DOCS_ASSETS.get("swagger-ui.css")!.load();
+ * assert.ok(css.length > 100_000); // about 190 kB
  * ```
  */
 export const DOCS_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([
@@ -75,9 +78,10 @@ function once(contentType: string, importText: () => Promise<string>): DocsAsset
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { docsPage } from "./docs.ts";
  * const html = docsPage({ title: "Loans <beta>", version: "1.2.0" });
- * html.includes("Loans &lt;beta&gt;"); // true
+ * assert.deepEqual(html.includes("Loans &lt;beta&gt;"), true);
  * ```
  */
 export function docsPage(info: { readonly title: string; readonly version: string }): string {

@@ -6,9 +6,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { errorResponse, HttpError } from "./errors.ts";
  * const response = errorResponse(new HttpError(404, "Not Found"), () => {});
- * response.status; // 404
+ * assert.deepEqual(response.status, 404);
  * ```
  *
  * @module
@@ -23,8 +24,12 @@ import { jsonResponse } from "./json.ts";
  *
  * @example
  * ```ts
- * import { HttpError } from "./errors.ts";
- * throw new HttpError(405, "Method Not Allowed", { allow: "POST" });
+ * import assert from "node:assert/strict";
+ * import { errorResponse, HttpError } from "./errors.ts";
+ * const response = errorResponse(new HttpError(405, "Method Not Allowed", { allow: "POST" }), () => {});
+ * assert.equal(response.status, 405);
+ * assert.equal(response.headers.get("allow"), "POST");
+ * assert.deepEqual(await response.json(), { detail: "Method Not Allowed" });
  * ```
  */
 export class HttpError extends Error {
@@ -52,8 +57,10 @@ export class HttpError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ValidationError } from "./errors.ts";
- * throw new ValidationError([{ type: "missing", loc: ["body"], msg: "Field required" }]);
+ * const error = new ValidationError([{ type: "missing", loc: ["body"], msg: "Field required" }]);
+ * assert.equal(error.message, "The request body is invalid: Field required");
  * ```
  */
 export class ValidationError extends Error {
@@ -94,8 +101,14 @@ export const logToConsole: ErrorLogger = (error, request) => {
  * ```ts
  * import { RequestError } from "../core/ops/errors.ts";
  * import { errorResponse } from "./errors.ts";
+ * import assert from "node:assert/strict";
  * const response = errorResponse(new RequestError("flip_place 'p_x' is not in the net's place set"), () => {});
- * response.status; // 400
+ * assert.equal(response.status, 400);
+ * assert.deepEqual(await response.json(), { detail: "flip_place 'p_x' is not in the net's place set" });
+ * // Anything else is logged once and answered with a bare 500.
+ * const logged: unknown[] = [];
+ * const failure = errorResponse(new Error("boom"), (error) => logged.push(error));
+ * assert.deepEqual([failure.status, await failure.json(), logged.length], [500, { detail: "Internal Server Error" }, 1]);
  * ```
  */
 export function errorResponse(

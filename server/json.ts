@@ -4,8 +4,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { stringifyJson } from "./json.ts";
- * stringifyJson({ a: new Map([["b", NaN], ["__proto__", 1]]) }); // '{"a":{"__proto__":1,"b":null}}'
+ * assert.deepEqual(stringifyJson({ a: new Map([["b", NaN], ["__proto__", 1]]) }), '{"a":{"__proto__":1,"b":null}}');
  * ```
  *
  * @module
@@ -20,8 +21,9 @@ export { stringifyJson };
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { jsonResponse } from "./json.ts";
- * jsonResponse(404, { detail: "Not Found" }).headers.get("content-type"); // "application/json"
+ * assert.deepEqual(jsonResponse(404, { detail: "Not Found" }).headers.get("content-type"), "application/json");
  * ```
  */
 export function jsonResponse(

@@ -3,10 +3,15 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createApp } from "./mod.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const app = await createApp(model, { title: "Loans", version: "1.0.0" });
- * const server = Deno.serve({ hostname: "127.0.0.1", port: 8000 }, app.fetch);
+ * const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+ * const response = await fetch(`http://127.0.0.1:${server.addr.port}/healthz`);
+ * assert.equal((await response.json()).version, "1.0.0");
  * await server.shutdown();
  * ```
  *

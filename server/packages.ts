@@ -6,9 +6,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadPackages } from "./packages.ts";
  * const { zod, zodToOpenApi } = await loadPackages();
- * zod.string().parse("ok");
+ * assert.equal(zod.string().parse("ok"), "ok");
+ * assert.equal(typeof zodToOpenApi.OpenApiGeneratorV31, "function");
  * ```
  *
  * @module
@@ -39,9 +41,10 @@ export interface Packages {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MissingPackageError } from "./packages.ts";
  * const error = new MissingPackageError("zod", new TypeError("Module not found"));
- * error.message; // "Cannot create the app: the package 'zod' cannot be loaded (Module not found)"
+ * assert.deepEqual(error.message, "Cannot create the app: the package 'zod' cannot be loaded (Module not found)");
  * ```
  */
 export class MissingPackageError extends Error {
@@ -69,9 +72,12 @@ export class MissingPackageError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadPackages } from "./packages.ts";
- * await loadPackages({ zod: () => Promise.reject(new Error("gone")) })
- *   .catch((e) => e.packageName); // "zod"
+ * await assert.rejects(loadPackages({ zod: () => Promise.reject(new Error("gone")) }), {
+ *   name: "MissingPackageError",
+ *   packageName: "zod",
+ * });
  * ```
  */
 export async function loadPackages(loaders: PackageLoaders = {}): Promise<Packages> {

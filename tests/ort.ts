@@ -6,8 +6,8 @@
  *
  * @example
  * ```ts
- * import { ORT } from "../ort.ts";
- * import { ModelSession } from "../../core/runtime.ts";
+ * import { ORT } from "./ort.ts";
+ * import { ModelSession } from "../core/runtime.ts";
  * declare const bytes: Uint8Array;
  * await using session = await ModelSession.create(ORT, bytes, { places: [], transitions: [] });
  * ```

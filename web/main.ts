@@ -1,7 +1,7 @@
 /**
  * The playground page: loads a bundle (the embedded example, or files the user picks or drops),
- * draws its net, and runs forward, anomaly, counterfactual and sensitivity in the browser
- * through `core/ops`, on WebGPU or WASM. Forms come from the zod schemas of `core/schemas.ts`
+ * draws its net, and runs every operation of the table (`core/ops/operations.ts`) in the
+ * browser, on WebGPU or WASM; the operation radios, forms and panels are built from that table. Forms come from the zod schemas of `core/schemas.ts`
  * and are validated by them before anything runs, as the server does.
  *
  * The page's state is mirrored on `<body>` for tests and scripts: `data-state` (`starting`,
@@ -22,7 +22,9 @@
 
 import type { Model } from "../core/bundle.ts";
 import { RequestError } from "../core/ops/errors.ts";
-import type { RequestKind, Schemas } from "../core/schemas.ts";
+import { OPERATIONS } from "../core/ops/operations.ts";
+import type { Schemas } from "../core/schemas.ts";
+import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type Backend, type BackendName, loadBackend, webGpuAdapter } from "./backends.ts";
 import { fetchBundle, pairPickedBundle, readPickedFiles } from "./bundle_files.ts";
 import { type AnyBundleFiles, bundleFileName, openBundle } from "./open_bundle.ts";
@@ -32,7 +34,7 @@ import { buildRequestForm, type RequestFormView } from "./form_view.ts";
 import { layoutNet } from "./layout.ts";
 import { NetView } from "./net_view.ts";
 import { browserSchemas } from "./schemas.ts";
-import { OPERATION_KINDS, OPERATIONS, type Runner } from "./operations.ts";
+import { runOperation } from "./operations.ts";
 
 /** The directory the page's assets live in (`main.js`, `ort/`, `examples/`). */
 const ASSETS = new URL("./", import.meta.url);
@@ -46,9 +48,9 @@ function byId<E extends HTMLElement>(id: string): E {
 
 class Playground {
   readonly #schemas: Schemas;
-  readonly #forms: ReadonlyMap<RequestKind, RequestForm>;
-  readonly #views = new Map<RequestKind, RequestFormView>();
-  readonly #results = new Map<RequestKind, HTMLElement>();
+  readonly #forms: ReadonlyMap<string, RequestForm>;
+  readonly #views = new Map<string, RequestFormView>();
+  readonly #results = new Map<string, HTMLElement>();
   readonly #net: NetView;
   #adapter: string | undefined;
   #backend: Backend | undefined;
@@ -60,7 +62,7 @@ class Playground {
   constructor() {
     this.#schemas = browserSchemas();
     this.#forms = new Map(
-      OPERATION_KINDS.map((kind) => [kind, describeRequest(this.#schemas.requests[kind])]),
+      OPERATIONS.map(({ name }) => [name, describeRequest(this.#schemas.requests[name])]),
     );
     this.#net = new NetView(byId("net-figure"));
   }
@@ -168,7 +170,7 @@ class Playground {
     };
     const selected = this.#selectedOperation();
     panels.replaceChildren();
-    for (const kind of OPERATION_KINDS) {
+    for (const { name: kind } of OPERATIONS) {
       const view = buildRequestForm(kind, this.#forms.get(kind)!, context, () => this.#run(kind));
       const result = html("div", {
         id: `result-${kind}`,
@@ -189,20 +191,21 @@ class Playground {
     }
   }
 
-  async #run<K extends RequestKind>(kind: K): Promise<void> {
+  async #run(kind: string): Promise<void> {
     const view = this.#views.get(kind);
     const box = this.#results.get(kind);
     const model = this.#model;
     if (!view || !box || !model) return;
     const read = view.read();
     if (!read.ok) return view.showIssues(read.issues);
-    const parsed = this.#schemas.parseRequest(kind, read.body);
+    const operation = OPERATIONS.find((row) => row.name === kind);
+    if (!operation) return;
+    const parsed = parseWithSchema(this.#schemas.requests[kind], read.body);
     if (!parsed.success) return view.showIssues(parsed.issues);
     view.showIssues([]);
     view.setBusy(true);
     try {
-      const runner: Runner<K> = OPERATIONS[kind];
-      const { element, activations } = await runner(model, parsed.data);
+      const { element, activations } = await runOperation(operation, model, parsed.data);
       if (model !== this.#model) return; // another bundle was loaded meanwhile
       this.#net.colour(activations.transition_activations, activations.place_activations);
       box.replaceChildren(element);
@@ -256,9 +259,15 @@ class Playground {
         if (await this.#load(this.#files, name)) await this.#run("forward");
       });
     }
+    const choice = document.querySelector(".operation-choice");
+    OPERATIONS.forEach(({ name }, i) => {
+      const radio = html("input", { type: "radio", name: "operation", value: name });
+      radio.checked = i === 0;
+      choice?.append(html("label", {}, radio, ` ${name}`));
+    });
     for (const radio of document.querySelectorAll<HTMLInputElement>("input[name=operation]")) {
       radio.addEventListener("change", () => {
-        for (const kind of OPERATION_KINDS) {
+        for (const { name: kind } of OPERATIONS) {
           const panel = document.getElementById(`panel-${kind}`);
           if (panel) panel.hidden = kind !== radio.value;
         }
@@ -277,9 +286,9 @@ class Playground {
     if (await this.#load(bundle, this.#backend?.name ?? "wasm")) await this.#run("forward");
   }
 
-  #selectedOperation(): RequestKind {
+  #selectedOperation(): string {
     const checked = document.querySelector<HTMLInputElement>("input[name=operation]:checked");
-    return (checked?.value as RequestKind | undefined) ?? "forward";
+    return checked?.value ?? "forward";
   }
 
   #backendRadio(name: BackendName): HTMLInputElement {

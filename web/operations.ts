@@ -1,13 +1,16 @@
 /**
- * The playground's table of operations: each runs one `core/ops` function on a validated
- * request and returns the rendered answer plus the activations that colour the net (the
- * forward pass at the request's base point).
+ * The playground's side of the operations table (`core/ops/operations.ts`): runs one row's
+ * `core/ops` function on a validated request and returns the rendered answer plus the
+ * activations that colour the net (the forward pass at the request's base point). The four
+ * built-in operations have their own renderers; any other row is shown as its JSON answer, so
+ * adding an operation to the table gives it a working panel here without touching this file.
  *
  * @example
  * ```ts
- * import { OPERATIONS } from "./operations.ts";
+ * import { OPERATIONS } from "../core/ops/operations.ts";
+ * import { runOperation } from "./operations.ts";
  * declare const model: import("../core/ops/model.ts").OpsModel;
- * const { element, activations } = await OPERATIONS.forward(model, {
+ * const { element, activations } = await runOperation(OPERATIONS[0], model, {
  *   input_marking: new Map([["p_submitted", 1]]),
  * });
  * document.body.append(element);
@@ -17,17 +20,19 @@
  * @module
  */
 
-import { anomaly } from "../core/ops/anomaly.ts";
-import { counterfactual } from "../core/ops/counterfactual.ts";
+import type { AnomalyResponse } from "../core/ops/anomaly.ts";
+import type { CounterfactualRequest, CounterfactualResponse } from "../core/ops/counterfactual.ts";
 import { forward, type ForwardResponse } from "../core/ops/forward.ts";
 import type { IdMap, OpsModel } from "../core/ops/model.ts";
-import { sensitivity } from "../core/ops/sensitivity.ts";
-import type { RequestKind, RequestTypes } from "../core/schemas.ts";
+import type { AnyOperation } from "../core/ops/operation.ts";
+import type { SensitivityResponse } from "../core/ops/sensitivity.ts";
 import { activationCurve } from "./curve.ts";
+import { html } from "./dom.ts";
 import {
   anomalyResult,
   counterfactualResult,
   forwardResult,
+  jsonText,
   sensitivityResult,
 } from "./results.ts";
 
@@ -37,77 +42,72 @@ export interface RunOutcome {
   readonly activations: ForwardResponse;
 }
 
-/** Runs one operation on a request already validated by the schemas. */
-export type Runner<K extends RequestKind> = (
-  model: OpsModel,
-  request: RequestTypes[K],
-) => Promise<RunOutcome>;
+/** A request as the schemas hand it over: at least the base point. */
+type BaseRequest = { readonly input_marking?: IdMap; readonly input_values?: IdMap | null };
 
-/** The operations in the order the page lists them. */
-export const OPERATION_KINDS: readonly RequestKind[] = [
-  "forward",
-  "anomaly",
-  "counterfactual",
-  "sensitivity",
-];
+/** Renders one operation's answer. */
+type Renderer = (model: OpsModel, request: never, answer: never) => Promise<HTMLElement>;
+
+const label = (model: OpsModel) => (transition: string) => model.label(transition);
+
+const RENDERERS: Readonly<Record<string, Renderer>> = {
+  forward: (model, _request, answer: ForwardResponse) =>
+    Promise.resolve(forwardResult(answer, label(model))),
+  anomaly: (model, _request, answer: AnomalyResponse) =>
+    Promise.resolve(anomalyResult(answer, label(model))),
+  counterfactual: async (model, request: CounterfactualRequest, answer: CounterfactualResponse) =>
+    counterfactualResult(
+      answer,
+      await activationCurve(
+        model,
+        request,
+        undefined,
+        answer.found ? answer.counterfactual_input : undefined,
+      ),
+      `${request.flip_place} (${request.flip_channel ?? "marking"})`,
+      request.target_transition,
+      request.tolerance ?? 1e-3,
+    ),
+  sensitivity: (_model, _request, answer: SensitivityResponse) =>
+    Promise.resolve(sensitivityResult(answer)),
+};
 
 /**
- * The runner of each operation.
+ * Runs one row of the operations table on a request already validated by its schema.
  *
  * @example
  * ```ts
- * import { OPERATIONS } from "./operations.ts";
+ * import { OPERATIONS } from "../core/ops/operations.ts";
+ * import { runOperation } from "./operations.ts";
  * declare const model: import("../core/ops/model.ts").OpsModel;
- * await OPERATIONS.sensitivity(model, {
+ * await runOperation(OPERATIONS[3], model, {
  *   input_marking: new Map(),
  *   target_transition: "t_approve",
  * });
  * ```
  */
-export const OPERATIONS: { readonly [K in RequestKind]: Runner<K> } = {
-  async forward(model, request) {
-    const answer = await forward(model, request);
-    return { element: forwardResult(answer, labelOf(model)), activations: answer };
-  },
-  async anomaly(model, request) {
-    const answer = await anomaly(model, request);
-    return {
-      element: anomalyResult(answer, labelOf(model)),
-      activations: await basePoint(model, request),
-    };
-  },
-  async counterfactual(model, request) {
-    const answer = await counterfactual(model, request);
-    const boundary = answer.found ? answer.counterfactual_input : undefined;
-    const curve = await activationCurve(model, request, undefined, boundary);
-    const channel = request.flip_channel ?? "marking";
-    return {
-      element: counterfactualResult(
-        answer,
-        curve,
-        `${request.flip_place} (${channel})`,
-        request.target_transition,
-        request.tolerance ?? 1e-3,
-      ),
-      activations: await basePoint(model, request),
-    };
-  },
-  async sensitivity(model, request) {
-    const answer = await sensitivity(model, request);
-    return { element: sensitivityResult(answer), activations: await basePoint(model, request) };
-  },
-};
-
-function labelOf(model: OpsModel): (transition: string) => string {
-  return (transition) => model.label(transition);
+export async function runOperation(
+  operation: AnyOperation,
+  model: OpsModel,
+  request: unknown,
+): Promise<RunOutcome> {
+  const answer = await operation.run(model, request);
+  const render = Object.hasOwn(RENDERERS, operation.name) ? RENDERERS[operation.name] : undefined;
+  const element = render ? await render(model, request as never, answer as never) : html(
+    "div",
+    { class: "result", "data-kind": operation.name },
+    html("pre", {}, jsonText(answer)),
+  );
+  // A forward answer colours the net itself; every other operation, its base point's pass.
+  const activations = operation.name === "forward"
+    ? answer as ForwardResponse
+    : await basePoint(model, request as BaseRequest);
+  return { element, activations };
 }
 
-function basePoint(
-  model: OpsModel,
-  request: { readonly input_marking: IdMap; readonly input_values?: IdMap | null },
-): Promise<ForwardResponse> {
+function basePoint(model: OpsModel, request: BaseRequest): Promise<ForwardResponse> {
   return forward(model, {
-    input_marking: request.input_marking,
+    input_marking: request.input_marking ?? new Map(),
     input_values: request.input_values ?? null,
   });
 }

@@ -12,7 +12,8 @@
  * {@link MAX_JS_BYTES}.
  *
  * @example
- * ```ts
+ * ```ts ignore
+ * // Not run by `deno task test:doc`: a full build takes a while (tests/web builds the site).
  * import { buildWeb } from "./build_web.ts";
  * const site = await buildWeb({ outDir: "dist/web" });
  * site.jsBytes < 1024 * 1024; // true
@@ -66,7 +67,7 @@ const STATIC_FILES = ["index.html", "style.css"];
  * {@link MAX_JS_BYTES}.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * import { buildWeb } from "./build_web.ts";
  * const { outDir, files } = await buildWeb({ outDir: await Deno.makeTempDir() });
  * files.some((f) => f.path === "ort/ort-wasm-simd-threaded.wasm"); // true

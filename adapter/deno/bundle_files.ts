@@ -9,9 +9,10 @@
  * ```ts
  * import * as ort from "onnxruntime-web";
  * import { EXAMPLE_BUNDLE_URL, readBundle } from "./bundle_files.ts";
+ * import assert from "node:assert/strict";
  * ort.env.wasm.numThreads = 1;
  * await using model = await readBundle(ort, EXAMPLE_BUNDLE_URL);
- * model.sidecar.scenario_name; // "credit_approval_coloured"
+ * assert.equal(model.sidecar.scenario_name, "credit_approval_coloured");
  * ```
  *
  * @module
@@ -28,8 +29,9 @@ import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { EXAMPLE_BUNDLE_URL } from "./bundle_files.ts";
- * EXAMPLE_BUNDLE_URL.pathname.endsWith(".onnx"); // true
+ * assert.ok(EXAMPLE_BUNDLE_URL.pathname.endsWith(".onnx"));
  * ```
  */
 export const EXAMPLE_BUNDLE_URL: URL = new URL(
@@ -66,8 +68,15 @@ export function bundleKind(path: string | URL): BundleKind {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resolveBundlePath } from "./bundle_files.ts";
- * await resolveBundlePath("examples/rest_serving"); // "examples/rest_serving/rest_serving.onnx"
+ * assert.equal(
+ *   await resolveBundlePath("examples/rest_serving"),
+ *   "examples/rest_serving/rest_serving.onnx",
+ * );
+ * await assert.rejects(resolveBundlePath("examples/missing"), {
+ *   message: "Cannot load bundle: examples/missing does not exist",
+ * });
  * ```
  */
 export async function resolveBundlePath(path: string): Promise<string> {
@@ -115,10 +124,11 @@ export async function resolveBundlePath(path: string): Promise<string> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
  * import { readBundle } from "./bundle_files.ts";
  * await using model = await readBundle(ort, "examples/rest_serving/rest_serving.onnx");
- * model.net.transitions;
+ * assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
  * ```
  */
 export async function readBundle(
@@ -178,10 +188,17 @@ export interface WrittenBundle {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compileBundle } from "../../core/bundle.ts";
+ * import { parseModelDescription } from "../../core/net/parse.ts";
  * import { writeBundle } from "./bundle_files.ts";
- * declare const petriModel: import("../../core/net/types.ts").PetriModel;
- * await writeBundle("out/model.onnx", await compileBundle(petriModel));
+ * const petriModel = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * const dir = await Deno.makeTempDir();
+ * await writeBundle(`${dir}/model.onnx`, await compileBundle(petriModel));
+ * assert.ok((await Deno.stat(`${dir}/model.onnx.meta.json`)).isFile);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function writeBundle(

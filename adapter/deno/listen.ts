@@ -23,10 +23,15 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { listen } from "./listen.ts";
- * const running = listen({ fetch: () => Promise.resolve(new Response("ok")) }, { port: 0 });
- * console.log(running.url);
+ * const running = listen({ fetch: () => Promise.resolve(new Response("ok")) }, {
+ *   port: 0,
+ *   playground: false,
+ * });
+ * assert.equal(await (await fetch(`${running.url}/anything`)).text(), "ok");
  * await running.stop();
+ * await running.finished;
  * ```
  *
  * @module
@@ -74,9 +79,13 @@ const POLL_MS = 20;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { listen } from "./listen.ts";
- * declare const app: { fetch(request: Request): Promise<Response> };
- * await listen(app, { hostname: "127.0.0.1", port: 8000 }).finished;
+ * const app = { fetch: (request: Request) => Promise.resolve(new Response(request.method)) };
+ * const running = listen(app, { hostname: "127.0.0.1", port: 0, playground: false });
+ * assert.equal(await (await fetch(running.url, { method: "DELETE" })).text(), "DELETE");
+ * // `running.finished` resolves after stop() or SIGINT / SIGTERM.
+ * await running.stop();
  * ```
  */
 export function listen(

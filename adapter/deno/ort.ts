@@ -4,8 +4,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadOrt } from "./ort.ts";
  * const ort = await loadOrt();
+ * assert.equal(typeof ort.InferenceSession.create, "function");
  * ```
  *
  * @module
@@ -18,9 +20,11 @@ import type { OrtModule } from "../../core/runtime.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadOrt } from "./ort.ts";
- * import { readBundle } from "../server/bundle_files.ts";
+ * import { readBundle } from "./bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * assert.equal(model.net.places.length, 3);
  * ```
  */
 export async function loadOrt(): Promise<OrtModule> {

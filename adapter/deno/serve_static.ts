@@ -8,10 +8,14 @@
  * any fetch handler:
  *
  * ```ts
+ * import assert from "node:assert/strict";
  * import { playgroundHandler } from "./serve_static.ts";
- * declare const app: { fetch(request: Request): Promise<Response> };
+ * const app = { fetch: (_request: Request) => Promise.resolve(new Response("from the app")) };
  * const playground = playgroundHandler(); // the packaged playground at /playground
- * Deno.serve(async (request) => (await playground(request)) ?? app.fetch(request));
+ * const handler = async (request: Request) => (await playground(request)) ?? app.fetch(request);
+ * const response = await handler(new Request("http://localhost/healthz"));
+ * assert.equal(await response.text(), "from the app");
+ * // Deno.serve(handler) serves both.
  * ```
  *
  * `GET` and `HEAD` only; `/playground` redirects to `/playground/`; a directory serves its
@@ -54,11 +58,12 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { playgroundHandler } from "./serve_static.ts";
  * const handler = playgroundHandler(undefined, { prefix: "/playground" });
- * (await handler(new Request("http://localhost/healthz"))) === undefined; // true
+ * assert.equal(await handler(new Request("http://localhost/healthz")), undefined);
  * const page = await handler(new Request("http://localhost/playground/"));
- * page?.headers.get("content-type"); // "text/html; charset=utf-8"
+ * assert.equal(page?.headers.get("content-type"), "text/html; charset=utf-8");
  * await page?.body?.cancel();
  * ```
  */

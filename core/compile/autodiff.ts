@@ -6,12 +6,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Graph } from "./ir.ts";
  * import { vectorJacobianProduct } from "./autodiff.ts";
  * const g = new Graph();
  * const x = g.input("x", 2);
  * const y = g.sigmoid(x);
  * const [dx] = vectorJacobianProduct(g, y, g.input("seed", 2), [x]);
+ * assert.equal(dx!.width, 2);
  * ```
  *
  * @module

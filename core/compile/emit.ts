@@ -13,13 +13,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Graph } from "./ir.ts";
  * import { OnnxEmitter } from "./emit.ts";
  * const g = new Graph();
  * const y = g.sigmoid(g.input("x", 2));
  * const e = new OnnxEmitter();
  * const nodes = e.emit(g.nodes);
- * e.nameOf(y); // the ONNX name of y
+ * assert.ok(nodes.some((node) => node.opType === "Sigmoid" && node.output?.[0] === e.nameOf(y)));
  * ```
  *
  * @module

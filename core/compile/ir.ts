@@ -6,11 +6,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Graph } from "./ir.ts";
  * const g = new Graph();
  * const x = g.input("marking", 3);
  * const y = g.sigmoid(g.mul(x, g.constant([2, 2, 2])));
- * y.width; // 3
+ * assert.deepEqual(y.width, 3);
  * ```
  *
  * @module

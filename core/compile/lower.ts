@@ -7,9 +7,15 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { lowerModel } from "./lower.ts";
- * declare const model: import("../net/types.ts").PetriModel;
- * const { graph, transitions, places, inputs } = lowerModel(model);
+ * import { parseModelDescription } from "../net/parse.ts";
+ * const model = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * const { graph, transitions, places } = lowerModel(model);
+ * assert.equal(places.width, 3);
+ * assert.ok(graph.nodes.length > 0);
  * ```
  *
  * @module
@@ -57,9 +63,13 @@ interface Columns {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { lowerModel } from "./lower.ts";
- * declare const model: import("../net/types.ts").PetriModel;
- * lowerModel(model).transitions.width === model.net.transitions.length; // true
+ * import { parseModelDescription } from "../net/parse.ts";
+ * const model = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * assert.equal(lowerModel(model).transitions.width, model.net.transitions.length);
  * ```
  */
 export function lowerModel(model: PetriModel): LoweredModel {

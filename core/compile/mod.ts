@@ -8,9 +8,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compileModel } from "./mod.ts";
- * declare const model: import("../net/types.ts").PetriModel;
+ * import { parseModelDescription } from "../net/parse.ts";
+ * const model = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
  * const onnxBytes: Uint8Array = compileModel(model).bytes;
+ * assert.ok(onnxBytes.length > 0);
  * ```
  *
  * @module
@@ -71,9 +76,14 @@ export interface CompiledModel {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compileModel } from "./mod.ts";
- * declare const model: import("../net/types.ts").PetriModel;
- * compileModel(model, { gradient: false }).gradientNodes; // 0
+ * import { parseModelDescription } from "../net/parse.ts";
+ * const model = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * assert.equal(compileModel(model, { gradient: false }).gradientNodes, 0);
+ * assert.ok(compileModel(model).gradientNodes > 0);
  * ```
  */
 export function compileModel(model: PetriModel, options: CompileOptions = {}): CompiledModel {

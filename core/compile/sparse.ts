@@ -5,9 +5,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SparseMatrix } from "./sparse.ts";
  * const pick = SparseMatrix.selection([2, 0], 3); // y = [x2, x0]
- * pick.transpose().rows; // 3
+ * assert.deepEqual(pick.transpose().rows, 3);
  * ```
  *
  * @module
@@ -42,8 +43,9 @@ export class SparseMatrix {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { SparseMatrix } from "./sparse.ts";
-   * SparseMatrix.selection([1, -1], 2).entryCount; // 1
+   * assert.deepEqual(SparseMatrix.selection([1, -1], 2).entryCount, 1);
    * ```
    */
   static selection(indices: readonly number[], cols: number): SparseMatrix {
@@ -80,8 +82,9 @@ export class SparseMatrix {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { SparseMatrix } from "./sparse.ts";
-   * SparseMatrix.selection([0, 0], 1).transpose().maxRowLength; // 2
+   * assert.deepEqual(SparseMatrix.selection([0, 0], 1).transpose().maxRowLength, 2);
    * ```
    */
   transpose(): SparseMatrix {

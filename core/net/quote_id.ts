@@ -4,9 +4,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { quoteId } from "./quote_id.ts";
- * quoteId("p_x"); // "'p_x'"
- * quoteId("it's"); // "\"it's\""
+ * assert.deepEqual(quoteId("p_x"), "'p_x'");
+ * assert.deepEqual(quoteId("it's"), "\"it's\"");
  * ```
  *
  * @module
@@ -22,9 +23,10 @@ const NON_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { quoteId } from "./quote_id.ts";
- * quoteId("p_submitted"); // "'p_submitted'"
- * quoteId("a\nb"); // "'a\\nb'"
+ * assert.deepEqual(quoteId("p_submitted"), "'p_submitted'");
+ * assert.deepEqual(quoteId("a\nb"), "'a\\nb'");
  * ```
  */
 export function quoteId(id: string): string {

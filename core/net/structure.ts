@@ -4,10 +4,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { netStructure } from "./structure.ts";
- * declare const net: import("./types.ts").PetriNet;
+ * import { parseModelDescription } from "./parse.ts";
+ * const { net } = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
  * const s = netStructure(net);
- * s.preset.get("t_approve"); // ["p_submitted"]
+ * assert.deepEqual(s.preset.get("t_approve"), ["p_application"]);
  * ```
  *
  * @module
@@ -34,9 +38,13 @@ export interface NetStructure {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { netStructure } from "./structure.ts";
- * declare const net: import("./types.ts").PetriNet;
- * netStructure(net).sourcePlaces;
+ * import { parseModelDescription } from "./parse.ts";
+ * const { net } = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * assert.deepEqual(netStructure(net).sourcePlaces, ["p_application"]);
  * ```
  */
 export function netStructure(net: PetriNet): NetStructure {
@@ -87,9 +95,13 @@ export function netStructure(net: PetriNet): NetStructure {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { netStructure, nodeDepths } from "./structure.ts";
- * declare const net: import("./types.ts").PetriNet;
- * nodeDepths(net, netStructure(net))?.get("t_approve"); // 1
+ * import { parseModelDescription } from "./parse.ts";
+ * const { net } = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * assert.equal(nodeDepths(net, netStructure(net))?.get("t_approve"), 1);
  * ```
  */
 export function nodeDepths(
@@ -126,9 +138,15 @@ export function nodeDepths(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { findCycle, netStructure } from "./structure.ts";
- * declare const net: import("./types.ts").PetriNet;
- * findCycle(net, netStructure(net)); // e.g. ["p_a", "t_loop", "p_a"]
+ * import { parseModelDescription } from "./parse.ts";
+ * const { net } = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * assert.equal(findCycle(net, netStructure(net)), undefined); // no cycle
+ * const loop = { ...net, arcs: [...net.arcs, { from: "p_approved", to: "t_approve" }] };
+ * assert.deepEqual(findCycle(loop, netStructure(loop)), ["t_approve", "p_approved", "t_approve"]);
  * ```
  */
 export function findCycle(net: PetriNet, structure: NetStructure): string[] | undefined {

@@ -133,8 +133,9 @@ export interface PetriModel {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { arcKey } from "./types.ts";
- * arcKey("p_in", "t_a"); // '["p_in","t_a"]'
+ * assert.deepEqual(arcKey("p_in", "t_a"), '["p_in","t_a"]');
  * ```
  */
 export function arcKey(from: string, to: string): string {
@@ -147,8 +148,9 @@ export function arcKey(from: string, to: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compareIds } from "./types.ts";
- * ["b", "a"].sort(compareIds); // ["a", "b"]
+ * assert.deepEqual(["b", "a"].sort(compareIds), ["a", "b"]);
  * ```
  */
 export function compareIds(a: string, b: string): number {

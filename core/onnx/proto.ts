@@ -5,9 +5,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decodeModel, encodeModel } from "./proto.ts";
  * const bytes = encodeModel({ irVersion: 8, opsetImport: [{ domain: "", version: 17 }] });
- * decodeModel(bytes).irVersion; // 8
+ * assert.deepEqual(decodeModel(bytes).irVersion, 8);
  * ```
  *
  * @module
@@ -94,8 +95,9 @@ const codec = (onnxProto as unknown as { onnx: { ModelProto: Codec } }).onnx.Mod
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { encodeModel } from "./proto.ts";
- * encodeModel({ irVersion: 8 }).length > 0; // true
+ * assert.deepEqual(encodeModel({ irVersion: 8 }).length > 0, true);
  * ```
  */
 export function encodeModel(model: ModelProto): Uint8Array {
@@ -107,8 +109,9 @@ export function encodeModel(model: ModelProto): Uint8Array {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decodeModel, encodeModel } from "./proto.ts";
- * decodeModel(encodeModel({ producerName: "x" })).producerName; // "x"
+ * assert.deepEqual(decodeModel(encodeModel({ producerName: "x" })).producerName, "x");
  * ```
  */
 export function decodeModel(bytes: Uint8Array): ModelProto {
@@ -120,8 +123,9 @@ export function decodeModel(bytes: Uint8Array): ModelProto {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { floatTensor } from "./proto.ts";
- * floatTensor("w", [2], new Float32Array([1, 2])).dims; // [2]
+ * assert.deepEqual(floatTensor("w", [2], new Float32Array([1, 2])).dims, [2]);
  * ```
  */
 export function floatTensor(name: string, dims: number[], data: Float32Array): TensorProto {

@@ -8,13 +8,17 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { anomaly } from "./anomaly.ts";
- * declare const model: import("./model.ts").OpsModel;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const answer = await anomaly(model, {
- *   input_marking: new Map([["p_in", 0.5]]),
- *   events: [{ name: "Path A" }],
+ *   input_marking: new Map([["p_application", 1]]),
+ *   events: [{ name: "approve loan" }],
  * });
- * answer.trace_score;
+ * // The model approves (0.99999…) and the trace says it approved: a tiny score.
+ * assert.ok(answer.trace_score < 1e-3);
  * ```
  *
  * @module
@@ -23,6 +27,7 @@
 import type { TraceEvent } from "../traces/types.ts";
 import { checkPlaceKeys } from "./check.ts";
 import type { IdMap, OpsModel } from "./model.ts";
+import type { Operation } from "./operation.ts";
 
 /** One event of a trace; only its name matters for scoring, attributes are carried along. */
 export type AnomalyEvent = Pick<TraceEvent, "name"> & Partial<Pick<TraceEvent, "attributes">>;
@@ -52,9 +57,17 @@ export interface AnomalyResponse {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { anomaly } from "./anomaly.ts";
- * declare const model: import("./model.ts").OpsModel;
- * (await anomaly(model, { input_marking: new Map(), events: [] })).per_transition_residuals;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * // No event: the predicted approval itself is the residual.
+ * const { per_transition_residuals } = await anomaly(model, {
+ *   input_marking: new Map(),
+ *   events: [],
+ * });
+ * assert.ok(per_transition_residuals.get("t_approve")! > 0.99);
  * ```
  */
 export async function anomaly(model: OpsModel, request: AnomalyRequest): Promise<AnomalyResponse> {
@@ -70,9 +83,16 @@ export async function anomaly(model: OpsModel, request: AnomalyRequest): Promise
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scoreTraces } from "./anomaly.ts";
- * declare const model: import("./model.ts").OpsModel;
- * const answers = await scoreTraces(model, [{ input_marking: new Map(), events: [] }]);
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const answers = await scoreTraces(model, [
+ *   { input_marking: new Map(), events: [{ name: "approve loan" }] },
+ *   { input_marking: new Map(), events: [{ name: "decline loan" }] },
+ * ]);
+ * assert.ok(answers[0]!.trace_score < answers[1]!.trace_score);
  * ```
  */
 export async function scoreTraces(
@@ -128,3 +148,65 @@ function scoringPlan(model: OpsModel): ScoringPlan {
   plans.set(model, plan);
   return plan;
 }
+
+/**
+ * The `anomaly` row of the operations table: `POST /anomaly`, its schemas and its documentation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { anomalyOperation } from "./anomaly.ts";
+ * assert.equal(anomalyOperation.path, "/anomaly");
+ * ```
+ */
+export const anomalyOperation: Operation<"anomaly", AnomalyRequest, AnomalyResponse> = {
+  name: "anomaly",
+  path: "/anomaly",
+  summary: "Residuals and a score for one trace",
+  description: "Predicts the firing of every scored transition under the request's marking " +
+    "and values and compares it with the transitions the events name; trace_score is the sum " +
+    "of the residuals.",
+  badRequest: {
+    description: "An id in input_marking or input_values is not a place of the net",
+    detail: "input_marking has ids that are not in the net's place set: 'p_x'",
+  },
+  requestSchema: ({ z, marking, values, attributes, examples }) => {
+    const traceEvent = z.object({
+      name: z.string().meta({
+        description: "Matched exactly against the transition labels; an event whose name " +
+          "matches no label is ignored",
+        example: "approve loan",
+      }),
+      attributes: attributes("Event attributes (carried, not used for scoring)", {}),
+    }).meta({ id: "TraceEvent", description: "One event of a trace" });
+    return z.object({
+      input_marking: marking,
+      input_values: values,
+      events: z.array(traceEvent).meta({
+        description: "The events of the trace, in order (order and repetitions do not matter)",
+        example: [{ name: "approve loan" }],
+      }),
+      attributes: attributes("Trace-level attributes (carried, not used for scoring)", {
+        case_id: "loan-1",
+      }),
+    }).meta({
+      id: "AnomalyRequest",
+      description: "A trace to score under the marking and values it was observed with",
+      example: {
+        input_marking: examples.marking,
+        input_values: examples.values,
+        events: [{ name: "approve loan", attributes: {} }],
+        attributes: { case_id: "loan-1" },
+      },
+    });
+  },
+  responseSchema: ({ z, activation, activations }) =>
+    z.object({
+      trace_score: activation("Sum of the residuals; higher is more anomalous", 0.05),
+      per_transition_residuals: activations(
+        '|predicted - observed| firing of each scored transition (labels without "->")',
+        { t_approve: 0.0255, t_decline: 0.0252 },
+      ),
+    }).meta({ id: "AnomalyResponse", description: "Per-transition residuals and their sum" }),
+  run: anomaly,
+};

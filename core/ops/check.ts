@@ -4,9 +4,17 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseModelDescription } from "../net/parse.ts";
  * import { checkPlaceKeys } from "./check.ts";
- * declare const net: import("../net/types.ts").PetriNet;
- * checkPlaceKeys(net, "input_marking", new Map([["p_in", 0.5]]));
+ * const { net } = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * checkPlaceKeys(net, "input_marking", new Map([["p_application", 0.5]]));
+ * assert.throws(
+ *   () => checkPlaceKeys(net, "input_marking", new Map([["p_x", 1]])),
+ *   { name: "RequestError", message: "input_marking has ids that are not in the net's place set: 'p_x'" },
+ * );
  * ```
  *
  * @module
@@ -24,8 +32,11 @@ import type { IdMap } from "./model.ts";
  *
  * @example
  * ```ts
+ * import { parseModelDescription } from "../net/parse.ts";
  * import { checkPlaceKeys } from "./check.ts";
- * declare const net: import("../net/types.ts").PetriNet;
+ * const { net } = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
  * checkPlaceKeys(net, "input_values", null); // nothing to check
  * ```
  */
@@ -45,9 +56,16 @@ export function checkPlaceKeys(net: PetriNet, field: string, map: IdMap | null |
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseModelDescription } from "../net/parse.ts";
  * import { checkPlace } from "./check.ts";
- * declare const net: import("../net/types.ts").PetriNet;
- * checkPlace(net, "flip_place", "p_in");
+ * const { net } = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * checkPlace(net, "flip_place", "p_application");
+ * assert.throws(() => checkPlace(net, "flip_place", "t_approve"), {
+ *   message: "flip_place 't_approve' is not in the net's place set",
+ * });
  * ```
  */
 export function checkPlace(net: PetriNet, field: string, id: string): void {
@@ -62,9 +80,16 @@ export function checkPlace(net: PetriNet, field: string, id: string): void {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseModelDescription } from "../net/parse.ts";
  * import { checkTransition } from "./check.ts";
- * declare const net: import("../net/types.ts").PetriNet;
- * checkTransition(net, "target_transition", "t_a");
+ * const { net } = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * checkTransition(net, "target_transition", "t_approve");
+ * assert.throws(() => checkTransition(net, "target_transition", "t_x"), {
+ *   message: "target_transition 't_x' is not in the net's transition set",
+ * });
  * ```
  */
 export function checkTransition(net: PetriNet, field: string, id: string): void {

@@ -15,14 +15,20 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { counterfactual } from "./counterfactual.ts";
- * declare const model: import("./model.ts").OpsModel;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const answer = await counterfactual(model, {
- *   input_marking: new Map([["p_in", 0]]),
- *   flip_place: "p_in",
- *   target_transition: "t_a",
+ *   input_marking: new Map([["p_application", 1]]),
+ *   flip_place: "p_application",
+ *   target_transition: "t_approve",
  * });
- * if (answer.found) answer.counterfactual_input;
+ * assert.ok(answer.found);
+ * // Approval flips when the application's marking drops to about 0.49.
+ * assert.ok(Math.abs(answer.counterfactual_input - 0.49) < 0.01);
+ * assert.ok(Math.abs(answer.counterfactual_activation - 0.5) < 1e-3);
  * ```
  *
  * @module
@@ -32,6 +38,7 @@ import { quoteId } from "../net/quote_id.ts";
 import { checkPlace, checkPlaceKeys, checkTransition } from "./check.ts";
 import { RequestError } from "./errors.ts";
 import type { IdMap, OpsModel } from "./model.ts";
+import type { Operation } from "./operation.ts";
 import type { InputRow, OutputRow } from "../runtime.ts";
 
 /** Which channel of `flip_place` the search varies. */
@@ -91,15 +98,19 @@ export const CLOSING_WIDTH = 1e-6;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { counterfactual } from "./counterfactual.ts";
- * declare const model: import("./model.ts").OpsModel;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const r = await counterfactual(model, {
  *   input_marking: new Map(),
- *   flip_place: "p_in",
- *   target_transition: "t_a",
+ *   flip_place: "p_application",
+ *   target_transition: "t_approve",
  *   search_range: [0.95, 1],
  * });
- * r.found; // false when no crossing lies in the range
+ * // No crossing of 0.5 lies in the range: not found, and not an error.
+ * assert.deepEqual(r, { found: false, target_transition: "t_approve" });
  * ```
  */
 export async function counterfactual(
@@ -272,3 +283,111 @@ function withEntry(map: IdMap, key: string, value: number): Map<string, number> 
   copy.set(key, value);
   return copy;
 }
+
+/**
+ * The `counterfactual` row of the operations table: `POST /counterfactual`, its schemas and its
+ * documentation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { counterfactualOperation } from "./counterfactual.ts";
+ * assert.equal(counterfactualOperation.path, "/counterfactual");
+ * ```
+ */
+export const counterfactualOperation: Operation<
+  "counterfactual",
+  CounterfactualRequest,
+  CounterfactualResponse
+> = {
+  name: "counterfactual",
+  path: "/counterfactual",
+  summary: "The smallest change of one input that flips a transition's firing decision",
+  description: "Searches search_range for the input at flip_place (on flip_channel) nearest " +
+    "the original input where the target's activation crosses 0.5, smoothly or in a jump: a " +
+    "probe within tolerance of 0.5, else the first input found past the crossing. No " +
+    "crossing is not an error: the answer is found false.",
+  badRequest: {
+    description: "flip_place is not a place, target_transition is not a transition (checked " +
+      "in that order), or an input id is not a place; or, on a bundle compiled before the " +
+      "place_values output, a value-channel search that does not supply flip_place's value",
+    detail: "flip_place 'p_x' is not in the net's place set",
+  },
+  requestSchema: ({ z, marking, values, placeId, transitionId, examples }) =>
+    z.object({
+      input_marking: marking,
+      input_values: values,
+      flip_place: placeId(
+        "The place whose input is varied; it must be a place of the net",
+        "p_submitted",
+      ),
+      target_transition: transitionId(
+        "The transition whose firing decision should flip; it must be a transition of the net",
+      ),
+      flip_channel: z.enum(["marking", "value"]).default("marking").meta({
+        description: "Which input of flip_place is varied: its marking or its value",
+        example: "value",
+      }),
+      search_range: z.tuple([z.number(), z.number()])
+        .refine(([lo, hi]) => lo < hi, { message: "search_range must be [lo, hi] with lo < hi" })
+        .default([0, 1])
+        .meta({
+          description: "[lo, hi], finite, lo < hi: the interval searched for the input at " +
+            "which the target's activation crosses 0.5",
+          example: [0, 10000],
+          // zod-to-openapi writes only prefixItems for a tuple
+          minItems: 2,
+          maxItems: 2,
+        }),
+      tolerance: z.number().gt(0).default(1e-3).meta({
+        description: "A finite number > 0: a probe is on the boundary when " +
+          "|activation - 0.5| < tolerance",
+        example: 0.001,
+      }),
+    }).meta({
+      id: "CounterfactualRequest",
+      description: "The base point, the input to vary and the transition whose decision to flip",
+      example: {
+        input_marking: examples.marking,
+        input_values: examples.values,
+        flip_place: "p_submitted",
+        target_transition: "t_approve",
+        flip_channel: "value",
+        search_range: [0, 10000],
+        tolerance: 0.001,
+      },
+    }),
+  responseSchema: ({ z, activation }) => {
+    const found = z.object({
+      found: z.literal(true),
+      target_transition: z.string().meta({ description: "Echo of the request" }),
+      target_label: z.string().meta({ description: "Label of the target transition" }),
+      flipped_place: z.string().meta({ description: "Echo of flip_place" }),
+      flipped_channel: z.enum(["marking", "value"]).meta({ description: "Echo of flip_channel" }),
+      original_input: z.number().meta({
+        description: "The input the model used at flip_place in the base pass",
+      }),
+      counterfactual_input: z.number().meta({
+        description: "The input at the boundary nearest the original input",
+      }),
+      original_activation: activation("The target's activation at the base point", 0.97),
+      counterfactual_activation: activation(
+        "The target's activation at the boundary: within tolerance of 0.5, or across 0.5 from " +
+          "original_activation where it jumps (straight-through firing)",
+        0.5003,
+      ),
+    }).meta({ id: "CounterfactualFound", description: "A crossing of 0.5 was found" });
+    const notFound = z.strictObject({
+      found: z.literal(false),
+      target_transition: z.string().meta({ description: "Echo of the request" }),
+    }).meta({
+      id: "CounterfactualNotFound",
+      description: "No crossing of 0.5 within search_range; no other field is present",
+    });
+    return z.union([found, notFound]).meta({
+      id: "CounterfactualResponse",
+      description: "The boundary point when found, else only found and target_transition",
+    });
+  },
+  run: counterfactual,
+};

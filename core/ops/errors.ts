@@ -4,8 +4,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RequestError } from "./errors.ts";
- * throw new RequestError("flip_place 'p_x' is not in the net's place set");
+ * const error = new RequestError("flip_place 'p_x' is not in the net's place set");
+ * assert.equal(error.detail, error.message);
+ * assert.equal(error.name, "RequestError");
  * ```
  *
  * @module

@@ -4,10 +4,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { forward } from "./forward.ts";
- * declare const model: import("./model.ts").OpsModel;
- * const answer = await forward(model, { input_marking: new Map([["p_in", 0.5]]) });
- * answer.transition_activations.get("t_a");
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const answer = await forward(model, { input_marking: new Map([["p_application", 1]]) });
+ * assert.ok(answer.transition_activations.get("t_approve")! > 0.99);
+ * assert.ok(answer.transition_activations.get("t_decline")! < 0.01);
  * ```
  *
  * @module
@@ -15,6 +19,7 @@
 
 import { checkPlaceKeys } from "./check.ts";
 import type { IdMap, OpsModel } from "./model.ts";
+import type { Operation } from "./operation.ts";
 
 /** A forward request: the marking (clamping the places it names) and optional values. */
 export interface ForwardRequest {
@@ -38,8 +43,14 @@ export interface ForwardResponse {
  * @example
  * ```ts
  * import { forward } from "./forward.ts";
- * declare const model: import("./model.ts").OpsModel;
- * (await forward(model, { input_marking: new Map() })).place_activations.size;
+ * import assert from "node:assert/strict";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * // An absent source place holding tokens initially takes marking 1.
+ * const { place_activations } = await forward(model, { input_marking: new Map() });
+ * assert.deepEqual([...place_activations.keys()], ["p_application", "p_approved", "p_declined"]);
+ * assert.equal(place_activations.get("p_application"), 1);
  * ```
  */
 export async function forward(model: OpsModel, request: ForwardRequest): Promise<ForwardResponse> {
@@ -60,10 +71,52 @@ export async function forward(model: OpsModel, request: ForwardRequest): Promise
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { byId } from "./forward.ts";
- * byId(["a", "b"], new Float32Array([1, 2])).get("b"); // 2
+ * assert.deepEqual(byId(["a", "b"], new Float32Array([1, 2])).get("b"), 2);
  * ```
  */
 export function byId(ids: readonly string[], row: Float32Array): Map<string, number> {
   return new Map(ids.map((id, i) => [id, row[i]!]));
 }
+
+/**
+ * The `forward` row of the operations table: `POST /forward`, its schemas and its documentation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { forwardOperation } from "./forward.ts";
+ * assert.equal(forwardOperation.path, "/forward");
+ * ```
+ */
+export const forwardOperation: Operation<"forward", ForwardRequest, ForwardResponse> = {
+  name: "forward",
+  path: "/forward",
+  summary: "Activations of every transition and place for one input marking",
+  description: "Runs the model once (batch size 1). Supplied places are clamped; absent source " +
+    "places take their initial-marking default.",
+  badRequest: {
+    description: "An id in input_marking or input_values is not a place of the net",
+    detail: "input_marking has ids that are not in the net's place set: 'p_x'",
+  },
+  requestSchema: ({ z, marking, values, examples }) =>
+    z.object({ input_marking: marking, input_values: values }).meta({
+      id: "ForwardRequest",
+      description: "One input marking (and optional values) to run the model on",
+      example: { input_marking: examples.marking, input_values: examples.values },
+    }),
+  responseSchema: ({ z, activations }) =>
+    z.object({
+      transition_activations: activations("Firing activation of each transition", {
+        t_approve: 0.9744884371757507,
+        t_decline: 0.02521030604839325,
+      }),
+      place_activations: activations("Activation of each place at the end of the pass", {
+        p_approved: 0.9213,
+        p_declined: 0.0267,
+        p_submitted: 1,
+      }),
+    }).meta({ id: "ForwardResponse", description: "Activations of every transition and place" }),
+  run: forward,
+};

@@ -4,9 +4,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { OpsModel } from "./model.ts";
- * declare const model: OpsModel;
- * model.label(model.net.transitions[0]!);
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * // A loaded bundle is an OpsModel.
+ * await using model: OpsModel = await readBundle(await loadOrt(), "examples/rest_serving");
+ * assert.equal(model.label(model.net.transitions[0]!), "approve loan");
  * ```
  *
  * @module

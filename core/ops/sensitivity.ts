@@ -6,13 +6,17 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sensitivity } from "./sensitivity.ts";
- * declare const model: import("./model.ts").OpsModel;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const answer = await sensitivity(model, {
- *   input_marking: new Map([["p_in", 0.3]]),
- *   target_transition: "t_a",
+ *   input_marking: new Map([["p_application", 0.5]]),
+ *   target_transition: "t_approve",
  * });
- * answer.marking_gradients.get("p_in");
+ * // Near its threshold, approval rises steeply with the application's marking.
+ * assert.ok(answer.marking_gradients.get("p_application")! > 1);
  * ```
  *
  * @module
@@ -22,6 +26,7 @@ import { sourceDefault } from "../net/source_default.ts";
 import { compareIds } from "../net/types.ts";
 import { checkPlaceKeys, checkTransition } from "./check.ts";
 import type { IdMap, OpsModel } from "./model.ts";
+import type { Operation } from "./operation.ts";
 
 /** A sensitivity request: the base point and the transition to differentiate. */
 export interface SensitivityRequest {
@@ -53,9 +58,17 @@ export interface SensitivityResponse {
  * @example
  * ```ts
  * import { sensitivity } from "./sensitivity.ts";
- * declare const model: import("./model.ts").OpsModel;
- * (await sensitivity(model, { input_marking: new Map(), target_transition: "t_a" }))
- *   .base_activation;
+ * import assert from "node:assert/strict";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * // The source place p_application is differentiated at its default even when not supplied.
+ * const answer = await sensitivity(model, {
+ *   input_marking: new Map(),
+ *   target_transition: "t_approve",
+ * });
+ * assert.deepEqual([...answer.marking_gradients.keys()], ["p_application"]);
+ * assert.equal(answer.target_label, "approve loan");
  * ```
  */
 export async function sensitivity(
@@ -93,3 +106,62 @@ export async function sensitivity(
     ),
   };
 }
+
+/**
+ * The `sensitivity` row of the operations table: `POST /sensitivity`, its schemas and its
+ * documentation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sensitivityOperation } from "./sensitivity.ts";
+ * assert.equal(sensitivityOperation.path, "/sensitivity");
+ * ```
+ */
+export const sensitivityOperation: Operation<
+  "sensitivity",
+  SensitivityRequest,
+  SensitivityResponse
+> = {
+  name: "sensitivity",
+  path: "/sensitivity",
+  summary: "Gradients of one transition's activation with respect to every input",
+  description:
+    "Exact gradients at the base point, for every supplied place and every source place.",
+  badRequest: {
+    description: "target_transition is not a transition, or an input id is not a place",
+    detail: "target_transition 't_x' is not in the net's transition set",
+  },
+  requestSchema: ({ z, marking, values, transitionId, examples }) =>
+    z.object({
+      input_marking: marking,
+      input_values: values,
+      target_transition: transitionId(
+        "The transition to differentiate; it must be a transition of the net",
+      ),
+    }).meta({
+      id: "SensitivityRequest",
+      description: "The base point and the transition whose activation is differentiated",
+      example: {
+        input_marking: examples.marking,
+        input_values: examples.values,
+        target_transition: "t_approve",
+      },
+    }),
+  responseSchema: ({ z, activation, activations }) => {
+    const gradients = (description: string) =>
+      activations(description, { p_submitted: 7.520474173361436e-5 });
+    return z.object({
+      target_transition: z.string().meta({ description: "Echo of the request" }),
+      target_label: z.string().meta({ description: "Label of the target transition" }),
+      base_activation: activation("The target's activation at the base point", 0.97),
+      marking_gradients: gradients(
+        "d activation / d marking for every supplied place and every source place",
+      ),
+      value_gradients: gradients(
+        "d activation / d value for every supplied value and every source place",
+      ),
+    }).meta({ id: "SensitivityResponse", description: "Gradients of one transition's activation" });
+  },
+  run: sensitivity,
+};

@@ -5,8 +5,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { missingBody } from "./issues.ts";
- * missingBody(); // { type: "missing", loc: ["body"], msg: "Field required", input: null }
+ * assert.deepEqual(missingBody(), { type: "missing", loc: ["body"], msg: "Field required", input: null });
  * ```
  *
  * @module
@@ -57,8 +58,9 @@ export interface ZodIssueLike {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { jsonInvalid } from "./issues.ts";
- * jsonInvalid(0, "Unexpected token 'o'").loc; // ["body", 0]
+ * assert.deepEqual(jsonInvalid(0, "Unexpected token 'o'").loc, ["body", 0]);
  * ```
  */
 export function jsonInvalid(position: number, error: string): ValidationIssue {
@@ -76,8 +78,9 @@ export function jsonInvalid(position: number, error: string): ValidationIssue {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { missingBody } from "./issues.ts";
- * missingBody().type; // "missing"
+ * assert.deepEqual(missingBody().type, "missing");
  * ```
  */
 export function missingBody(): ValidationIssue {
@@ -105,11 +108,13 @@ const TYPE_ERRORS: Readonly<Record<string, readonly [string, string]>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import { fromZodIssues } from "./issues.ts";
  * const body = {};
  * const result = z.object({ input_marking: z.record(z.string(), z.number()) }).safeParse(body);
- * if (!result.success) fromZodIssues(result.error.issues, body)[0]?.msg; // "Field required"
+ * assert.ok(!result.success);
+ * assert.deepEqual(fromZodIssues(result.error.issues, body)[0]?.msg, "Field required");
  * ```
  */
 export function fromZodIssues(issues: readonly ZodIssueLike[], body: unknown): ValidationIssue[] {

@@ -9,6 +9,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import { defineSchemas } from "./define.ts";
  * import { parseRequestWith } from "./parse.ts";
@@ -17,33 +18,21 @@
  *   "forward",
  *   JSON.parse('{"input_marking": {"__proto__": 0.5}}'),
  * );
- * if (result.success) result.data.input_marking.get("__proto__"); // 0.5
+ * assert.ok(result.success);
+ * assert.deepEqual(result.data.input_marking.get("__proto__"), 0.5);
  * ```
  *
  * @module
  */
 
-import type { AnomalyRequest } from "../ops/anomaly.ts";
-import type { CounterfactualRequest } from "../ops/counterfactual.ts";
-import type { ForwardRequest } from "../ops/forward.ts";
-import type { SensitivityRequest } from "../ops/sensitivity.ts";
+import type { OperationName, RequestTypes } from "../ops/operations.ts";
 import type { SchemaSet } from "./define.ts";
 import { fromZodIssues, type ValidationIssue, type ZodIssueLike } from "./issues.ts";
 
-/** The request type of each operation, as `core/ops` takes it. */
-export interface RequestTypes {
-  /** The `forward` operation's request. */
-  readonly forward: ForwardRequest;
-  /** The `anomaly` operation's request. */
-  readonly anomaly: AnomalyRequest;
-  /** The `counterfactual` operation's request. */
-  readonly counterfactual: CounterfactualRequest;
-  /** The `sensitivity` operation's request. */
-  readonly sensitivity: SensitivityRequest;
-}
+export type { RequestTypes };
 
 /** An operation that takes a request body. */
-export type RequestKind = keyof RequestTypes;
+export type RequestKind = OperationName;
 
 /** The outcome of {@link parseRequestWith}: the request, or FastAPI-shaped issues. */
 export type ParseResult<T> =
@@ -56,11 +45,13 @@ export type ParseResult<T> =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import { defineSchemas } from "./define.ts";
  * import { parseRequestWith } from "./parse.ts";
  * const result = parseRequestWith(defineSchemas(z), "sensitivity", { input_marking: {} });
- * if (!result.success) result.issues[0]?.loc; // ["body", "target_transition"]
+ * assert.ok(!result.success);
+ * assert.deepEqual(result.issues[0]?.loc, ["body", "target_transition"]);
  * ```
  */
 export function parseRequestWith<K extends RequestKind>(
@@ -68,7 +59,25 @@ export function parseRequestWith<K extends RequestKind>(
   kind: K,
   json: unknown,
 ): ParseResult<RequestTypes[K]> {
-  const schema = schemas.requests[kind] as unknown as Schema;
+  return parseWithSchema(schemas.requests[kind], json) as ParseResult<RequestTypes[K]>;
+}
+
+/**
+ * Validates `json` against one request schema (e.g. of an operation added to the table) and
+ * returns the request with `Map`s for its id-keyed fields, or the issues.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import * as z from "zod";
+ * import { parseWithSchema } from "./parse.ts";
+ * const schema = z.object({ input_marking: z.record(z.string(), z.number()) });
+ * const result = parseWithSchema(schema, { input_marking: { p_in: 1 } });
+ * assert.deepEqual(result, { success: true, data: { input_marking: new Map([["p_in", 1]]) } });
+ * ```
+ */
+export function parseWithSchema(schemaOf: unknown, json: unknown): ParseResult<unknown> {
+  const schema = schemaOf as Schema;
   const result = schema.safeParse(json, { reportInput: true });
   if (!result.success) {
     return { success: false, issues: fromZodIssues(result.error.issues, json) };
@@ -76,7 +85,7 @@ export function parseRequestWith<K extends RequestKind>(
   const context: Context = { body: json, issues: [] };
   const data = withMaps(schema, json, result.data, [], context);
   if (context.issues.length > 0) return { success: false, issues: context.issues };
-  return { success: true, data: data as RequestTypes[K] };
+  return { success: true, data };
 }
 
 /** The part of a zod schema this module reads: its definition and `safeParse`. */

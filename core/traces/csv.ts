@@ -17,13 +17,15 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readCsvTraces } from "./csv.ts";
  * const csv = "case_id,activity,amount\nc1,submit,5000\nc2,submit,200\nc1,approve,5000\n";
  * const open = () => new Blob([csv]).stream();
- * for await (const trace of readCsvTraces(open, { name: "traces.csv" })) {
- *   trace.attributes; // Map { "case_id" => "c1", "amount" => "5000" }, then c2
- *   trace.events.map((e) => e.name); // ["submit", "approve"], then ["submit"]
- * }
+ * const traces = await Array.fromAsync(readCsvTraces(open, { name: "traces.csv" }));
+ * assert.deepEqual(traces[0]!.attributes, new Map([["case_id", "c1"], ["amount", "5000"]]));
+ * assert.deepEqual(traces.map((t) => t.events.map((e) => e.name)), [["submit", "approve"], [
+ *   "submit",
+ * ]]);
  * ```
  *
  * @module
@@ -62,9 +64,13 @@ export interface CsvOptions extends ReadOptions, CsvColumnOptions {
  *
  * @example
  * ```ts
- * import type { CsvSource } from "./csv.ts";
- * declare const file: File;
+ * import assert from "node:assert/strict";
+ * import { type CsvSource, readCsvTraces } from "./csv.ts";
+ * const file = new File(["case_id,activity\nc1,approve loan\n"], "traces.csv");
+ * // A function: the reader may open the bytes twice.
  * const source: CsvSource = () => file.stream();
+ * const traces = await Array.fromAsync(readCsvTraces(source, { name: file.name }));
+ * assert.equal(traces.length, 1);
  * ```
  */
 export type CsvSource = ReadableStream<Uint8Array> | (() => ReadableStream<Uint8Array>);
@@ -79,12 +85,17 @@ export type CsvSource = ReadableStream<Uint8Array> | (() => ReadableStream<Uint8
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readCsvTraces } from "./csv.ts";
- * declare const path: string;
- * declare function openFile(path: string): ReadableStream<Uint8Array>;
- * for await (const trace of readCsvTraces(() => openFile(path), { name: path })) {
- *   trace.events.length;
- * }
+ * const text = "case_id,activity,amount\nc1,submit,5000\nc2,submit,90000\nc1,approve loan,5000\n";
+ * const open = () => new Blob([text]).stream();
+ * const traces = [];
+ * for await (const trace of readCsvTraces(open, { name: "loans.csv" })) traces.push(trace);
+ * // Cases in first-seen order; c1's rows are merged though c2's row lies between them.
+ * assert.deepEqual(traces.map((t) => t.events.map((e) => e.name)), [
+ *   ["submit", "approve loan"],
+ *   ["submit"],
+ * ]);
  * ```
  */
 export async function* readCsvTraces(

@@ -7,9 +7,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { chooseColumns } from "./csv_columns.ts";
  * const choice = chooseColumns(["case:concept:name", "concept:name", "amount"], {}, "log.csv");
- * choice.caseColumn; // "case:concept:name"
+ * assert.deepEqual(choice.caseColumn, "case:concept:name");
  * choice.note;
  * // "log.csv: no 'case_id' or 'activity' column; using pm4py's 'case:concept:name' as the case id
  * // and 'concept:name' as the activity"
@@ -77,8 +78,9 @@ const PM4PY_ACTIVITY = "concept:name";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { chooseColumns } from "./csv_columns.ts";
- * chooseColumns(["case_id", "activity", "amount"], {}, "traces.csv").activityIndex; // 1
+ * assert.deepEqual(chooseColumns(["case_id", "activity", "amount"], {}, "traces.csv").activityIndex, 1);
  * ```
  */
 export function chooseColumns(

@@ -10,11 +10,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { CaseIndexer } from "./csv_index.ts";
  * const indexer = new CaseIndexer();
  * for (const id of ["c1", "c1", "c2", "c1", "c3"]) indexer.add(id);
  * const index = indexer.finish();
- * index.rows; // 5
+ * assert.deepEqual(index.rows, 5);
  * index.lastRowOfSplit; // Map { "c1" => 3 }
  * ```
  *
@@ -45,10 +46,11 @@ const HASHES = 3;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { CaseIndexer } from "./csv_index.ts";
  * const indexer = new CaseIndexer();
  * indexer.add("c1");
- * indexer.finish().lastRowOfSplit.size; // 0
+ * assert.deepEqual(indexer.finish().lastRowOfSplit.size, 0);
  * ```
  */
 export class CaseIndexer {
@@ -117,8 +119,9 @@ function hashes(text: string): [number, number] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ownCopy } from "./csv_index.ts";
- * ownCopy("case-0001"); // "case-0001"
+ * assert.deepEqual(ownCopy("case-0001"), "case-0001");
  * ```
  */
 export function ownCopy(text: string): string {

@@ -7,13 +7,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { csvRowBatches } from "./csv_rows.ts";
  * async function* text() {
  *   yield 'case_id,activity\r\nc1,"say ""hi"""\r\n';
  * }
  * for await (const batch of csvRowBatches(text(), "traces.csv")) {
- *   batch.rows; // [["case_id", "activity"], ["c1", 'say "hi"'], [""]]
- *   batch.lineOf(1); // 2
+ * assert.deepEqual(  batch.rows, [["case_id", "activity"], ["c1", 'say "hi"'], [""]]);
+ * assert.deepEqual(  batch.lineOf(1), 2);
  * }
  * ```
  *
@@ -69,9 +70,14 @@ export const MAX_RECORD_CHARS = 1 << 22;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { csvRowBatches } from "./csv_rows.ts";
- * declare const chunks: AsyncIterable<string>;
- * for await (const { rows } of csvRowBatches(chunks, "traces.csv")) rows.length;
+ * // A quoted field may hold the separator and span chunks.
+ * const chunks = ReadableStream.from(['case,activity\nc1,"approve', ', loan"\n']);
+ * const rows = [];
+ * for await (const batch of csvRowBatches(chunks, "traces.csv")) rows.push(...batch.rows);
+ * // The text after the last newline is a last (here empty) line.
+ * assert.deepEqual(rows, [["case", "activity"], ["c1", "approve, loan"], [""]]);
  * ```
  */
 export async function* csvRowBatches(

@@ -5,12 +5,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TraceReadError } from "./errors.ts";
- * try {
- *   throw new TraceReadError("traces.csv: the header has no column 'case_id'");
- * } catch (error) {
- *   if (error instanceof TraceReadError) error.message;
- * }
+ * const error = new TraceReadError("traces.csv: the header has no column 'case_id'");
+ * assert.ok(error instanceof Error);
+ * assert.equal(error.message, "traces.csv: the header has no column 'case_id'");
  * ```
  *
  * @module
@@ -23,8 +22,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TraceReadError } from "./errors.ts";
- * new TraceReadError("traces.json: the top level is not a list").name; // "TraceReadError"
+ * assert.deepEqual(new TraceReadError("traces.json: the top level is not a list").name, "TraceReadError");
  * ```
  */
 export class TraceReadError extends Error {
@@ -47,8 +47,9 @@ export class TraceReadError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_NAME } from "./errors.ts";
- * DEFAULT_NAME; // "traces"
+ * assert.deepEqual(DEFAULT_NAME, "traces");
  * ```
  */
 export const DEFAULT_NAME = "traces";
@@ -58,8 +59,9 @@ export const DEFAULT_NAME = "traces";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { errorText } from "./errors.ts";
- * errorText(new Error("unexpected close tag.")); // "unexpected close tag"
+ * assert.deepEqual(errorText(new Error("unexpected close tag.")), "unexpected close tag");
  * ```
  */
 export function errorText(error: unknown): string {

@@ -5,9 +5,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { detectFormat } from "./format.ts";
- * detectFormat("BPI_2012.XES.gz"); // { format: "xes", gzip: true }
- * detectFormat("events.txt", "csv"); // { format: "csv", gzip: false }
+ * assert.deepEqual(detectFormat("BPI_2012.XES.gz"), { format: "xes", gzip: true });
+ * assert.deepEqual(detectFormat("events.txt", "csv"), { format: "csv", gzip: false });
  * ```
  *
  * @module
@@ -58,9 +59,10 @@ const SUFFIXES: readonly [string, TraceFormat][] = [
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { detectFormat } from "./format.ts";
- * detectFormat("traces.json").format; // "json"
- * detectFormat("traces.xes.gz", "auto").gzip; // true
+ * assert.deepEqual(detectFormat("traces.json").format, "json");
+ * assert.deepEqual(detectFormat("traces.xes.gz", "auto").gzip, true);
  * ```
  */
 export function detectFormat(

@@ -6,12 +6,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decodeText, readBytes } from "./input.ts";
  * const stream = new Blob(["case_id,activity\n"]).stream();
  * let text = "";
  * for await (const chunk of decodeText(readBytes(stream, "traces.csv"), "traces.csv")) {
  *   text += chunk;
  * }
+ * assert.equal(text, "case_id,activity\n");
  * ```
  *
  * @module
@@ -40,8 +42,11 @@ export interface BytesOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readBytes } from "./input.ts";
- * for await (const bytes of readBytes(new Blob(["abc"]).stream(), "traces.csv")) bytes.length;
+ * let length = 0;
+ * for await (const bytes of readBytes(new Blob(["abc"]).stream(), "traces.csv")) length += bytes.length;
+ * assert.equal(length, 3);
  * ```
  */
 export async function* readBytes(
@@ -81,9 +86,10 @@ export async function* readBytes(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decodeText, readBytes } from "./input.ts";
  * const chunks = decodeText(readBytes(new Blob(["\u00e9t\u00e9"]).stream(), "t.csv"), "t.csv");
- * for await (const text of chunks) text; // "été"
+ * assert.equal((await Array.fromAsync(chunks)).join(""), "été");
  * ```
  */
 export async function* decodeText(
@@ -122,9 +128,11 @@ export async function* decodeText(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { gunzip } from "./input.ts";
- * declare const gz: ReadableStream<Uint8Array>;
- * const xml = gunzip(gz);
+ * const gz = new Blob(["<log/>"]).stream().pipeThrough(new CompressionStream("gzip"));
+ * const text = await new Response(gunzip(gz)).text();
+ * assert.equal(text, "<log/>");
  * ```
  */
 export function gunzip(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {

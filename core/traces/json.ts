@@ -10,11 +10,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readJsonTraces } from "./json.ts";
  * const json = '[{"attributes": {"amount": 5000}, "events": ["approve loan"]}]';
  * for await (const trace of readJsonTraces(new Blob([json]).stream(), { name: "traces.json" })) {
- *   trace.attributes.get("amount"); // "5000"
- *   trace.events[0]?.name; // "approve loan"
+ * assert.deepEqual(  trace.attributes.get("amount"), "5000");
+ * assert.deepEqual(  trace.events[0]?.name, "approve loan");
  * }
  * ```
  *
@@ -36,9 +37,14 @@ import type { ReadOptions, Trace, TraceEvent } from "./types.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readJsonTraces } from "./json.ts";
- * declare const file: ReadableStream<Uint8Array>;
- * for await (const trace of readJsonTraces(file, { name: "traces.json" })) trace.events.length;
+ * const file = new Blob([JSON.stringify([
+ *   { attributes: { amount: "5000" }, events: [{ name: "approve loan" }] },
+ * ])]).stream();
+ * const traces = await Array.fromAsync(readJsonTraces(file, { name: "traces.json" }));
+ * assert.equal(traces[0]!.attributes.get("amount"), "5000");
+ * assert.equal(traces[0]!.events[0]!.name, "approve loan");
  * ```
  */
 export async function* readJsonTraces(

@@ -8,11 +8,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { JsonArraySplitter } from "./json_split.ts";
  * const splitter = new JsonArraySplitter();
  * const texts = [...splitter.push('[{"a": 1}, {"b'), ...splitter.push('": 2}]')];
  * splitter.end();
- * texts.map((t) => t.text); // ['{"a": 1}', '{"b": 2}']
+ * assert.deepEqual(texts.map((t) => t.text), ['{"a": 1}', '{"b": 2}']);
  * ```
  *
  * @module
@@ -43,8 +44,9 @@ export interface JsonElementText {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { JsonSplitError } from "./json_split.ts";
- * new JsonSplitError("expected ',' or ']' after entry 0", 3, 1, 17).line; // 3
+ * assert.deepEqual(new JsonSplitError("expected ',' or ']' after entry 0", 3, 1, 17).line, 3);
  * ```
  */
 export class JsonSplitError extends Error {
@@ -94,9 +96,10 @@ function isSpace(code: number): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { JsonArraySplitter } from "./json_split.ts";
  * const splitter = new JsonArraySplitter();
- * splitter.push("[1, 2]").length; // 2
+ * assert.deepEqual(splitter.push("[1, 2]").length, 2);
  * splitter.end();
  * ```
  */

@@ -5,6 +5,7 @@
  * Environment-agnostic: bytes come in as web `ReadableStream`s.
  *
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readTraces, resolveTraceInputs, SpecError, specErrorEntry } from "./mod.ts";
  * const csv = "case_id,activity,amount\nloan-1,approve loan,5000\nloan-2,decline loan,High\n";
  * const markingSpec = new Map([["p_submitted", { constant: 1 }]]);
@@ -13,7 +14,7 @@
  * for await (const trace of readTraces(() => new Blob([csv]).stream(), { name: "loans.csv" })) {
  *   try {
  *     const { marking, values } = resolveTraceInputs(markingSpec, valuesSpec, trace);
- *     values?.get("p_submitted"); // 5000
+ * assert.deepEqual(    values?.get("p_submitted"), 5000);
  *   } catch (error) {
  *     if (!(error instanceof SpecError)) throw error;
  *     specErrorEntry(error, index);

@@ -7,10 +7,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parsePythonFloat } from "./python_float.ts";
- * parsePythonFloat(" 1_000.5 "); // 1000.5
- * parsePythonFloat("-Infinity"); // -Infinity
- * parsePythonFloat("High"); // undefined
+ * assert.deepEqual(parsePythonFloat(" 1_000.5 "), 1000.5);
+ * assert.deepEqual(parsePythonFloat("-Infinity"), -Infinity);
+ * assert.deepEqual(parsePythonFloat("High"), undefined);
  * ```
  *
  * @module
@@ -34,10 +35,11 @@ const DECIMAL_DIGIT = /\p{Nd}/u;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parsePythonFloat } from "./python_float.ts";
- * parsePythonFloat("1e3"); // 1000
- * parsePythonFloat("nan"); // NaN
- * parsePythonFloat("0x10"); // undefined
+ * assert.deepEqual(parsePythonFloat("1e3"), 1000);
+ * assert.deepEqual(parsePythonFloat("nan"), NaN);
+ * assert.deepEqual(parsePythonFloat("0x10"), undefined);
  * ```
  */
 export function parsePythonFloat(text: string): number | undefined {

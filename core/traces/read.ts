@@ -4,11 +4,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readTraces } from "./read.ts";
  * const json = '[{"attributes": {"risk_score": "0.9"}, "events": ["approve loan"]}]';
  * const open = () => new Blob([json]).stream();
  * for await (const trace of readTraces(open, { name: "traces.json" })) {
- *   trace.attributes.get("risk_score"); // "0.9"
+ * assert.deepEqual(  trace.attributes.get("risk_score"), "0.9");
  * }
  * ```
  *
@@ -47,11 +48,19 @@ export interface ReadTracesOptions extends CsvOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readTraces } from "./read.ts";
- * declare function openFile(path: string): ReadableStream<Uint8Array>;
- * const path = "BPI_2012.xes.gz";
+ * const xes = '<log><trace><string key="concept:name" value="c1"/>' +
+ *   '<event><string key="concept:name" value="approve loan"/></event></trace></log>';
+ * const path = "loans.xes.gz";
+ * const open = () => new Blob([xes]).stream().pipeThrough(new CompressionStream("gzip"));
+ * // The name tells the format (XES) and the compression (gzip).
  * let count = 0;
- * for await (const _ of readTraces(() => openFile(path), { name: path })) count++;
+ * for await (const trace of readTraces(open, { name: path })) {
+ *   assert.equal(trace.events[0]!.name, "approve loan");
+ *   count++;
+ * }
+ * assert.equal(count, 1);
  * ```
  */
 export function readTraces(

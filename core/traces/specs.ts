@@ -8,16 +8,12 @@
  *
  * @example
  * ```ts
- * import { resolveSpec, specErrorEntry, SpecError } from "./specs.ts";
+ * import assert from "node:assert/strict";
+ * import { resolveSpec, SpecError } from "./specs.ts";
  * const spec = new Map([["p_submitted", { attribute: "amount" }]]);
  * const trace = { attributes: new Map([["amount", "5000"]]), events: [] };
- * resolveSpec(spec, trace, "input_values"); // Map { "p_submitted" => 5000 }
- * try {
- *   resolveSpec(spec, { attributes: new Map() }, "input_values");
- * } catch (error) {
- *   if (error instanceof SpecError) specErrorEntry(error, 0);
- *   // 'missing attribute: "trace missing attribute \'amount\' required by input_values for place \'p_submitted\'"'
- * }
+ * assert.deepEqual(resolveSpec(spec, trace, "input_values"), new Map([["p_submitted", 5000]]));
+ * assert.throws(() => resolveSpec(spec, { attributes: new Map() }, "input_values"), SpecError);
  * ```
  *
  * @module
@@ -46,9 +42,10 @@ export type SpecSection = "input_marking" | "input_values";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SpecError } from "./specs.ts";
  * const error = new SpecError("missing", "input_marking", "p_submitted", "amount");
- * error.message; // "trace missing attribute 'amount' required by input_marking for place 'p_submitted'"
+ * assert.deepEqual(error.message, "trace missing attribute 'amount' required by input_marking for place 'p_submitted'");
  * ```
  */
 export class SpecError extends Error {
@@ -91,10 +88,14 @@ export class SpecError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resolveSpec } from "./specs.ts";
  * const spec = new Map([["p_ticket", { constant: 1 }], ["p_triaged", { attribute: "severity" }]]);
  * const trace = { attributes: new Map([["severity", " 0.92 "]]), events: [] };
- * resolveSpec(spec, trace, "input_marking"); // Map { "p_ticket" => 1, "p_triaged" => 0.92 }
+ * assert.deepEqual(
+ *   resolveSpec(spec, trace, "input_marking"),
+ *   new Map([["p_ticket", 1], ["p_triaged", 0.92]]),
+ * );
  * ```
  */
 export function resolveSpec(
@@ -128,11 +129,12 @@ export function resolveSpec(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resolveTraceInputs } from "./specs.ts";
  * const marking = new Map([["p_submitted", { constant: 1 }]]);
  * const values = new Map([["p_submitted", { attribute: "amount" }]]);
  * const trace = { attributes: new Map([["amount", "5000"]]), events: [] };
- * resolveTraceInputs(marking, values, trace).values; // Map { "p_submitted" => 5000 }
+ * assert.deepEqual(resolveTraceInputs(marking, values, trace).values, new Map([["p_submitted", 5000]]));
  * ```
  */
 export function resolveTraceInputs(
@@ -154,9 +156,10 @@ export function resolveTraceInputs(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SpecError, specErrorEntry } from "./specs.ts";
- * specErrorEntry(new SpecError("not-a-number", "input_values", "p_submitted", "amount", "High"), 7);
- * // "trace 7: attribute 'amount' is not a number: 'High' (required by input_values for place 'p_submitted')"
+ * const error = new SpecError("not-a-number", "input_values", "p_submitted", "amount", "High");
+ * assert.match(JSON.stringify(specErrorEntry(error, 7)), /'amount' is not a number: 'High'/);
  * ```
  */
 export function specErrorEntry(error: SpecError, traceIndex: number): string {

@@ -5,12 +5,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { Trace } from "./types.ts";
  * const trace: Trace = {
  *   attributes: new Map([["amount", "5000"]]),
  *   events: [{ name: "approve loan", attributes: new Map() }],
  * };
- * trace.attributes.get("amount"); // "5000"
+ * assert.deepEqual(trace.attributes.get("amount"), "5000");
  * ```
  *
  * @module

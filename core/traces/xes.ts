@@ -11,12 +11,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readXesTraces } from "./xes.ts";
  * const xml = `<log><trace><string key="amount" value="5000"/>
  *   <event><string key="concept:name" value="approve loan"/></event></trace></log>`;
  * for await (const trace of readXesTraces(new Blob([xml]).stream(), { name: "traces.xes" })) {
- *   trace.attributes.get("amount"); // "5000"
- *   trace.events[0]?.name; // "approve loan"
+ * assert.deepEqual(  trace.attributes.get("amount"), "5000");
+ * assert.deepEqual(  trace.events[0]?.name, "approve loan");
  * }
  * ```
  *
@@ -48,10 +49,15 @@ const enum Role {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readXesTraces } from "./xes.ts";
- * declare const file: ReadableStream<Uint8Array>;
- * let count = 0;
- * for await (const _ of readXesTraces(file, { name: "traces.xes" })) count++;
+ * const file = new Blob([
+ *   '<log><trace><string key="amount" value="5000"/>' +
+ *   '<event><string key="concept:name" value="approve loan"/></event></trace></log>',
+ * ]).stream();
+ * const traces = await Array.fromAsync(readXesTraces(file, { name: "traces.xes" }));
+ * assert.equal(traces.length, 1);
+ * assert.equal(traces[0]!.attributes.get("amount"), "5000");
  * ```
  */
 export async function* readXesTraces(

@@ -1,0 +1,97 @@
+/**
+ * The shape of one row of the operations table ({@link ./operations.ts}): everything the
+ * server's routes, the OpenAPI document, the request parser and the playground's forms need to
+ * know about an operation, beside the pure function that computes it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineOperation } from "./operation.ts";
+ * const size = defineOperation({
+ *   name: "size",
+ *   path: "/size",
+ *   summary: "How many places the net has",
+ *   description: "Counts the net's places; the marking is only checked for shape.",
+ *   badRequest: { description: "Never", detail: "" },
+ *   requestSchema: (kit) => kit.z.object({ input_marking: kit.marking }),
+ *   responseSchema: (kit) => kit.z.object({ n_places: kit.z.int() }),
+ *   run: (model) => Promise.resolve({ n_places: model.net.places.length }),
+ * });
+ * assert.equal(size.path, "/size");
+ * ```
+ *
+ * @module
+ */
+
+import type { AnySchema, ObjectSchema } from "../schemas/define.ts";
+import type { SchemaKit } from "../schemas/kit.ts";
+import type { OpsModel } from "./model.ts";
+
+/** The 400 answers of an operation, for its documentation: when they happen, and one example. */
+export interface BadRequest {
+  /** When the operation refuses a well-formed request. */
+  readonly description: string;
+  /** An example `detail` message. */
+  readonly detail: string;
+}
+
+/**
+ * One operation: its name (the OpenAPI `operationId` and the playground's tab), its `POST`
+ * path, its documentation, its request and response schemas (built from the shared kit, since
+ * zod is passed in) and the function that runs it on a validated request.
+ */
+export interface Operation<Name extends string = string, Request = never, Response = unknown> {
+  /** Identifier: `operationId`, key of the schema sets, the playground's panel. */
+  readonly name: Name;
+  /** The `POST` route. */
+  readonly path: `/${string}`;
+  /** One line for the OpenAPI document and the 200 answer. */
+  readonly summary: string;
+  /** A paragraph for the OpenAPI document. */
+  readonly description: string;
+  /** The 400 cases. */
+  readonly badRequest: BadRequest;
+  /** The request body's schema. */
+  requestSchema(kit: SchemaKit): ObjectSchema;
+  /** The answer's schema. */
+  responseSchema(kit: SchemaKit): AnySchema;
+  /** Runs the operation on a request the request schema validated (and `Map`-ified). */
+  run(model: OpsModel, request: Request): Promise<Response>;
+}
+
+/** Any operation, whatever its request and response types. */
+// deno-lint-ignore no-explicit-any
+export type AnyOperation = Operation<string, any, unknown>;
+
+/** The request type of an operation. */
+export type RequestOf<O> = O extends Operation<string, infer R, unknown> ? R : never;
+
+/** The response type of an operation. */
+export type ResponseOf<O> = O extends Operation<string, never, infer R> ? R : never;
+
+/**
+ * Returns `operation` as given; it exists to infer the record's types at its definition.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defineOperation } from "./operation.ts";
+ * const echo = defineOperation({
+ *   name: "echo",
+ *   path: "/echo",
+ *   summary: "The marking back",
+ *   description: "Returns the supplied marking.",
+ *   badRequest: { description: "Never", detail: "" },
+ *   requestSchema: (kit) => kit.z.object({ input_marking: kit.marking }),
+ *   responseSchema: (kit) => kit.z.object({ input_marking: kit.marking }),
+ *   run: (_model, request: { input_marking: ReadonlyMap<string, number> }) =>
+ *     Promise.resolve({ input_marking: request.input_marking }),
+ * });
+ * assert.equal(echo.name, "echo");
+ * ```
+ */
+export function defineOperation<Name extends string, Request, Response>(
+  operation: Operation<Name, Request, Response>,
+): Operation<Name, Request, Response> {
+  return operation;
+}

@@ -1,0 +1,49 @@
+/**
+ * The table of operations: one row per `POST` operation, in the order the documents and the
+ * playground list them. The server's routes, the OpenAPI document, the request schemas and
+ * parser, and the playground's forms all iterate it; adding an operation is one new file in
+ * `core/ops` exporting its {@link Operation} record, and one row here.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { OPERATIONS } from "./operations.ts";
+ * assert.deepEqual(OPERATIONS.map((o) => o.path), [
+ *   "/forward",
+ *   "/anomaly",
+ *   "/counterfactual",
+ *   "/sensitivity",
+ * ]);
+ * ```
+ *
+ * @module
+ */
+
+import { anomalyOperation } from "./anomaly.ts";
+import { counterfactualOperation } from "./counterfactual.ts";
+import { forwardOperation } from "./forward.ts";
+import type { Operation, RequestOf } from "./operation.ts";
+import { sensitivityOperation } from "./sensitivity.ts";
+
+/** The operations, in the order they are listed. */
+export const OPERATIONS = [
+  forwardOperation,
+  anomalyOperation,
+  counterfactualOperation,
+  sensitivityOperation,
+] as const;
+
+/** The table's type: a tuple of its rows. */
+export type Operations = typeof OPERATIONS;
+
+/** The name of an operation of the table. */
+export type OperationName = Operations[number]["name"];
+
+/** The request type of each operation of the table, by name. */
+export type RequestTypes = {
+  readonly [O in Operations[number] as O["name"]]: RequestOf<O>;
+};
+
+/** Any table of operations (the built-in one, or one with operations added). */
+// deno-lint-ignore no-explicit-any
+export type OperationTable = readonly Operation<string, any, unknown>[];

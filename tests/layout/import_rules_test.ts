@@ -1,0 +1,238 @@
+/**
+ * The layout's import rules, checked on the parsed source of every tracked module (Deno's own
+ * parser through `Deno.lint.runPlugin`, so comments and strings cannot fool it):
+ *
+ * - `core/` imports only `core/` and the npm packages of `core/deno.browser.json`; no `node:`,
+ *   no `Deno.*`.
+ * - `server/` imports only `server/` and `core/` and uses no `Deno.*`: it stays runtime-free.
+ *   The one exception is `server/main.ts`, the Deno Deploy entry, which may import
+ *   `adapter/deno/` and use `Deno.*` (it is the edge that listens).
+ * - `web/` imports only `web/` and `core/` and the npm packages of `web/deno.browser.json`; no
+ *   `node:`, no `Deno.*`.
+ * - `cli/` and `cli.ts` reach the core directly or through `adapter/deno/`, never through
+ *   `server/`; only `cli/serve.ts`, which serves, imports `server/`.
+ * - No module anywhere names an `npm:`, `jsr:` or URL specifier inline: `deno.json` maps them.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { trackedFiles } from "./standalone.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+
+/** What one module refers to: import specifiers (static, dynamic, re-export, type) and `Deno.*`. */
+interface ModuleRefs {
+  readonly specifiers: string[];
+  /** Dynamic imports whose specifier is computed, so no rule can check them. */
+  readonly computed: number;
+  /** Lines (1-based) that reach the `Deno` global. */
+  readonly denoLines: number[];
+}
+
+/** Parses `source` and lists what it imports and where it touches `Deno`. */
+function moduleRefs(path: string, source: string): ModuleRefs {
+  const specifiers: string[] = [];
+  const denoOffsets: number[] = [];
+  let computed = 0;
+  const literal = (node: { type: string; value?: unknown } | null | undefined) => {
+    if (node?.type === "Literal" && typeof node.value === "string") specifiers.push(node.value);
+  };
+  const plugin: Deno.lint.Plugin = {
+    name: "layout",
+    rules: {
+      refs: {
+        create() {
+          return {
+            ImportDeclaration: (node) => literal(node.source),
+            ExportAllDeclaration: (node) => literal(node.source),
+            ExportNamedDeclaration: (node) => literal(node.source),
+            ImportExpression(node) {
+              if (node.source.type === "Literal") literal(node.source);
+              else computed++;
+            },
+            TSImportType(node) {
+              if (node.argument.type === "TSLiteralType") literal(node.argument.literal);
+            },
+            TSExternalModuleReference: (node) => literal(node.expression),
+            MemberExpression(node) {
+              const { object } = node;
+              const viaGlobal = object.type === "MemberExpression" &&
+                object.object.type === "Identifier" && object.object.name === "globalThis" &&
+                object.property.type === "Identifier" && object.property.name === "Deno";
+              if ((object.type === "Identifier" && object.name === "Deno") || viaGlobal) {
+                denoOffsets.push(node.range[0]);
+              }
+            },
+          };
+        },
+      },
+    },
+  };
+  Deno.lint.runPlugin(plugin, path, source);
+  const lineOf = (offset: number) => source.slice(0, offset).split("\n").length;
+  return { specifiers, computed, denoLines: [...new Set(denoOffsets.map(lineOf))] };
+}
+
+/** A specifier's target as a repository path (`core/x.ts`), or the bare/scheme specifier. */
+function target(from: string, specifier: string): string {
+  if (!specifier.startsWith("./") && !specifier.startsWith("../")) return specifier;
+  const url = new URL(specifier, new URL(from, ROOT));
+  return url.href.slice(ROOT.href.length);
+}
+
+const inside = (path: string, folder: string) => path.startsWith(`${folder}/`);
+const isRelative = (specifier: string) => specifier.startsWith(".");
+
+async function importMap(path: string): Promise<Set<string>> {
+  const config = JSON.parse(await Deno.readTextFile(new URL(path, ROOT))) as {
+    imports: Record<string, string>;
+  };
+  return new Set(Object.keys(config.imports));
+}
+
+/** One rule: which files it governs and what each of their references may be. */
+interface Rule {
+  readonly name: string;
+  readonly governs: (path: string) => boolean;
+  /** Returns why `to` is refused, or undefined when it is allowed. */
+  readonly refuse: (path: string, specifier: string, to: string) => string | undefined;
+  readonly denoAllowed: (path: string) => boolean;
+}
+
+/** A bare specifier is a package the given browser import map knows (subpaths included). */
+const mapped = (map: Set<string>, specifier: string) =>
+  map.has(specifier) || [...map].some((name) => specifier.startsWith(`${name}/`));
+
+async function rules(): Promise<Rule[]> {
+  const coreMap = await importMap("core/deno.browser.json");
+  const webMap = await importMap("web/deno.browser.json");
+  const onlyFolders =
+    (folders: string[], map?: Set<string>) =>
+    (_path: string, specifier: string, to: string): string | undefined => {
+      if (isRelative(specifier)) {
+        return folders.some((f) => inside(to, f)) ? undefined : `reaches ${to}`;
+      }
+      if (map === undefined) return undefined;
+      return mapped(map, specifier) ? undefined : `imports ${specifier}, not in its browser map`;
+    };
+  return [
+    {
+      name: "core/ is self-contained and runtime-free",
+      governs: (p) => inside(p, "core"),
+      refuse: onlyFolders(["core"], coreMap),
+      denoAllowed: () => false,
+    },
+    {
+      name: "server/ imports only server/ and core/ (main.ts also adapter/deno/)",
+      governs: (p) => inside(p, "server"),
+      refuse: (path, specifier, to) => {
+        if (specifier.startsWith("node:")) return `imports ${specifier}`;
+        const folders = path === "server/main.ts"
+          ? ["server", "core", "adapter/deno"]
+          : ["server", "core"];
+        return onlyFolders(folders)(path, specifier, to);
+      },
+      denoAllowed: (p) => p === "server/main.ts",
+    },
+    {
+      name: "web/ is browser code",
+      governs: (p) => inside(p, "web"),
+      refuse: onlyFolders(["web", "core"], webMap),
+      denoAllowed: () => false,
+    },
+    {
+      name: "the CLI reaches the core without the HTTP face (cli/serve.ts excepted)",
+      governs: (p) => inside(p, "cli") || p === "cli.ts",
+      refuse: (path, specifier, to) =>
+        isRelative(specifier) && inside(to, "server") && path !== "cli/serve.ts"
+          ? `reaches ${to}`
+          : undefined,
+      denoAllowed: () => true,
+    },
+    {
+      name: "no inline npm:, jsr: or URL specifiers",
+      governs: (p) => !inside(p, "tests") && !inside(p, "bench"),
+      refuse: (_path, specifier) =>
+        /^(npm|jsr|https?):/.test(specifier) ? `names ${specifier} inline` : undefined,
+      denoAllowed: () => true,
+    },
+  ];
+}
+
+async function sources(): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const path of await trackedFiles(ROOT)) {
+    if (!/\.(ts|tsx|js|mjs)$/.test(path) || inside(path, "tests/fixtures")) continue;
+    files.set(path, await Deno.readTextFile(new URL(path, ROOT)));
+  }
+  return files;
+}
+
+Deno.test("moduleRefs() reads static, dynamic, re-export and type imports, not comments", () => {
+  const source = [
+    `// import "./commented.ts"; Deno.exit(1)`,
+    `/* export * from "./block.ts" */`,
+    `import type { A } from "./a.ts";`,
+    `import b from "./b.ts";`,
+    `export * from "./c.ts";`,
+    `export { d } from "./d.ts";`,
+    `const s = "import('./string.ts') Deno.env";`,
+    `type E = import("./e.ts").E;`,
+    `const f = await import("./f.ts");`,
+    `const g = await import(b.name);`,
+    `const h = globalThis.Deno.env;`,
+    `Deno.exit(0);`,
+  ].join("\n");
+  assert.deepEqual(moduleRefs("x.ts", source), {
+    specifiers: ["./a.ts", "./b.ts", "./c.ts", "./d.ts", "./e.ts", "./f.ts"],
+    computed: 1,
+    denoLines: [11, 12],
+  });
+});
+
+Deno.test("every tracked module keeps the layout's import rules", async (t) => {
+  const files = await sources();
+  const all = await rules();
+  const governed = new Map<string, number>(all.map((r) => [r.name, 0]));
+  for (const rule of all) {
+    await t.step(rule.name, () => {
+      const broken: string[] = [];
+      for (const [path, source] of files) {
+        if (!rule.governs(path)) continue;
+        const refs = moduleRefs(path, source);
+        governed.set(rule.name, governed.get(rule.name)! + refs.specifiers.length);
+        for (const specifier of refs.specifiers) {
+          const why = rule.refuse(path, specifier, target(path, specifier));
+          if (why !== undefined) broken.push(`${path}: ${why}`);
+        }
+        if (refs.computed > 0) broken.push(`${path}: a computed dynamic import cannot be checked`);
+        if (!rule.denoAllowed(path) && refs.denoLines.length > 0) {
+          broken.push(`${path}: uses Deno.* on line ${refs.denoLines.join(", ")}`);
+        }
+      }
+      assert.deepEqual(broken, []);
+      // A rule that saw no import at all would pass for the wrong reason.
+      assert.ok(governed.get(rule.name)! > 0, `${rule.name}: no imports seen`);
+    });
+  }
+});
+
+Deno.test("the rules refuse what the layout forbids", async () => {
+  const [core, server, web, cli] = await rules();
+  assert.match(core!.refuse("core/a.ts", "../server/app.ts", "server/app.ts") ?? "", /reaches/);
+  assert.match(core!.refuse("core/a.ts", "node:fs", "node:fs") ?? "", /browser map/);
+  assert.match(
+    server!.refuse("server/app.ts", "../adapter/deno/ort.ts", "adapter/deno/ort.ts") ?? "",
+    /reaches/,
+  );
+  assert.equal(
+    server!.refuse("server/main.ts", "../adapter/deno/ort.ts", "adapter/deno/ort.ts"),
+    undefined,
+  );
+  assert.match(server!.refuse("server/app.ts", "../web/x.ts", "web/x.ts") ?? "", /reaches/);
+  assert.match(web!.refuse("web/a.ts", "saxes", "saxes") ?? "", /browser map/);
+  assert.match(cli!.refuse("cli/batch.ts", "../server/mod.ts", "server/mod.ts") ?? "", /reaches/);
+  assert.equal(cli!.refuse("cli/serve.ts", "../server/mod.ts", "server/mod.ts"), undefined);
+  assert.equal(web!.denoAllowed("web/main.ts"), false);
+});
