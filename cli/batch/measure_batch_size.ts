@@ -1,0 +1,67 @@
+/**
+ * Picks `batch`'s rows per model run by measuring, not by a constant: larger runs spread the
+ * fixed cost of a run (packing, the hand-over to the worker, ORT's own set-up) over more rows,
+ * until the cost per row stops falling; beyond that knee a larger batch only holds more
+ * traces in memory. The knee depends on the net (a wide net's row costs more, so its fixed
+ * cost is spread sooner) and on the machine, so it is measured at start-up on the loaded
+ * model, in a few short runs of dummy rows.
+ *
+ * @example
+ * ```ts
+ * import { measureBatchSize } from "./measure_batch_size.ts";
+ * declare const model: import("../../core/ops/model.ts").OpsModel;
+ * const { size } = await measureBatchSize(model);
+ * ```
+ *
+ * @module
+ */
+
+import type { OpsModel } from "../../core/ops/model.ts";
+import type { InputRow } from "../../core/runtime.ts";
+
+/** The sizes tried, smallest first. */
+const SIZES = [32, 128, 512, 2048, 8192] as const;
+/** A size whose cost per row is within this factor of the best is good enough. */
+const TOLERANCE = 1.1;
+/** Stop trying larger sizes once one run takes this long (a wide net). */
+const RUN_BUDGET_MS = 60;
+/** Runs per size; the fastest counts (the machine may be busy). */
+const REPEATS = 3;
+
+/** What {@link measureBatchSize} found. */
+export interface BatchSizeMeasurement {
+  /** The chosen rows per run. */
+  readonly size: number;
+  /** Microseconds per row at each size tried. */
+  readonly perRow: ReadonlyMap<number, number>;
+}
+
+/**
+ * Times runs of dummy rows at growing batch sizes and returns the smallest size whose cost per
+ * row is within 10% of the cheapest measured.
+ *
+ * @example
+ * ```ts
+ * import { measureBatchSize } from "./measure_batch_size.ts";
+ * declare const model: import("../../core/ops/model.ts").OpsModel;
+ * (await measureBatchSize(model)).perRow.get(32); // µs per row at 32 rows
+ * ```
+ */
+export async function measureBatchSize(model: OpsModel): Promise<BatchSizeMeasurement> {
+  const row: InputRow = { marking: new Map() };
+  const perRow = new Map<number, number>();
+  for (const size of SIZES) {
+    const rows = Array<InputRow>(size).fill(row);
+    let best = Infinity;
+    for (let i = 0; i < REPEATS; i++) {
+      const started = performance.now();
+      await model.run(rows, { withGradient: false });
+      best = Math.min(best, performance.now() - started);
+    }
+    perRow.set(size, (best * 1000) / size);
+    if (best > RUN_BUDGET_MS) break;
+  }
+  const cheapest = Math.min(...perRow.values());
+  const size = [...perRow].find(([, cost]) => cost <= cheapest * TOLERANCE)![0];
+  return { size, perRow };
+}
