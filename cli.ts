@@ -1,5 +1,5 @@
 /**
- * The petri-serve command line: `compile`, `inspect`, `serve` and `batch`. Each subcommand is a
+ * The petri-serve command line: `compile`, `inspect`, `serve`, `batch` and `merge`. Each subcommand is a
  * module under `cli/` listed in {@link COMMANDS}. Exit codes: 0
  * on success, 2 on bad usage or unreadable input (one line on stderr), 1 on an unexpected
  * failure.
@@ -20,6 +20,7 @@ import { batchCommand } from "./cli/batch.ts";
 import { type CliIo, type Command, InputError } from "./cli/command.ts";
 import { compileCommand } from "./cli/compile.ts";
 import { inspectCommand } from "./cli/inspect.ts";
+import { mergeCommand } from "./cli/merge.ts";
 import { serveCommand } from "./cli/serve.ts";
 
 /**
@@ -28,7 +29,7 @@ import { serveCommand } from "./cli/serve.ts";
  * @example
  * ```ts
  * import { COMMANDS } from "./cli.ts";
- * COMMANDS.map((c) => c.name); // ["compile", "inspect", "serve", "batch"]
+ * COMMANDS.map((c) => c.name); // ["compile", "inspect", "serve", "batch", "merge"]
  * ```
  */
 export const COMMANDS: readonly Command[] = [
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   inspectCommand,
   serveCommand,
   batchCommand,
+  mergeCommand,
 ];
 
 const PROGRAM = "cli.ts";
