@@ -30,7 +30,7 @@ import type { Model } from "../core/bundle.ts";
 import { detectFormat, readTraces, type TraceFormat, TraceReadError } from "../core/traces/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";
 import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
-import { loadOrt } from "../adapter/deno/ort.ts";
+import { loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, InputError } from "./command.ts";
 import { AtomicFile } from "./batch/atomic_file.ts";
@@ -144,7 +144,7 @@ export const batchCommand: Command = {
     const size = await traceFileSize(settings.traces);
     const format = traceFormat(settings);
     await checkOutput(settings);
-    await using model = await readBundle(await loadOrt(), bundlePath);
+    await using model = await readBundle(await loadWorkerOrt(), bundlePath);
     for (const line of specNotes(model)) io.err(line);
     const batchSize = settings.batchSize ?? (await measureBatchSize(model)).size;
     const file = settings.output === undefined

@@ -187,7 +187,7 @@ Deno.test("merge names the file and the reason for parts it cannot join", async 
         await assert.rejects(Deno.stat(`${dir}/merged.json`), Deno.errors.NotFound);
       });
     }
-    await t.step("no temporary file is left behind", async () => {
+    await t.step("no temporary file is left behind", () => {
       const left = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".tmp"));
       assert.deepEqual(left, []);
     });
