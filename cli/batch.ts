@@ -146,7 +146,7 @@ export const batchCommand: Command = {
     await checkOutput(settings);
     await using model = await readBundle(await loadWorkerOrt(), bundlePath);
     for (const line of specNotes(model)) io.err(line);
-    const batchSize = settings.batchSize ?? (await measureBatchSize(model)).size;
+    const batchSize = settings.batchSize ?? (await measureBatchSize(model.session)).size;
     const file = settings.output === undefined
       ? undefined
       : await AtomicFile.create(settings.output);

@@ -29,12 +29,19 @@ export const OUTPUT_FORMATS = ["json", "jsonl"] as const;
 /** One of {@link OUTPUT_FORMATS}. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** A scored trace's numbers. */
+/**
+ * A scored trace's numbers, as `scoreRows` gives them: its residual of `ids[j]` is
+ * `residuals[offset + j]`.
+ */
 export interface EntryScore {
+  /** The scored transition ids. */
+  readonly ids: readonly string[];
+  /** Residuals of many traces, flat. */
+  readonly residuals: ArrayLike<number>;
+  /** Where this trace's residuals start. */
+  readonly offset: number;
   /** The sum of the residuals. */
-  readonly trace_score: number;
-  /** The residual of each scored transition, by id. */
-  readonly per_transition_residuals: ReadonlyMap<string, number>;
+  readonly score: number;
 }
 
 /**
@@ -74,7 +81,7 @@ export interface EntryLayout {
  * const text = entryLayout("json").scored(
  *   0,
  *   new Map([["amount", "5000"]]),
- *   { trace_score: 0.5, per_transition_residuals: new Map([["t_a", 0.5]]) },
+ *   { ids: ["t_a"], residuals: [0.5], offset: 0, score: 0.5 },
  * );
  * assert.deepEqual(JSON.parse(text), {
  *   attributes: { amount: "5000" },
@@ -138,8 +145,8 @@ const JSON_LAYOUT: EntryLayout = {
   format: "json",
   scored: (index, attributes, score) =>
     `  {\n    "attributes": ${indented(attributes, pythonString)},\n` +
-    `    "per_transition_residuals": ${indented(score.per_transition_residuals, pythonFloat)},\n` +
-    `    "trace_index": ${index},\n    "trace_score": ${pythonFloat(score.trace_score)}\n  }`,
+    `    "per_transition_residuals": ${residualsText(score, JSON_KEYS)},\n` +
+    `    "trace_index": ${index},\n    "trace_score": ${pythonFloat(score.score)}\n  }`,
   failed: (index, attributes, error) =>
     `  {\n    "attributes": ${indented(attributes, pythonString)},\n` +
     `    "error": ${pythonString(error)},\n    "trace_index": ${index}\n  }`,
@@ -157,8 +164,8 @@ const JSONL_LAYOUT: EntryLayout = {
   format: "jsonl",
   scored: (index, attributes, score) =>
     `{"attributes":${compact(attributes, pythonString)},` +
-    `"per_transition_residuals":${compact(score.per_transition_residuals, pythonFloat)},` +
-    `"trace_index":${index},"trace_score":${pythonFloat(score.trace_score)}}`,
+    `"per_transition_residuals":${residualsText(score, JSONL_KEYS)},` +
+    `"trace_index":${index},"trace_score":${pythonFloat(score.score)}}`,
   failed: (index, attributes, error) =>
     `{"attributes":${compact(attributes, pythonString)},` +
     `"error":${pythonString(error)},"trace_index":${index}}`,
@@ -169,4 +176,48 @@ const JSONL_LAYOUT: EntryLayout = {
 
 function compact<V>(map: ReadonlyMap<string, V>, value: (v: V) => string): string {
   return objectText(map, value, "{", ",", ":", "}");
+}
+
+/** The residuals' keys in one layout: each key with what comes before it, in sorted order. */
+interface ResidualKeys {
+  readonly open: string;
+  readonly between: string;
+  readonly colon: string;
+  readonly close: string;
+  /** Per ids list: the order to write them in and each one's text before its value. */
+  readonly made: WeakMap<readonly string[], { order: number[]; heads: string[] }>;
+}
+
+const JSON_KEYS: ResidualKeys = {
+  open: "{\n      ",
+  between: ",\n      ",
+  colon: ": ",
+  close: "\n    }",
+  made: new WeakMap(),
+};
+const JSONL_KEYS: ResidualKeys = {
+  open: "{",
+  between: ",",
+  colon: ":",
+  close: "}",
+  made: new WeakMap(),
+};
+
+function residualsText(score: EntryScore, keys: ResidualKeys): string {
+  const { ids, residuals, offset } = score;
+  if (ids.length === 0) return "{}";
+  let made = keys.made.get(ids);
+  if (made === undefined) {
+    const order = ids.map((_, j) => j).sort((a, b) => compareIds(ids[a]!, ids[b]!));
+    const heads = order.map((j, n) =>
+      (n === 0 ? keys.open : keys.between) + pythonString(ids[j]!) + keys.colon
+    );
+    made = { order, heads };
+    keys.made.set(ids, made);
+  }
+  let text = "";
+  for (let n = 0; n < made.order.length; n++) {
+    text += made.heads[n]! + pythonFloat(residuals[offset + made.order[n]!]!);
+  }
+  return text + keys.close;
 }

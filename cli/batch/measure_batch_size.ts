@@ -4,20 +4,19 @@
  * until the cost per row stops falling; beyond that knee a larger batch only holds more
  * traces in memory. The knee depends on the net (a wide net's row costs more, so its fixed
  * cost is spread sooner) and on the machine, so it is measured at start-up on the loaded
- * model, in a few short runs of dummy rows.
+ * model, in a few short runs of empty rows, packed as `batch` packs them.
  *
  * @example
  * ```ts
  * import { measureBatchSize } from "./measure_batch_size.ts";
- * declare const model: import("../../core/ops/model.ts").OpsModel;
- * const { size } = await measureBatchSize(model);
+ * declare const model: import("../../core/bundle.ts").Model;
+ * const { size } = await measureBatchSize(model.session);
  * ```
  *
  * @module
  */
 
-import type { OpsModel } from "../../core/ops/model.ts";
-import type { InputRow } from "../../core/runtime.ts";
+import type { ModelSession } from "../../core/runtime.ts";
 
 /** The sizes tried, smallest first. */
 const SIZES = [32, 128, 512, 2048, 8192] as const;
@@ -43,19 +42,28 @@ export interface BatchSizeMeasurement {
  * @example
  * ```ts
  * import { measureBatchSize } from "./measure_batch_size.ts";
- * declare const model: import("../../core/ops/model.ts").OpsModel;
- * (await measureBatchSize(model)).perRow.get(32); // µs per row at 32 rows
+ * declare const model: import("../../core/bundle.ts").Model;
+ * (await measureBatchSize(model.session)).perRow.get(32); // µs per row at 32 rows
  * ```
  */
-export async function measureBatchSize(model: OpsModel): Promise<BatchSizeMeasurement> {
-  const row: InputRow = { marking: new Map() };
+export async function measureBatchSize(session: ModelSession): Promise<BatchSizeMeasurement> {
+  const P = session.places.length;
+  const T = session.transitions.length;
   const perRow = new Map<number, number>();
   for (const size of SIZES) {
-    const rows = Array<InputRow>(size).fill(row);
     let best = Infinity;
     for (let i = 0; i < REPEATS; i++) {
+      const zeros = () => new Float32Array(size * P);
+      const inputs = {
+        batch: size,
+        marking: zeros(),
+        markingMask: zeros(),
+        values: zeros(),
+        valuesMask: zeros(),
+        target: new Float32Array(size * T),
+      };
       const started = performance.now();
-      await model.run(rows, { withGradient: false });
+      await session.runPacked(inputs, { withGradient: false });
       best = Math.min(best, performance.now() - started);
     }
     perRow.set(size, (best * 1000) / size);

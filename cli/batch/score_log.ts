@@ -1,7 +1,8 @@
 /**
  * The scoring pipeline of `batch`: traces in, entries out, in input order. Traces are
  * resolved against the model's input specs and gathered into batches; each batch is handed
- * to the model (an ORT session, in a worker when the runtime runs there) and the next batch
+ * to the model (an ORT session, in a worker when the runtime runs there), packed straight from
+ * the traces ({@link TracePacker}) and scored from the flat output ({@link scoreRows}), and the next batch
  * is read while it runs. Up to `depth` batches are in flight; the oldest is formatted and
  * written when it is done, and its write overlaps the reading and scoring of the next ones.
  * So reading and parsing, scoring and formatting overlap, and memory holds at most
@@ -30,17 +31,13 @@
  */
 
 import type { Model } from "../../core/bundle.ts";
-import { type AnomalyRequest, type AnomalyResponse, scoreTraces } from "../../core/ops/anomaly.ts";
-import {
-  type InputSpec,
-  resolveTraceInputs,
-  SpecError,
-  specErrorEntry,
-  type Trace,
-} from "../../core/traces/mod.ts";
+import { scoreRows } from "../../core/ops/anomaly_rows.ts";
+import type { PackedOutputs } from "../../core/runtime.ts";
+import type { Trace, TraceEvent } from "../../core/traces/mod.ts";
 import type { EntryLayout } from "./entry_layout.ts";
 import type { EntrySink } from "./entry_sink.ts";
 import type { Shard } from "./shard.ts";
+import { type PackedRows, TracePacker } from "./trace_packer.ts";
 
 /** Failed trace indices a tally keeps for the summary line. */
 const LISTED_FAILURES = 5;
@@ -95,11 +92,11 @@ export async function scoreLog(
   const { shard, layout, signal } = options;
   const tally: Tally = { read: 0, traces: 0, errors: 0, failed: [] };
   const batch = new EntryBatch(model, options.batchSize, tally);
-  const inFlight: Scored[] = [];
+  const inFlight: Submitted[] = [];
   let writing: Promise<void> = Promise.resolve();
   const drainOne = async () => {
-    const { slots, answers } = inFlight.shift()!;
-    const texts = entryTexts(layout, slots, await answers);
+    const submitted = inFlight.shift()!;
+    const texts = entryTexts(model, layout, submitted, await submitted.outputs);
     await writing;
     writing = quiet(sink.write(texts));
     options.onProgress?.(tally.traces);
@@ -118,7 +115,7 @@ export async function scoreLog(
     await writing;
   } finally {
     // Let scoring still in flight settle, so nothing rejects unobserved after a failure.
-    await Promise.allSettled([...inFlight.map((s) => s.answers), writing]);
+    await Promise.allSettled([...inFlight.map((s) => s.outputs), writing]);
   }
   return tally;
 }
@@ -129,89 +126,94 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
-/** One trace waiting for its batch: its inputs (to score) or its error entry. */
-interface Slot {
-  readonly index: number;
-  readonly attributes: ReadonlyMap<string, string>;
-  readonly request?: AnomalyRequest;
-  readonly error?: string;
-}
-
-/** A batch handed to the model: its slots and the answers to come. */
-interface Scored {
-  readonly slots: readonly Slot[];
-  readonly answers: Promise<AnomalyResponse[]>;
+/**
+ * A batch handed to the model: per trace, its index, attributes and either its error text or
+ * its row; the events of the rows; and the run's outputs to come.
+ */
+interface Submitted {
+  readonly indices: readonly number[];
+  readonly attributes: readonly ReadonlyMap<string, string>[];
+  /** Error entry text, or undefined for a trace that has the next row. */
+  readonly errors: readonly (string | undefined)[];
+  readonly events: readonly (readonly TraceEvent[])[];
+  readonly outputs: Promise<PackedOutputs>;
 }
 
 function entryTexts(
+  model: Model,
   layout: EntryLayout,
-  slots: readonly Slot[],
-  answers: readonly AnomalyResponse[],
+  batch: Submitted,
+  outputs: PackedOutputs,
 ): string[] {
-  let next = 0;
-  return slots.map((slot) =>
-    slot.request === undefined
-      ? layout.failed(slot.index, slot.attributes, slot.error!)
-      : layout.scored(slot.index, slot.attributes, answers[next++]!)
-  );
+  const { ids, residuals, scores } = scoreRows(model, outputs.transitions, batch.events);
+  const texts: string[] = [];
+  let row = 0;
+  for (let i = 0; i < batch.indices.length; i++) {
+    const error = batch.errors[i];
+    if (error !== undefined) {
+      texts.push(layout.failed(batch.indices[i]!, batch.attributes[i]!, error));
+      continue;
+    }
+    const score = { ids, residuals, offset: row * ids.length, score: scores[row]! };
+    texts.push(layout.scored(batch.indices[i]!, batch.attributes[i]!, score));
+    row++;
+  }
+  return texts;
 }
 
 /**
- * The traces read since the last submit, in input order. It is full when it holds `size`
- * traces to score, or twice that many slots (a run of failing traces must not grow it).
+ * The traces read since the last submit, in input order, packed as they come. It is full when
+ * it holds `size` rows to score, or twice that many traces (a run of failing traces must not
+ * grow it).
  */
 class EntryBatch {
-  #slots: Slot[] = [];
-  #requests: AnomalyRequest[] = [];
-  readonly #markingSpec: InputSpec;
-  readonly #valuesSpec: InputSpec;
-  readonly #places: ReadonlyMap<string, number>;
+  readonly #packer: TracePacker;
+  #rows: PackedRows;
+  #count = 0;
+  #indices: number[] = [];
+  #attributes: ReadonlyMap<string, string>[] = [];
+  #errors: (string | undefined)[] = [];
+  #events: (readonly TraceEvent[])[] = [];
 
   constructor(readonly model: Model, readonly size: number, readonly tally: Tally) {
-    this.#markingSpec = model.inputMarkingSpec;
-    this.#valuesSpec = model.inputValuesSpec;
-    this.#places = model.placeIndex;
+    this.#packer = new TracePacker(model);
+    this.#rows = this.#packer.rows(size);
   }
 
   /** Adds trace `index`; true when the batch is full. */
   add(trace: Trace, index: number): boolean {
-    const slot = this.#resolve(trace, index);
+    const error = this.#packer.pack(trace, index, this.#rows, this.#count);
     this.tally.traces++;
-    if (slot.error !== undefined) {
+    if (error !== undefined) {
       this.tally.errors++;
       if (this.tally.failed.length < LISTED_FAILURES) this.tally.failed.push(index);
+    } else {
+      this.#count++;
+      this.#events.push(trace.events);
     }
-    this.#slots.push(slot);
-    if (slot.request) this.#requests.push(slot.request);
-    return this.#requests.length >= this.size || this.#slots.length >= 2 * this.size;
+    this.#indices.push(index);
+    this.#attributes.push(trace.attributes);
+    this.#errors.push(error);
+    return this.#count >= this.size || this.#indices.length >= 2 * this.size;
   }
 
-  /** Hands the pending traces to the model in one run; empties the batch. */
-  submit(): Scored {
-    const scored = { slots: this.#slots, answers: quiet(scoreTraces(this.model, this.#requests)) };
-    this.#slots = [];
-    this.#requests = [];
-    return scored;
-  }
-
-  #resolve(trace: Trace, index: number): Slot {
-    let inputs: ReturnType<typeof resolveTraceInputs>;
-    try {
-      inputs = resolveTraceInputs(this.#markingSpec, this.#valuesSpec, trace);
-    } catch (error) {
-      if (!(error instanceof SpecError)) throw error;
-      return { index, attributes: trace.attributes, error: specErrorEntry(error, index) };
-    }
-    const request: AnomalyRequest = {
-      input_marking: this.#placesOnly(inputs.marking),
-      input_values: inputs.values === undefined ? null : this.#placesOnly(inputs.values),
-      events: trace.events,
+  /** Hands the packed rows to the model in one run; starts a new batch. */
+  submit(): Submitted {
+    const inputs = this.#packer.inputs(this.#rows, this.#count);
+    const submitted = {
+      indices: this.#indices,
+      attributes: this.#attributes,
+      errors: this.#errors,
+      events: this.#events,
+      outputs: quiet(this.model.session.runPacked(inputs, { withGradient: false })),
     };
-    return { index, attributes: trace.attributes, request };
-  }
-
-  #placesOnly(resolved: Map<string, number>): Map<string, number> {
-    for (const id of resolved.keys()) if (!this.#places.has(id)) resolved.delete(id);
-    return resolved;
+    // The run may still read the arrays: the next batch gets its own.
+    this.#rows = this.#packer.rows(this.size);
+    this.#count = 0;
+    this.#indices = [];
+    this.#attributes = [];
+    this.#errors = [];
+    this.#events = [];
+    return submitted;
   }
 }
