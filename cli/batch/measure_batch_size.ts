@@ -19,11 +19,13 @@
 import type { ModelSession } from "../../core/runtime.ts";
 
 /** The sizes tried, smallest first. */
-const SIZES = [32, 128, 512, 2048, 8192] as const;
+const SIZES = [256, 1024, 4096] as const;
+/** Past the knee: the cost per row this far above the cheapest so far (not noise). */
+const RISE = 1.5;
 /** A size whose cost per row is within this factor of the best is good enough. */
 const TOLERANCE = 1.1;
 /** Stop trying larger sizes once one run takes this long (a wide net). */
-const RUN_BUDGET_MS = 60;
+const RUN_BUDGET_MS = 25;
 /** Runs per size; the fastest counts (the machine may be busy). */
 const REPEATS = 3;
 
@@ -36,14 +38,15 @@ export interface BatchSizeMeasurement {
 }
 
 /**
- * Times runs of dummy rows at growing batch sizes and returns the smallest size whose cost per
- * row is within 10% of the cheapest measured.
+ * Times runs of empty rows at growing batch sizes (256, 1,024, 4,096; stopping once the cost per
+ * row rises by half or a run takes 25 ms) and returns the smallest size whose cost per row is within 10% of
+ * the cheapest measured.
  *
  * @example
  * ```ts
  * import { measureBatchSize } from "./measure_batch_size.ts";
  * declare const model: import("../../core/bundle.ts").Model;
- * (await measureBatchSize(model.session)).perRow.get(32); // µs per row at 32 rows
+ * (await measureBatchSize(model.session)).perRow.get(256); // µs per row at 256 rows
  * ```
  */
 export async function measureBatchSize(session: ModelSession): Promise<BatchSizeMeasurement> {
@@ -66,8 +69,11 @@ export async function measureBatchSize(session: ModelSession): Promise<BatchSize
       await session.runPacked(inputs, { withGradient: false });
       best = Math.min(best, performance.now() - started);
     }
-    perRow.set(size, (best * 1000) / size);
-    if (best > RUN_BUDGET_MS) break;
+    const cost = (best * 1000) / size;
+    // Past the knee the cost per row rises again (a wide net's tensors outgrow the caches).
+    const rising = cost > RISE * Math.min(...perRow.values());
+    perRow.set(size, cost);
+    if (rising || best > RUN_BUDGET_MS) break;
   }
   const cheapest = Math.min(...perRow.values());
   const size = [...perRow].find(([, cost]) => cost <= cheapest * TOLERANCE)![0];
