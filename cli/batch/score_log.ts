@@ -41,6 +41,8 @@ import { type PackedRows, TracePacker } from "./trace_packer.ts";
 
 /** Failed trace indices a tally keeps for the summary line. */
 const LISTED_FAILURES = 5;
+/** Entry text gathered before a write: fewer, larger writes whatever the batch size. */
+const WRITE_CHARS = 1 << 20;
 
 /** Options of {@link scoreLog}. */
 export interface ScoreLogOptions {
@@ -94,12 +96,22 @@ export async function scoreLog(
   const batch = new EntryBatch(model, options.batchSize, tally);
   const inFlight: Submitted[] = [];
   let writing: Promise<void> = Promise.resolve();
-  const drainOne = async () => {
-    const submitted = inFlight.shift()!;
-    const texts = entryTexts(model, layout, submitted, await submitted.outputs);
+  let texts: string[] = [];
+  let chars = 0;
+  const write = async () => {
     await writing;
     writing = quiet(sink.write(texts));
-    options.onProgress?.(tally.traces);
+    texts = [];
+    chars = 0;
+  };
+  const drainOne = async () => {
+    const submitted = inFlight.shift()!;
+    for (const text of entryTexts(model, layout, submitted, await submitted.outputs)) {
+      texts.push(text);
+      chars += text.length;
+    }
+    if (chars >= WRITE_CHARS) await write();
+    options.onProgress?.(tally.traces - texts.length);
   };
   try {
     for await (const trace of traces) {
@@ -112,6 +124,7 @@ export async function scoreLog(
     }
     inFlight.push(batch.submit());
     while (inFlight.length > 0) await drainOne();
+    await write();
     await writing;
   } finally {
     // Let scoring still in flight settle, so nothing rejects unobserved after a failure.
