@@ -178,7 +178,10 @@ function attributeMap(value: unknown, what: string): Map<string, string> {
   if (!isObject(value)) {
     throw new TraceReadError(`${what} is ${describe(value)}, expected an object`);
   }
-  for (const [key, item] of Object.entries(value)) {
+  // for-in over a parsed object visits its own keys in Object.entries' order, without the
+  // pair arrays (JSON.parse makes even "__proto__" an own key).
+  for (const key in value) {
+    const item = value[key];
     map.set(key, typeof item === "string" ? item : JSON.stringify(item));
   }
   return map;
