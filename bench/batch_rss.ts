@@ -207,6 +207,29 @@ export function replaceTable(markdown: string, table: string): string {
   return `${markdown.slice(0, start + open.length)}\n${table}\n${markdown.slice(end)}`;
 }
 
+/**
+ * Replaces (or appends) the section of a markdown text whose heading is the first line of
+ * `section` (`## http`), keeping the others; `http_load.ts` writes its section with it.
+ *
+ * @example
+ * ```ts
+ * import { replaceSection } from "./batch_rss.ts";
+ * replaceSection("# bench\n\n## batch\nold\n## other\nx\n", "## batch\nnew\n");
+ * // "# bench\n\n## batch\nnew\n\n## other\nx\n"
+ * ```
+ */
+export function replaceSection(markdown: string, section: string): string {
+  const lines = markdown.split("\n");
+  const heading = section.split("\n")[0]!.trim();
+  const start = lines.findIndex((l) => l.trim() === heading);
+  if (start === -1) return `${markdown.trimEnd()}\n\n${section.trimEnd()}\n`;
+  let end = lines.findIndex((l, i) => i > start && /^##? /.test(l));
+  if (end === -1) end = lines.length;
+  const before = lines.slice(0, start).join("\n");
+  const after = lines.slice(end).join("\n");
+  return `${before}${before ? "\n" : ""}${section.trimEnd()}\n${after ? `\n${after}` : ""}`;
+}
+
 function option(name: string): string | undefined {
   const at = Deno.args.indexOf(name);
   return at === -1 ? undefined : Deno.args[at + 1];
