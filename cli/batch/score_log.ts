@@ -41,8 +41,11 @@ import { type PackedRows, TracePacker } from "./trace_packer.ts";
 
 /** Failed trace indices a tally keeps for the summary line. */
 const LISTED_FAILURES = 5;
-/** Entry text gathered before a write: fewer, larger writes whatever the batch size. */
-const WRITE_CHARS = 1 << 20;
+/**
+ * Entry text gathered before a write: fewer writes whatever the batch size, yet few enough
+ * entries that they die young (1 MB of entries measured 20–50 MiB more peak RSS).
+ */
+const WRITE_CHARS = 1 << 17;
 
 /** Options of {@link scoreLog}. */
 export interface ScoreLogOptions {
