@@ -1,5 +1,5 @@
 /**
- * The petri-serve command line: `compile`, `inspect`, `serve` and `batch`. Each subcommand is a
+ * The petri-serve command line: `compile`, `inspect`, `serve`, `batch` and `merge`. Each subcommand is a
  * module under `cli/` listed in {@link COMMANDS}. Exit codes: 0
  * on success, 2 on bad usage or unreadable input (one line on stderr), 1 on an unexpected
  * failure.
@@ -25,6 +25,7 @@ import { batchCommand } from "./cli/batch.ts";
 import { type CliIo, type Command, InputError } from "./cli/command.ts";
 import { compileCommand } from "./cli/compile.ts";
 import { inspectCommand } from "./cli/inspect.ts";
+import { mergeCommand } from "./cli/merge.ts";
 import { serveCommand } from "./cli/serve.ts";
 
 /**
@@ -34,7 +35,7 @@ import { serveCommand } from "./cli/serve.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import { COMMANDS } from "./cli.ts";
- * assert.deepEqual(COMMANDS.map((c) => c.name), ["compile", "inspect", "serve", "batch"]);
+ * assert.deepEqual(COMMANDS.map((c) => c.name), ["compile", "inspect", "serve", "batch", "merge"]);
  * ```
  */
 export const COMMANDS: readonly Command[] = [
@@ -42,6 +43,7 @@ export const COMMANDS: readonly Command[] = [
   inspectCommand,
   serveCommand,
   batchCommand,
+  mergeCommand,
 ];
 
 const PROGRAM = "cli.ts";

@@ -1,89 +1,115 @@
 /**
- * Throughput and peak memory of `cli.ts batch` on large logs. For each format (JSON, CSV,
- * XES) and size (10k, 100k, 1M traces by default) it writes a synthetic log of the
- * credit-approval example ({@link writeLog}), runs
- * `/usr/bin/time -v deno run --allow-read --allow-write cli.ts batch ... --output ...`, and
- * reads the peak RSS and the wall time. The table (and RSS(largest)/RSS(smallest) per format)
- * replaces the `## batch` section of `bench/README.md`, keeping any other section.
+ * `cli.ts batch` against its floor, in the same run: for each log, the model-free floor script
+ * (`batch_floor.ts`: read, `JSON.parse` or split, write one PETRA-shaped entry per trace) and
+ * `batch` are run one after the other as separate processes under GNU time, which gives each
+ * one's wall time and peak RSS. The logs: 1M traces of the credit-approval example as JSON,
+ * CSV and XES, 200k traces of the 59-place net of `wide_net.ts` as JSON, and 10k-trace credit
+ * logs, whose peak RSS is the baseline of the memory bound (RSS at 1M within 1.3× of 10k).
  *
- * Not a `deno bench` file (it takes minutes): run it as
- * `deno run -A bench/batch_rss.ts [--sizes 10000,100000,1000000] [--formats json,csv,xes]
- * [--dir DIR] [--no-readme]`. Needs GNU time (`apt-get install -y time`).
+ * Not a `deno bench` file (it takes a few minutes). One command prints the table:
+ * `deno run -A bench/batch_rss.ts [--quick] [--dir DIR] [--write-readme]`. `--quick` uses
+ * a tenth of the traces; `--dir` keeps the logs there for the next run; `--write-readme`
+ * also puts the table in `bench/README.md` between its `batch-table` markers. Needs GNU time
+ * (`apt-get install -y time`).
  *
  * @example
  * ```ts
  * import { measure } from "./batch_rss.ts";
- * const row = await measure("/tmp/logs", "json", 10_000);
- * row.rssMiB;
+ * const row = await measure("/tmp/logs", { model: "credit", format: "json", traces: 10_000 });
+ * if (row.floor) console.log(row.batch.seconds / row.floor.seconds);
  * ```
  *
  * @module
  */
 
-import { type LogFormat, writeLog } from "./batch_logs.ts";
+import { type LogFormat, type LogModel, writeLog } from "./batch_logs.ts";
+import { wideModel, writeWideBundle } from "./wide_net.ts";
 
 const ROOT = new URL("../", import.meta.url);
-const BUNDLE = "examples/credit_approval_coloured";
+const CREDIT_BUNDLE = "examples/credit_approval_coloured";
+const CREDIT_TRANSITIONS = "t_approve,t_decline";
 const README = new URL("README.md", import.meta.url);
 const TIME = "/usr/bin/time";
 
-/** One measured run. */
-export interface Row {
+/** One log to measure. */
+export interface Case {
+  readonly model: LogModel;
   readonly format: LogFormat;
   readonly traces: number;
-  /** The log's size in bytes. */
-  readonly bytes: number;
-  /** Wall time of the whole process (start-up and model load included), seconds. */
+  /** Measure `batch` only (an RSS baseline). */
+  readonly batchOnly?: boolean;
+}
+
+/** One process run: wall time (start-up included) and peak RSS. */
+export interface Run {
   readonly seconds: number;
-  /** The rate `batch` reports: traces over the reading-and-scoring time. */
-  readonly scoringRate: number;
-  /** Peak resident set size, MiB. */
   readonly rssMiB: number;
 }
 
+/** The floor and `batch` on one log. */
+export interface Row {
+  readonly case: Case;
+  /** The log's size in bytes. */
+  readonly bytes: number;
+  readonly floor: Run | undefined;
+  readonly batch: Run;
+}
+
 /**
- * Writes a log of `traces` traces in `format` under `dir` (unless it is there already), runs
- * `batch` on it under GNU time, and returns the measurements; the scores file is removed.
+ * Writes the log of `c` under `dir` (unless it is there), runs the floor (unless
+ * `batchOnly`) and `batch` on it under GNU time, and returns both runs; outputs are removed.
  *
  * @example
  * ```ts
  * import { measure } from "./batch_rss.ts";
- * (await measure("/tmp/logs", "csv", 10_000)).seconds;
+ * (await measure("/tmp/logs", { model: "wide", format: "json", traces: 1000 })).batch.rssMiB;
  * ```
  */
-export async function measure(dir: string, format: LogFormat, traces: number): Promise<Row> {
-  const log = `${dir}/log_${traces}.${format}`;
-  if (!(await exists(log))) await writeLog(log, format, traces);
-  const output = `${dir}/scores_${traces}_${format}.json`;
+export async function measure(dir: string, c: Case): Promise<Row> {
+  const log = `${dir}/${c.model}_${c.traces}.${c.format}`;
+  if (!(await exists(log))) await writeLog(log, c.format, c.traces, c.model);
+  const bundle = c.model === "credit" ? CREDIT_BUNDLE : await wideBundle(dir);
+  const transitions = c.model === "credit"
+    ? CREDIT_TRANSITIONS
+    : wideModel().net.transitions.join(",");
+  const output = `${dir}/scores.json`;
+  const floor = c.batchOnly ? undefined : await timed(
+    ["run", "--allow-read", "--allow-write", "bench/batch_floor.ts", log, output, transitions],
+  );
+  const batch = await timed([
+    "run",
+    "--allow-read",
+    "--allow-write",
+    "cli.ts",
+    "batch",
+    bundle,
+    "--traces",
+    log,
+    "--output",
+    output,
+    "--quiet",
+  ]);
+  await Deno.remove(output).catch(() => {});
+  return { case: c, bytes: (await Deno.stat(log)).size, floor, batch };
+}
+
+async function wideBundle(dir: string): Promise<string> {
+  const path = `${dir}/wide.onnx`;
+  return (await exists(path)) ? path : await writeWideBundle(dir);
+}
+
+async function timed(args: string[]): Promise<Run> {
   const run = await new Deno.Command(TIME, {
-    args: [
-      "-v",
-      Deno.execPath(),
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "cli.ts",
-      "batch",
-      BUNDLE,
-      "--traces",
-      log,
-      "--output",
-      output,
-      "--quiet",
-    ],
+    args: ["-v", Deno.execPath(), ...args],
     cwd: ROOT,
     stdout: "null",
     stderr: "piped",
+    env: { NO_COLOR: "1" },
   }).output();
   const stderr = new TextDecoder().decode(run.stderr);
-  await Deno.remove(output).catch(() => {});
-  if (!run.success) throw new Error(`batch failed on ${log}:\n${stderr}`);
+  if (!run.success) throw new Error(`${args.join(" ")} failed:\n${stderr}`);
   return {
-    format,
-    traces,
-    bytes: (await Deno.stat(log)).size,
     seconds: wallSeconds(field(stderr, "Elapsed (wall clock) time (h:mm:ss or m:ss)")),
-    scoringRate: Number(/\((\d+) traces\/s\)/.exec(stderr)?.[1] ?? NaN),
     rssMiB: Number(field(stderr, "Maximum resident set size (kbytes)")) / 1024,
   };
 }
@@ -109,63 +135,47 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * The markdown of the `## batch` section for `rows`.
+ * The markdown table of `rows`, then the RSS ratios (largest over smallest log per format).
  *
  * @example
  * ```ts
- * import { batchSection } from "./batch_rss.ts";
- * batchSection([], "machine").startsWith("## batch"); // true
+ * import { batchTable } from "./batch_rss.ts";
+ * batchTable([]).startsWith("| log"); // true
  * ```
  */
-export function batchSection(rows: readonly Row[], machine: string): string {
+export function batchTable(rows: readonly Row[]): string {
   const lines = [
-    "## batch",
+    "| log | traces | size | floor | `batch` | `batch` traces/s | batch speed ÷ floor | " +
+    "floor RSS | `batch` RSS |",
+    "| --- | --: | --: | --: | --: | --: | --: | --: | --: |",
+    ...rows.map((r) => {
+      const { model, format, traces } = r.case;
+      const speed = r.floor ? (r.floor.seconds / r.batch.seconds).toFixed(2) : "";
+      return `| ${model === "credit" ? "credit" : "59-place net"}, ${format.toUpperCase()} | ` +
+        `${count(traces)} | ${mib(r.bytes)} | ${
+          r.floor ? `${r.floor.seconds.toFixed(2)} s` : ""
+        } | ` +
+        `${r.batch.seconds.toFixed(2)} s | ` +
+        `${Math.round(traces / r.batch.seconds / 1000)}k | ${speed} | ` +
+        `${r.floor ? `${r.floor.rssMiB.toFixed(0)} MiB` : ""} | ${r.batch.rssMiB.toFixed(0)} MiB |`;
+    }),
     "",
-    "`cli.ts batch` on synthetic logs of the credit-approval example (attribute `amount`, 1–3",
-    "events a trace), written by `bench/batch_logs.ts` and measured by `bench/batch_rss.ts`",
-    "(`deno run -A bench/batch_rss.ts`), one run each, default `--batch-size` (256):",
-    "",
-    "```sh",
-    "/usr/bin/time -v deno run --allow-read --allow-write cli.ts batch \\",
-    "  examples/credit_approval_coloured --traces LOG --output OUT --quiet",
-    "```",
-    "",
-    "*Wall* is the whole process (start-up and model load, about 1 s, included); *scoring rate*",
-    "is the rate `batch` reports (reading, scoring and writing). Peak RSS is GNU time's",
-    "maximum resident set size.",
-    "",
-    `Machine: ${machine}.`,
-    "",
-    "| format | traces | log size | wall | traces/s (wall) | scoring rate (traces/s) | peak RSS |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ...rows.map((r) =>
-      `| ${r.format} | ${r.traces.toLocaleString("en-US")} | ${mib(r.bytes)} | ` +
-      `${r.seconds.toFixed(1)} s | ${Math.round(r.traces / r.seconds).toLocaleString("en-US")} | ` +
-      `${r.scoringRate.toLocaleString("en-US")} | ${r.rssMiB.toFixed(0)} MiB |`
-    ),
-    "",
-    ...ratios(rows),
-    "",
-    "Most of the RSS is fixed: Deno plus onnxruntime-web's WASM module and memory take about",
-    "170 MiB on a 1,000-trace log. The rise from 10k to 100k traces is V8 sizing its heap for",
-    "the garbage a stream produces, not retained data: sampled once a second with",
-    "`Deno.memoryUsage()` during a 1M-trace CSV run, the live heap stayed under 70 MiB and the",
-    "RSS flat at 350–380 MiB.",
-    "",
+    ...rssRatios(rows),
   ];
   return lines.join("\n");
 }
 
-function ratios(rows: readonly Row[]): string[] {
-  const formats = [...new Set(rows.map((r) => r.format))];
-  return formats.flatMap((format) => {
-    const own = rows.filter((r) => r.format === format).sort((a, b) => a.traces - b.traces);
+function rssRatios(rows: readonly Row[]): string[] {
+  const credit = rows.filter((r) => r.case.model === "credit");
+  return [...new Set(credit.map((r) => r.case.format))].flatMap((format) => {
+    const own = credit.filter((r) => r.case.format === format)
+      .sort((a, b) => a.case.traces - b.case.traces);
     if (own.length < 2) return [];
     const [small, large] = [own[0]!, own.at(-1)!];
-    const ratio = large.rssMiB / small.rssMiB;
+    const ratio = large.batch.rssMiB / small.batch.rssMiB;
     return [
-      `- ${format}: RSS(${count(large.traces)}) / RSS(${count(small.traces)}) = ` +
-      `${ratio.toFixed(2)} (${ratio <= 1.5 ? "within" : "NOT within"} the 1.5× bound)`,
+      `- credit ${format.toUpperCase()}: \`batch\` peak RSS at ${count(large.case.traces)} ÷ at ` +
+      `${count(small.case.traces)} = ${ratio.toFixed(2)} (bound: 1.3)`,
     ];
   });
 }
@@ -175,12 +185,31 @@ function count(n: number): string {
 }
 
 function mib(bytes: number): string {
-  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+}
+
+/**
+ * Replaces the text between `<!-- batch-table -->` and `<!-- /batch-table -->` in `markdown`.
+ *
+ * @example
+ * ```ts
+ * import { replaceTable } from "./batch_rss.ts";
+ * replaceTable("a\n<!-- batch-table -->\nold\n<!-- /batch-table -->\nb", "new");
+ * // "a\n<!-- batch-table -->\nnew\n<!-- /batch-table -->\nb"
+ * ```
+ */
+export function replaceTable(markdown: string, table: string): string {
+  const open = "<!-- batch-table -->";
+  const close = "<!-- /batch-table -->";
+  const start = markdown.indexOf(open);
+  const end = markdown.indexOf(close);
+  if (start === -1 || end < start) throw new Error("bench/README.md has no batch-table markers");
+  return `${markdown.slice(0, start + open.length)}\n${table}\n${markdown.slice(end)}`;
 }
 
 /**
  * Replaces (or appends) the section of a markdown text whose heading is the first line of
- * `section` (`## batch`, `## http`), keeping the others.
+ * `section` (`## http`), keeping the others; `http_load.ts` writes its section with it.
  *
  * @example
  * ```ts
@@ -201,44 +230,43 @@ export function replaceSection(markdown: string, section: string): string {
   return `${before}${before ? "\n" : ""}${section.trimEnd()}\n${after ? `\n${after}` : ""}`;
 }
 
-async function machine(): Promise<string> {
-  const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
-    .match(/model name\s*:\s*(.+)/)?.[1] ?? "unknown CPU";
-  return `Deno ${Deno.version.deno}, onnxruntime-web (WASM, 1 thread), ` +
-    `${navigator.hardwareConcurrency} cores (${cpu}, shared with other work)`;
-}
-
-function option(name: string, fallback: string): string {
+function option(name: string): string | undefined {
   const at = Deno.args.indexOf(name);
-  return at === -1 ? fallback : Deno.args[at + 1] ?? fallback;
+  return at === -1 ? undefined : Deno.args[at + 1];
 }
 
 if (import.meta.main) {
-  const sizes = option("--sizes", "10000,100000,1000000").split(",").map(Number);
-  const formats = option("--formats", "json,csv,xes").split(",") as LogFormat[];
-  const given = option("--dir", "");
-  const dir = given || await Deno.makeTempDir({ prefix: "petri_batch_bench_" });
+  const scale = Deno.args.includes("--quick") ? 10 : 1;
+  const million = 1_000_000 / scale;
+  const cases: Case[] = [
+    { model: "credit", format: "json", traces: 10_000, batchOnly: true },
+    { model: "credit", format: "json", traces: million },
+    { model: "credit", format: "csv", traces: 10_000, batchOnly: true },
+    { model: "credit", format: "csv", traces: million },
+    { model: "credit", format: "xes", traces: 10_000, batchOnly: true },
+    { model: "credit", format: "xes", traces: million },
+    { model: "wide", format: "json", traces: 200_000 / scale },
+  ];
+  const given = option("--dir");
+  const dir = given ?? await Deno.makeTempDir({ prefix: "petri_batch_bench_" });
+  if (given) await Deno.mkdir(dir, { recursive: true });
   const rows: Row[] = [];
   try {
-    for (const format of formats) {
-      for (const traces of sizes) {
-        const row = await measure(dir, format, traces);
-        console.error(
-          `${format} ${traces}: ${row.seconds.toFixed(1)} s, ${row.scoringRate} traces/s, ` +
-            `${row.rssMiB.toFixed(0)} MiB`,
-        );
-        rows.push(row);
-        if (!given) await Deno.remove(`${dir}/log_${traces}.${format}`);
-      }
+    for (const c of cases) {
+      const row = await measure(dir, c);
+      console.error(
+        `${c.model} ${c.format} ${c.traces}: floor ${row.floor?.seconds.toFixed(2) ?? "-"} s, ` +
+          `batch ${row.batch.seconds.toFixed(2)} s, ${row.batch.rssMiB.toFixed(0)} MiB`,
+      );
+      rows.push(row);
     }
   } finally {
     if (!given) await Deno.remove(dir, { recursive: true });
   }
-  const section = batchSection(rows, await machine());
-  console.log(section);
-  if (!Deno.args.includes("--no-readme")) {
-    const current = await Deno.readTextFile(README).catch(() => "# Benchmarks\n");
-    await Deno.writeTextFile(README, replaceSection(current, section));
+  const table = batchTable(rows);
+  console.log(table);
+  if (Deno.args.includes("--write-readme")) {
+    await Deno.writeTextFile(README, replaceTable(await Deno.readTextFile(README), table));
     await new Deno.Command(Deno.execPath(), { args: ["fmt", README.pathname] }).output();
   }
 }

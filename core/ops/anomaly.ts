@@ -28,6 +28,7 @@ import type { TraceEvent } from "../traces/types.ts";
 import { checkPlaceKeys } from "./check.ts";
 import type { IdMap, OpsModel } from "./model.ts";
 import type { Operation } from "./operation.ts";
+import { scoringPlan } from "./anomaly_rows.ts";
 
 /** One event of a trace; only its name matters for scoring, attributes are carried along. */
 export type AnomalyEvent = Pick<TraceEvent, "name"> & Partial<Pick<TraceEvent, "attributes">>;
@@ -122,31 +123,6 @@ export async function scoreTraces(
     }
     return { trace_score: score, per_transition_residuals: residuals };
   });
-}
-
-interface ScoringPlan {
-  /** Scored transition id -> its output column, sorted by id. */
-  readonly columns: ReadonlyMap<string, number>;
-  /** Label -> the scored transition it observes. */
-  readonly byLabel: ReadonlyMap<string, string>;
-}
-
-const plans = new WeakMap<OpsModel, ScoringPlan>();
-
-function scoringPlan(model: OpsModel): ScoringPlan {
-  const known = plans.get(model);
-  if (known) return known;
-  const columns = new Map<string, number>();
-  const byLabel = new Map<string, string>();
-  model.net.transitions.forEach((t, column) => {
-    const label = model.label(t);
-    if (label.includes("->")) return;
-    columns.set(t, column);
-    byLabel.set(label, t); // sorted ids: a later id with the same label wins
-  });
-  const plan = { columns, byLabel };
-  plans.set(model, plan);
-  return plan;
 }
 
 /**

@@ -54,8 +54,11 @@ export async function* readJsonTraces(
   const name = options.name ?? DEFAULT_NAME;
   const splitter = new JsonArraySplitter();
   for await (const text of decodeText(readBytes(stream, name, { gzip: options.gzip }), name)) {
-    for (const element of split(() => splitter.push(text), name)) {
-      yield entryTrace(parseElement(element, name), element, name);
+    const elements = split(() => splitter.push(text), name);
+    const entries = parseAll(elements);
+    for (let i = 0; i < elements.length; i++) {
+      const element = elements[i]!;
+      yield entryTrace(entries ? entries[i] : parseElement(element, name), element, name);
     }
   }
   split(() => {
@@ -73,6 +76,22 @@ function split(step: () => JsonElementText[], name: string): JsonElementText[] {
       `${name}: malformed JSON ${at(error)}: ${error.message}`,
       { cause: error },
     );
+  }
+}
+
+/**
+ * The entries of a chunk's elements in one `JSON.parse` (one call per chunk instead of one per
+ * element); undefined when that fails, so each element is parsed alone for a precise message.
+ * The splitter only completes balanced values, so the joined list parses exactly when every
+ * element does.
+ */
+function parseAll(elements: readonly JsonElementText[]): unknown[] | undefined {
+  if (elements.length === 0) return [];
+  try {
+    const entries = JSON.parse(`[${elements.map((e) => e.text).join(",")}]`) as unknown[];
+    return entries.length === elements.length ? entries : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -126,8 +145,23 @@ function entryTrace(entry: unknown, element: JsonElementText, name: string): Tra
   return { attributes, events };
 }
 
+/**
+ * The attributes of every event given as a bare name: one shared empty map, which refuses
+ * changes (a log of millions of events would otherwise allocate a map for each).
+ */
+class NoAttributes extends Map<string, string> {
+  override set(key: string): this {
+    // The constructor's own call (with no entries) never reaches here.
+    throw new TypeError(`Cannot set attribute ${key}: the event's attribute map is read-only`);
+  }
+  override delete(): boolean {
+    return false;
+  }
+}
+const NO_ATTRIBUTES: Map<string, string> = new NoAttributes();
+
 function entryEvent(event: unknown, where: string): TraceEvent {
-  if (typeof event === "string") return { name: event, attributes: new Map() };
+  if (typeof event === "string") return { name: event, attributes: NO_ATTRIBUTES };
   if (!isObject(event)) {
     throw new TraceReadError(
       `${where} is ${describe(event)}, expected a name or an object with 'name'`,
@@ -150,7 +184,10 @@ function attributeMap(value: unknown, what: string): Map<string, string> {
   if (!isObject(value)) {
     throw new TraceReadError(`${what} is ${describe(value)}, expected an object`);
   }
-  for (const [key, item] of Object.entries(value)) {
+  // for-in over a parsed object visits its own keys in Object.entries' order, without the
+  // pair arrays (JSON.parse makes even "__proto__" an own key).
+  for (const key in value) {
+    const item = value[key];
     map.set(key, typeof item === "string" ? item : JSON.stringify(item));
   }
   return map;

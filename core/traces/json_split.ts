@@ -106,8 +106,10 @@ function isSpace(code: number): boolean {
 export class JsonArraySplitter {
   #state = State.Start;
   #line = 1;
-  #column = 0;
-  #offset = 0;
+  /** Offset of the current line's first character. */
+  #lineStart = 0;
+  /** Offset of the current chunk's first character. */
+  #base = 0;
   #count = 0;
   // The element being cut: its text so far, nesting depth and string state.
   #parts: string[] = [];
@@ -124,75 +126,98 @@ export class JsonArraySplitter {
   push(chunk: string): JsonElementText[] {
     const out: JsonElementText[] = [];
     let from = this.#state === State.Element ? 0 : -1;
-    for (let i = 0; i < chunk.length; i++) {
-      const code = chunk.charCodeAt(i);
-      if (code === NEWLINE) {
-        this.#line++;
-        this.#column = 0;
-      } else {
-        this.#column++;
-      }
-      switch (this.#state) {
-        case State.Element: {
-          if (this.#inString) {
-            if (this.#escaped) this.#escaped = false;
-            else if (code === BACKSLASH) this.#escaped = true;
-            else if (code === QUOTE) {
-              this.#inString = false;
-              if (this.#depth === 0) this.#finish(chunk.slice(from, i + 1), out);
-            }
-          } else if (code === QUOTE) {
-            this.#inString = true;
-          } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-            this.#depth++;
-          } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-            if (this.#depth === 0) {
-              // A scalar element ends at the array's closing bracket.
-              this.#finish(chunk.slice(from, i), out);
-              this.#afterElement(code);
-            } else if (--this.#depth === 0) {
-              this.#finish(chunk.slice(from, i + 1), out);
-            }
-          } else if (this.#depth === 0 && (code === COMMA || isSpace(code))) {
-            this.#finish(chunk.slice(from, i), out);
-            this.#afterElement(code);
+    const length = chunk.length;
+    try {
+      for (let i = 0; i < length; i++) {
+        if (this.#inString) {
+          // Jump to the string's end: the next quote not escaped by an odd run of backslashes.
+          if (this.#escaped) {
+            this.#escaped = false;
+            continue;
           }
-          break;
-        }
-        case State.Start:
-          if (isSpace(code)) break;
-          if (code !== OPEN_BRACKET) {
-            throw this.#error("the top level is not a list (expected '[')");
+          const quote = chunk.indexOf('"', i);
+          const end = quote === -1 ? length : quote;
+          let backslashes = 0;
+          while (
+            end - backslashes - 1 >= i && chunk.charCodeAt(end - backslashes - 1) === BACKSLASH
+          ) {
+            backslashes++;
           }
-          this.#state = State.FirstElement;
-          break;
-        case State.FirstElement:
-        case State.NextElement:
-          if (isSpace(code)) break;
-          if (code === CLOSE_BRACKET) {
-            if (this.#state === State.NextElement) {
-              throw this.#error("a ',' before the closing ']'");
-            }
-            this.#state = State.Done;
+          if (quote === -1) {
+            this.#escaped = backslashes % 2 === 1;
             break;
           }
-          if (code === COMMA) throw this.#error(`a ',' where entry ${this.#count} should start`);
-          this.#begin();
-          from = i;
-          if (code === QUOTE) this.#inString = true;
-          else if (code === OPEN_BRACE || code === OPEN_BRACKET) this.#depth = 1;
-          else if (code === CLOSE_BRACE) throw this.#error("an unexpected '}'");
-          break;
-        case State.AfterElement:
-          this.#afterElement(code);
-          break;
-        case State.Done:
-          if (!isSpace(code)) throw this.#error("text after the end of the top-level list");
-          break;
+          i = quote;
+          if (backslashes % 2 === 1) continue;
+          this.#inString = false;
+          if (this.#state === State.Element && this.#depth === 0) {
+            this.#finish(chunk.slice(from, i + 1), out);
+          }
+          continue;
+        }
+        const code = chunk.charCodeAt(i);
+        if (code === NEWLINE) {
+          this.#line++;
+          this.#lineStart = this.#base + i + 1;
+        }
+        switch (this.#state) {
+          case State.Element: {
+            if (code === QUOTE) {
+              this.#inString = true;
+            } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+              this.#depth++;
+            } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+              if (this.#depth === 0) {
+                // A scalar element ends at the array's closing bracket.
+                this.#finish(chunk.slice(from, i), out);
+                this.#afterElement(code, i);
+              } else if (--this.#depth === 0) {
+                this.#finish(chunk.slice(from, i + 1), out);
+              }
+            } else if (this.#depth === 0 && (code === COMMA || isSpace(code))) {
+              this.#finish(chunk.slice(from, i), out);
+              this.#afterElement(code, i);
+            }
+            break;
+          }
+          case State.Start:
+            if (isSpace(code)) break;
+            if (code !== OPEN_BRACKET) {
+              throw this.#error("the top level is not a list (expected '[')", i);
+            }
+            this.#state = State.FirstElement;
+            break;
+          case State.FirstElement:
+          case State.NextElement:
+            if (isSpace(code)) break;
+            if (code === CLOSE_BRACKET) {
+              if (this.#state === State.NextElement) {
+                throw this.#error("a ',' before the closing ']'", i);
+              }
+              this.#state = State.Done;
+              break;
+            }
+            if (code === COMMA) {
+              throw this.#error(`a ',' where entry ${this.#count} should start`, i);
+            }
+            this.#begin(i);
+            from = i;
+            if (code === QUOTE) this.#inString = true;
+            else if (code === OPEN_BRACE || code === OPEN_BRACKET) this.#depth = 1;
+            else if (code === CLOSE_BRACE) throw this.#error("an unexpected '}'", i);
+            break;
+          case State.AfterElement:
+            this.#afterElement(code, i);
+            break;
+          case State.Done:
+            if (!isSpace(code)) throw this.#error("text after the end of the top-level list", i);
+            break;
+        }
       }
-      this.#offset++;
+      if (this.#state === State.Element && from >= 0) this.#parts.push(chunk.slice(from));
+    } finally {
+      this.#base += length;
     }
-    if (this.#state === State.Element && from >= 0) this.#parts.push(chunk.slice(from));
     return out;
   }
 
@@ -204,22 +229,24 @@ export class JsonArraySplitter {
   end(): void {
     if (this.#state === State.Done) return;
     if (this.#state === State.Start) {
-      throw this.#error("no JSON value (the input is empty)", 1);
+      throw this.#error("no JSON value (the input is empty)", 0);
     }
-    throw this.#error("the input ends before the top-level list is closed", 1);
+    throw this.#error("the input ends before the top-level list is closed", 0);
   }
 
-  #begin(): void {
+  /** Starts an element at position `i` of the current chunk. */
+  #begin(i: number): void {
     this.#state = State.Element;
     this.#parts = [];
     this.#depth = 0;
     this.#inString = false;
     this.#escaped = false;
+    const offset = this.#base + i;
     this.#start = {
       index: this.#count,
       line: this.#line,
-      column: this.#column,
-      offset: this.#offset,
+      column: offset - this.#lineStart + 1,
+      offset,
     };
   }
 
@@ -231,20 +258,22 @@ export class JsonArraySplitter {
     this.#state = State.AfterElement;
   }
 
-  /** Handles a character after an element: whitespace, `,` or the closing `]`. */
-  #afterElement(code: number): void {
+  /** Handles a character after an element (at `i`): whitespace, `,` or the closing `]`. */
+  #afterElement(code: number, i: number): void {
     if (isSpace(code)) return;
     if (code === COMMA) this.#state = State.NextElement;
     else if (code === CLOSE_BRACKET) this.#state = State.Done;
-    else throw this.#error(`expected ',' or ']' after entry ${this.#count - 1}`);
+    else throw this.#error(`expected ',' or ']' after entry ${this.#count - 1}`, i);
   }
 
-  #error(message: string, after = 0): JsonSplitError {
+  /** An error at position `i` of the current chunk (after the last chunk: at its end). */
+  #error(message: string, i: number): JsonSplitError {
+    const offset = this.#base + i;
     return new JsonSplitError(
       message,
       this.#line,
-      Math.max(1, this.#column + after),
-      this.#offset + after,
+      Math.max(1, offset - this.#lineStart + 1),
+      offset,
     );
   }
 }

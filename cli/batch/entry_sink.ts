@@ -1,0 +1,130 @@
+/**
+ * Where `batch` writes its entries: standard output, or an {@link AtomicFile} renamed into
+ * place once the list is complete. The sink adds the text around the entries (the list's
+ * brackets and separators for `json`, newlines for `jsonl`).
+ *
+ * @example
+ * ```ts
+ * import { openEntrySink } from "./entry_sink.ts";
+ * import { entryLayout } from "./entry_layout.ts";
+ * import assert from "node:assert/strict";
+ * let text = "";
+ * const sink = openEntrySink(undefined, entryLayout("json"), (t) => text += t);
+ * await sink.write(["  {}"]);
+ * await sink.close();
+ * assert.equal(text, "[\n  {}\n]\n");
+ * ```
+ *
+ * @module
+ */
+
+import type { AtomicFile } from "./atomic_file.ts";
+import type { EntryLayout } from "./entry_layout.ts";
+
+/**
+ * Entries in, text out.
+ *
+ * @example
+ * ```ts
+ * import type { EntrySink } from "./entry_sink.ts";
+ * declare const sink: EntrySink;
+ * await sink.write([]);
+ * ```
+ */
+export interface EntrySink {
+  /** Writes entries (in order); resolves once they are written. */
+  write(entries: readonly string[]): Promise<void>;
+  /** Ends the list; a file is renamed into place. */
+  close(): Promise<void>;
+  /** Stops after a failure; a file's temporary is removed. */
+  abort(): Promise<void>;
+}
+
+/**
+ * A sink writing to `file`, or through `out` (standard output) when `file` is undefined.
+ *
+ * @example
+ * ```ts
+ * import { openEntrySink } from "./entry_sink.ts";
+ * import { AtomicFile } from "./atomic_file.ts";
+ * import { entryLayout } from "./entry_layout.ts";
+ * const file = await AtomicFile.create("/tmp/scores.jsonl");
+ * const sink = openEntrySink(file, entryLayout("jsonl"), () => {});
+ * await sink.close();
+ * ```
+ */
+export function openEntrySink(
+  file: AtomicFile | undefined,
+  layout: EntryLayout,
+  out: (text: string) => void,
+): EntrySink {
+  let empty = true;
+  const text = (entries: readonly string[]): string => {
+    if (entries.length === 0) return "";
+    const head = layout.start(empty);
+    empty = false;
+    return head + entries.join(layout.start(false));
+  };
+  if (file === undefined) {
+    return {
+      write: (entries) => Promise.resolve(out(text(entries))),
+      close: () => Promise.resolve(out(layout.end(empty))),
+      abort: () => Promise.resolve(),
+    };
+  }
+  const bytes = new ByteBuffer(file);
+  const separator = layout.start(false);
+  return {
+    write: async (entries) => {
+      // Joined a piece at a time: strings and buffers stay small enough for V8's young
+      // generation, where they die cheaply (a megabyte string goes to large-object space).
+      for (let i = 0; i < entries.length;) {
+        let piece = i === 0 ? layout.start(empty) : separator;
+        empty = false;
+        piece += entries[i++];
+        while (i < entries.length && piece.length < PIECE_CHARS) piece += separator + entries[i++];
+        await bytes.put(piece);
+      }
+      await bytes.flush();
+    },
+    close: async () => {
+      await bytes.put(layout.end(empty));
+      await bytes.flush();
+      await file.commit();
+    },
+    abort: () => file.abort(),
+  };
+}
+
+/** Characters joined before they are encoded. */
+const PIECE_CHARS = 32 * 1024;
+/** The one buffer text is encoded into for the file. */
+const BUFFER_BYTES = 1 << 20;
+
+/**
+ * Encodes text into one reused buffer and writes it out when full: no buffer per write. A
+ * write must finish (its promise resolve) before the next `put`, as the sink's caller ensures.
+ */
+class ByteBuffer {
+  readonly #buffer = new Uint8Array(BUFFER_BYTES);
+  readonly #encoder = new TextEncoder();
+  #used = 0;
+
+  constructor(readonly file: AtomicFile) {}
+
+  async put(text: string): Promise<void> {
+    for (;;) {
+      const { read, written } = this.#encoder.encodeInto(text, this.#buffer.subarray(this.#used));
+      this.#used += written;
+      if (read === text.length) return;
+      text = text.slice(read);
+      await this.flush();
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (this.#used === 0) return;
+    await this.file.write(this.#buffer.subarray(0, this.#used));
+    this.#used = 0;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The progress bar `batch` draws on a terminal's stderr: traces done, their rate, and how far
+ * the reading of the log is ({@link ByteCounter}), with an estimate of the time left.
+ *
+ * @example
+ * ```ts
+ * import { ByteCounter, Progress } from "./progress.ts";
+ * const counter = new ByteCounter(1000, [1]);
+ * const progress = new Progress(false, "traces.json", counter);
+ * progress.traces = 10;
+ * progress.finish();
+ * ```
+ *
+ * @module
+ */
+
+/**
+ * Counts the bytes read from the trace file, to estimate how far the reading is. A CSV file
+ * is read twice (a quick first pass indexes its cases), so the fraction spans both passes,
+ * weighted by their rough cost.
+ *
+ * @example
+ * ```ts
+ * import { ByteCounter } from "./progress.ts";
+ * import assert from "node:assert/strict";
+ * const counter = new ByteCounter(4, [1]);
+ * const stream = counter.count(new Blob(["ab"]).stream());
+ * for await (const _ of stream);
+ * assert.equal(counter.fraction, 0.5);
+ * ```
+ */
+export class ByteCounter {
+  #opened = 0;
+  #read = 0;
+
+  /**
+   * @param size the file's size in bytes
+   * @param weights the share of each pass over the file in the whole reading
+   */
+  constructor(readonly size: number, readonly weights: readonly number[]) {}
+
+  /** Passes `stream` through, counting its bytes as the next pass over the file. */
+  count(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    this.#opened++;
+    this.#read = 0;
+    return stream.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform: (chunk, controller) => {
+          this.#read += chunk.length;
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+  }
+
+  /** The part of the reading done, 0 to 1, or undefined for an empty file. */
+  get fraction(): number | undefined {
+    if (this.size === 0 || this.#opened === 0) return this.size === 0 ? undefined : 0;
+    const pass = Math.min(this.#opened, this.weights.length) - 1;
+    const before = this.weights.slice(0, pass).reduce((a, b) => a + b, 0);
+    return Math.min(before + this.weights[pass]! * Math.min(this.#read / this.size, 1), 1);
+  }
+}
+
+/**
+ * A one-line progress bar on stderr, redrawn ten times a second while enabled.
+ *
+ * @example
+ * ```ts
+ * import { ByteCounter, Progress } from "./progress.ts";
+ * const progress = new Progress(false, "log.csv", new ByteCounter(0, [0.2, 0.8]));
+ * progress.finish();
+ * ```
+ */
+export class Progress {
+  /** Traces done so far. */
+  traces = 0;
+  readonly #started = performance.now();
+  readonly #timer: ReturnType<typeof setInterval> | undefined;
+  #shown = false;
+
+  /**
+   * @param enabled draw at all (a terminal stderr, and not `--quiet`)
+   * @param name the log's name, starting the line
+   * @param counter how far the reading is
+   */
+  constructor(enabled: boolean, readonly name: string, readonly counter: ByteCounter) {
+    if (!enabled) return;
+    const timer = setInterval(() => this.#draw(), 100);
+    Deno.unrefTimer(timer);
+    this.#timer = timer;
+  }
+
+  /** Stops the redrawing and clears the bar. */
+  finish(): void {
+    clearInterval(this.#timer);
+    if (this.#shown) this.#write("\r\x1b[2K");
+    this.#shown = false;
+  }
+
+  #draw(): void {
+    this.#shown = true;
+    this.#write(`\r\x1b[2K${this.#line((performance.now() - this.#started) / 1000)}`);
+  }
+
+  #line(seconds: number): string {
+    const rate = seconds > 0 ? this.traces / seconds : 0;
+    const fraction = this.counter.fraction;
+    const parts = [`${this.name}: ${this.traces} traces`, `${Math.round(rate)} traces/s`];
+    if (fraction !== undefined) {
+      const width = 20;
+      const full = Math.round(fraction * width);
+      const bar = `[${"#".repeat(full)}${"-".repeat(width - full)}]`;
+      parts.unshift(`${bar} ${Math.floor(fraction * 100)}%`);
+      if (fraction > 0.005 && seconds > 1) {
+        parts.push(`ETA ${clock((seconds * (1 - fraction)) / fraction)}`);
+      }
+    }
+    return parts.join("  ");
+  }
+
+  #write(text: string): void {
+    let bytes = new TextEncoder().encode(text);
+    while (bytes.length > 0) bytes = bytes.subarray(Deno.stderr.writeSync(bytes));
+  }
+}
+
+function clock(seconds: number): string {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const mm = String(m).padStart(h > 0 ? 2 : 1, "0");
+  return `${h > 0 ? `${h}:` : ""}${mm}:${String(s % 60).padStart(2, "0")}`;
+}

@@ -1,0 +1,131 @@
+/**
+ * The anomaly score of many traces straight from the `transitions` output of one packed run,
+ * as flat arrays: what `batch` needs to score millions of traces without building a map per
+ * trace. The rule is {@link import("./anomaly.ts").anomaly}'s, from the same
+ * {@link scoringPlan}: scored transitions are those whose label lacks `->`, in sorted id
+ * order; an event observes the scored transition whose label equals its name (the later id
+ * wins a shared label); the residual is |predicted − observed| in float32; the score is their
+ * sum.
+ *
+ * @example
+ * ```ts
+ * import { scoreRows } from "./anomaly_rows.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * declare const transitions: Float32Array; // [2, T], from a packed run
+ * const scored = scoreRows(model, transitions, [[{ name: "Path A" }], []]);
+ * scored.scores[1]; // the second trace's score
+ * scored.residuals[0 * scored.ids.length + 0]; // the first trace's residual of ids[0]
+ * ```
+ *
+ * @module
+ */
+
+import type { OpsModel } from "./model.ts";
+
+/** Which output columns are scored, and which label observes which. */
+export interface ScoringPlan {
+  /** Scored transition id -> its output column, sorted by id. */
+  readonly columns: ReadonlyMap<string, number>;
+  /** Label -> the scored transition it observes. */
+  readonly byLabel: ReadonlyMap<string, string>;
+}
+
+const plans = new WeakMap<OpsModel, ScoringPlan>();
+
+/**
+ * The scoring plan of `model` (computed once per model).
+ *
+ * @example
+ * ```ts
+ * import { scoringPlan } from "./anomaly_rows.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * [...scoringPlan(model).columns.keys()]; // the scored transition ids
+ * ```
+ */
+export function scoringPlan(model: OpsModel): ScoringPlan {
+  const known = plans.get(model);
+  if (known) return known;
+  const columns = new Map<string, number>();
+  const byLabel = new Map<string, string>();
+  model.net.transitions.forEach((t, column) => {
+    const label = model.label(t);
+    if (label.includes("->")) return;
+    columns.set(t, column);
+    byLabel.set(label, t); // sorted ids: a later id with the same label wins
+  });
+  const plan = { columns, byLabel };
+  plans.set(model, plan);
+  return plan;
+}
+
+/** The scores of a batch: row `r`'s residual of `ids[j]` is `residuals[r * ids.length + j]`. */
+export interface ScoredRows {
+  /** The scored transition ids, in the plan's (sorted) order. */
+  readonly ids: readonly string[];
+  /** Residuals, row-major `[rows, ids.length]`. */
+  readonly residuals: Float64Array;
+  /** Each row's score: the sum of its residuals. */
+  readonly scores: Float64Array;
+}
+
+interface RowPlan {
+  readonly ids: readonly string[];
+  readonly columns: Int32Array;
+  /** Label -> position in `ids`. */
+  readonly positions: ReadonlyMap<string, number>;
+}
+
+const rowPlans = new WeakMap<OpsModel, RowPlan>();
+
+function rowPlan(model: OpsModel): RowPlan {
+  const known = rowPlans.get(model);
+  if (known) return known;
+  const plan = scoringPlan(model);
+  const ids = [...plan.columns.keys()];
+  const position = new Map(ids.map((id, j) => [id, j]));
+  const positions = new Map([...plan.byLabel].map(([label, id]) => [label, position.get(id)!]));
+  const made = { ids, columns: Int32Array.from(plan.columns.values()), positions };
+  rowPlans.set(model, made);
+  return made;
+}
+
+/**
+ * Scores `events.length` traces from `transitions`, the `[rows, T]` output of their packed
+ * run, row `r` being the trace with events `events[r]`.
+ *
+ * @example
+ * ```ts
+ * import { scoreRows } from "./anomaly_rows.ts";
+ * declare const model: import("./model.ts").OpsModel;
+ * declare const transitions: Float32Array;
+ * scoreRows(model, transitions, [[{ name: "approve loan" }]]).ids;
+ * ```
+ */
+export function scoreRows(
+  model: OpsModel,
+  transitions: Float32Array,
+  events: readonly (readonly { readonly name: string }[])[],
+): ScoredRows {
+  const { ids, columns, positions } = rowPlan(model);
+  const T = model.net.transitions.length;
+  const k = ids.length;
+  const residuals = new Float64Array(events.length * k);
+  const scores = new Float64Array(events.length);
+  const observed = new Uint8Array(k);
+  for (let r = 0; r < events.length; r++) {
+    observed.fill(0);
+    for (const event of events[r]!) {
+      const j = positions.get(event.name);
+      if (j !== undefined) observed[j] = 1;
+    }
+    let score = 0;
+    for (let j = 0; j < k; j++) {
+      // float32 subtraction, as PETRA computes the residual on float32 tensors
+      const residual = Math.abs(Math.fround(transitions[r * T + columns[j]!]! - observed[j]!));
+      residuals[r * k + j] = residual;
+      score += residual;
+    }
+    scores[r] = score;
+  }
+  return { ids, residuals, scores };
+}
