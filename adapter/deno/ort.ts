@@ -1,6 +1,8 @@
 /**
  * Loads `onnxruntime-web` for the CLI, lazily (so `--help` and `compile` do not pay for it),
- * single-threaded (Deno runs its WASM backend without worker threads).
+ * single-threaded (Deno runs its WASM backend without worker threads): either in this thread
+ * ({@link loadOrt}) or with each session in its own worker ({@link loadWorkerOrt}), so that
+ * runs do not block the thread serving requests.
  *
  * @example
  * ```ts
@@ -12,6 +14,11 @@
  */
 
 import type { OrtModule } from "../../core/runtime.ts";
+import { workerOrt } from "../../core/ort_worker/worker_ort.ts";
+
+// Deno's web `Worker`, taken before any in-process ORT starts: onnxruntime-web's Emscripten
+// glue replaces `globalThis.Worker` with node's `worker_threads.Worker` when it initialises.
+const WebWorker: typeof Worker = globalThis.Worker;
 
 /**
  * Imports `onnxruntime-web` and sets `env.wasm.numThreads = 1`.
@@ -19,7 +26,7 @@ import type { OrtModule } from "../../core/runtime.ts";
  * @example
  * ```ts
  * import { loadOrt } from "./ort.ts";
- * import { readBundle } from "../server/bundle_files.ts";
+ * import { readBundle } from "./bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * ```
  */
@@ -27,4 +34,21 @@ export async function loadOrt(): Promise<OrtModule> {
   const ort = await import("onnxruntime-web");
   ort.env.wasm.numThreads = 1;
   return ort;
+}
+
+/**
+ * An ORT module whose sessions each run in a dedicated module worker (`ort_worker.ts`) holding
+ * `onnxruntime-web`, single-threaded. This thread never loads ORT itself; releasing a session
+ * terminates its worker.
+ *
+ * @example
+ * ```ts
+ * import { loadWorkerOrt } from "./ort.ts";
+ * import { readBundle } from "./bundle_files.ts";
+ * await using model = await readBundle(await loadWorkerOrt(), "examples/rest_serving");
+ * ```
+ */
+export function loadWorkerOrt(): Promise<OrtModule> {
+  const entry = new URL("./ort_worker.ts", import.meta.url);
+  return Promise.resolve(workerOrt(() => new WebWorker(entry, { type: "module" })));
 }

@@ -1,0 +1,73 @@
+/**
+ * The messages between {@link import("./worker_ort.ts").workerOrt}'s main-thread proxy and
+ * the worker running {@link import("./serve_ort_worker.ts").serveOrtWorker}. Requests carry an
+ * `id` that the worker echoes, so the proxy can settle the matching promise; float data travels
+ * as transferred `ArrayBuffer`s, never cloned.
+ *
+ * @example
+ * ```ts
+ * import type { ToWorker } from "./protocol.ts";
+ * const message: ToWorker = { op: "release", id: 3 };
+ * ```
+ *
+ * @module
+ */
+
+/** A tensor as it crosses the worker boundary: ORT `Tensor` constructor arguments. */
+export interface WireTensor {
+  /** The ORT element type. */
+  readonly type: "float32" | "bool";
+  /** The elements; a `Float32Array` travels with its buffer transferred. */
+  readonly data: Float32Array | readonly boolean[];
+  /** The shape. */
+  readonly dims: readonly number[];
+}
+
+/** A message from the main thread to the worker. */
+export type ToWorker =
+  | {
+    readonly op: "create";
+    readonly id: number;
+    readonly bytes: Uint8Array;
+    readonly options: object | undefined;
+  }
+  | { readonly op: "run"; readonly id: number; readonly feeds: Record<string, WireTensor> }
+  | { readonly op: "release"; readonly id: number };
+
+/** A message from the worker to the main thread. */
+export type FromWorker =
+  | { readonly op: "created"; readonly id: number; readonly outputNames: readonly string[] }
+  | { readonly op: "ran"; readonly id: number; readonly outputs: Record<string, Float32Array> }
+  | { readonly op: "released"; readonly id: number }
+  | { readonly op: "failed"; readonly id: number; readonly message: string };
+
+/**
+ * The part of a `Worker` (main side) or of a worker's global scope (worker side) that the
+ * protocol uses: both post messages and receive them as `message` events.
+ */
+export interface MessageEndpoint {
+  /** Sends `message`, moving the `transfer` buffers instead of copying them. */
+  postMessage(message: unknown, transfer: Transferable[]): void;
+  /** Subscribes to `message` (and, for a `Worker`, `error` and `messageerror`) events. */
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+}
+
+/** The message of an error, for sending across the boundary. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A buffer that holds exactly `data`, safe to transfer: `data`'s own buffer when the array
+ * spans all of it, otherwise a copy (transferring a shared buffer would detach other views).
+ */
+export function ownedBuffer(data: Float32Array): ArrayBuffer {
+  const { buffer } = data;
+  if (
+    buffer instanceof ArrayBuffer && data.byteOffset === 0 &&
+    data.byteLength === buffer.byteLength
+  ) {
+    return buffer;
+  }
+  return data.slice().buffer;
+}

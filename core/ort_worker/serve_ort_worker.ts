@@ -1,0 +1,90 @@
+/**
+ * The worker side of the ORT worker: a message loop that creates one session with the injected
+ * ORT module, runs it on request and answers with transferred output buffers. The runtime's own
+ * entry file (for Deno, `adapter/deno/ort_worker.ts`) imports its ORT build and calls
+ * {@link serveOrtWorker} with its global scope, so this file stays free of any runtime.
+ *
+ * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web";
+ * import { serveOrtWorker } from "./serve_ort_worker.ts";
+ * import type { MessageEndpoint } from "./protocol.ts";
+ * ort.env.wasm.numThreads = 1;
+ * serveOrtWorker(globalThis as unknown as MessageEndpoint, ort);
+ * ```
+ *
+ * @module
+ */
+
+import type { OrtModule, OrtSession, OrtTensor } from "../runtime.ts";
+import {
+  type FromWorker,
+  type MessageEndpoint,
+  messageOf,
+  ownedBuffer,
+  type ToWorker,
+} from "./protocol.ts";
+
+/**
+ * Answers {@link ToWorker} messages arriving at `scope` with `ort`: one session per worker,
+ * requests handled one at a time in arrival order (ORT sessions are not re-entrant). A failing
+ * request is answered with its error's message; the loop keeps serving.
+ *
+ * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web";
+ * import { serveOrtWorker } from "./serve_ort_worker.ts";
+ * import type { MessageEndpoint } from "./protocol.ts";
+ * serveOrtWorker(globalThis as unknown as MessageEndpoint, ort);
+ * ```
+ */
+export function serveOrtWorker(scope: MessageEndpoint, ort: OrtModule): void {
+  let session: OrtSession | undefined;
+  let queue: Promise<void> = Promise.resolve();
+  const reply = (message: FromWorker, transfer: Transferable[] = []) =>
+    scope.postMessage(message, transfer);
+
+  const handle = async (message: ToWorker): Promise<void> => {
+    try {
+      switch (message.op) {
+        case "create": {
+          if (session !== undefined) throw new Error("This ORT worker already holds a session");
+          session = await ort.InferenceSession.create(message.bytes, message.options);
+          reply({ op: "created", id: message.id, outputNames: [...session.outputNames] });
+          return;
+        }
+        case "run": {
+          if (session === undefined) throw new Error("This ORT worker holds no session");
+          const feeds: Record<string, OrtTensor> = {};
+          for (const [name, { type, data, dims }] of Object.entries(message.feeds)) {
+            feeds[name] = new ort.Tensor(type, data, dims);
+          }
+          const result = await session.run(feeds);
+          const outputs: Record<string, Float32Array> = {};
+          const transfer: ArrayBuffer[] = [];
+          for (const [name, tensor] of Object.entries(result)) {
+            if (!(tensor.data instanceof Float32Array)) continue;
+            const buffer = ownedBuffer(tensor.data);
+            outputs[name] = new Float32Array(buffer);
+            transfer.push(buffer);
+          }
+          reply({ op: "ran", id: message.id, outputs }, transfer);
+          return;
+        }
+        case "release": {
+          await session?.release();
+          session = undefined;
+          reply({ op: "released", id: message.id });
+          return;
+        }
+      }
+    } catch (error) {
+      reply({ op: "failed", id: message.id, message: messageOf(error) });
+    }
+  };
+
+  scope.addEventListener("message", (event) => {
+    const message = event.data as ToWorker;
+    queue = queue.then(() => handle(message));
+  });
+}

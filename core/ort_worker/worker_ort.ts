@@ -1,0 +1,177 @@
+/**
+ * An {@link OrtModule} whose sessions live in dedicated workers, so that a run computes off the
+ * thread that accepts and parses requests. Each `InferenceSession.create` starts one worker
+ * (through the injected `spawn`), which creates the real session there; `run` posts the feeds
+ * with their float buffers transferred and resolves with the outputs transferred back;
+ * `release` releases the session and terminates the worker.
+ *
+ * `core/` only speaks the protocol; the runtime supplies `spawn` (for Deno,
+ * `adapter/deno/ort.ts`'s `loadWorkerOrt`).
+ *
+ * @example
+ * ```ts
+ * import { workerOrt } from "./worker_ort.ts";
+ * const ort = workerOrt(() =>
+ *   new Worker(new URL("./my_ort_worker.js", import.meta.url), { type: "module" })
+ * );
+ * ```
+ *
+ * @module
+ */
+
+import type { OrtModule, OrtSession, OrtSessionOptions, OrtTensor } from "../runtime.ts";
+import type { FromWorker, MessageEndpoint, ToWorker, WireTensor } from "./protocol.ts";
+
+/** The main-thread side of a worker: a {@link MessageEndpoint} that can be stopped. */
+export interface WorkerHandle extends MessageEndpoint {
+  /** Subscribes to the worker's uncaught errors. */
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  addEventListener(type: "error", listener: (event: ErrorEvent) => void): void;
+  /** Stops the worker at once. */
+  terminate(): void;
+}
+
+/**
+ * An {@link OrtModule} running each session in a worker made by `spawn`; the worker must call
+ * `serveOrtWorker` with a real ORT module.
+ *
+ * @example
+ * ```ts
+ * import { workerOrt } from "./worker_ort.ts";
+ * import { ModelSession } from "../runtime.ts";
+ * declare const onnxBytes: Uint8Array;
+ * const ort = workerOrt(() =>
+ *   new Worker(new URL("./my_ort_worker.js", import.meta.url), { type: "module" })
+ * );
+ * await using session = await ModelSession.create(ort, onnxBytes, {
+ *   places: ["p_in", "p_out"],
+ *   transitions: ["t_go"],
+ * });
+ * ```
+ */
+export function workerOrt(spawn: () => WorkerHandle): OrtModule {
+  return {
+    InferenceSession: {
+      create: (bytes, options) => WorkerSession.create(spawn(), bytes, options),
+    },
+    Tensor: WireTensorImpl,
+  };
+}
+
+/** Tensor arguments kept as they are; the worker builds the real tensor. */
+class WireTensorImpl implements OrtTensor, WireTensor {
+  readonly type: "float32" | "bool";
+  readonly data: Float32Array | readonly boolean[];
+  readonly dims: readonly number[];
+
+  constructor(
+    type: "float32" | "bool",
+    data: Float32Array | readonly boolean[],
+    dims: readonly number[],
+  ) {
+    this.type = type;
+    this.data = data;
+    this.dims = dims;
+  }
+}
+
+type Settle = {
+  readonly resolve: (message: FromWorker) => void;
+  readonly reject: (error: Error) => void;
+};
+
+class WorkerSession implements OrtSession {
+  readonly #worker: WorkerHandle;
+  readonly #waiting = new Map<number, Settle>();
+  #nextId = 0;
+  #outputNames: readonly string[] = [];
+  #dead: Error | undefined;
+
+  get outputNames(): readonly string[] {
+    return this.#outputNames;
+  }
+
+  private constructor(worker: WorkerHandle) {
+    this.#worker = worker;
+    worker.addEventListener("message", (event) => {
+      const message = event.data as FromWorker;
+      const settle = this.#waiting.get(message.id);
+      this.#waiting.delete(message.id);
+      if (message.op === "failed") settle?.reject(new Error(message.message));
+      else settle?.resolve(message);
+    });
+    worker.addEventListener("error", (event) => {
+      // An uncaught error (say, the worker's module failed to load) ends the worker: fail
+      // every waiting call, and keep the error from reaching the main thread's top level.
+      event.preventDefault();
+      this.#fail(new Error(`The ORT worker failed: ${event.message}`));
+    });
+  }
+
+  static async create(
+    worker: WorkerHandle,
+    bytes: Uint8Array,
+    options: OrtSessionOptions | undefined,
+  ): Promise<WorkerSession> {
+    const session = new WorkerSession(worker);
+    try {
+      const created = await session.#call({ op: "create", id: 0, bytes, options }, []);
+      if (created.op === "created") session.#outputNames = created.outputNames;
+    } catch (error) {
+      session.#fail(error as Error);
+      throw error;
+    }
+    return session;
+  }
+
+  async run(feeds: Readonly<Record<string, OrtTensor>>): Promise<Record<string, OrtTensor>> {
+    const wire: Record<string, WireTensor> = {};
+    const transfer: ArrayBuffer[] = [];
+    for (const [name, tensor] of Object.entries(feeds)) {
+      if (!(tensor instanceof WireTensorImpl)) {
+        throw new Error(`Cannot run the model: feed ${name} was not made by this module's Tensor`);
+      }
+      let { data } = tensor;
+      if (data instanceof Float32Array) {
+        // A copy, so the caller's arrays stay usable; the copy moves without a second copy.
+        data = data.slice();
+        transfer.push(data.buffer as ArrayBuffer);
+      }
+      wire[name] = { type: tensor.type, data, dims: tensor.dims };
+    }
+    const ran = await this.#call({ op: "run", id: 0, feeds: wire }, transfer);
+    const outputs: Record<string, OrtTensor> = {};
+    if (ran.op === "ran") {
+      for (const [name, data] of Object.entries(ran.outputs)) outputs[name] = { data };
+    }
+    return outputs;
+  }
+
+  async release(): Promise<void> {
+    if (this.#dead) return;
+    try {
+      await this.#call({ op: "release", id: 0 }, []);
+    } finally {
+      this.#fail(new Error("Cannot run the model: its session has been released"));
+    }
+  }
+
+  /** Sends `message` under a fresh id and waits for the worker's answer to it. */
+  #call(message: ToWorker, transfer: Transferable[]): Promise<FromWorker> {
+    if (this.#dead) return Promise.reject(this.#dead);
+    const id = ++this.#nextId;
+    const { promise, resolve, reject } = Promise.withResolvers<FromWorker>();
+    this.#waiting.set(id, { resolve, reject });
+    this.#worker.postMessage({ ...message, id }, transfer);
+    return promise;
+  }
+
+  /** Terminates the worker and rejects every waiting and later call with `error`. */
+  #fail(error: Error): void {
+    if (this.#dead) return;
+    this.#dead = error;
+    this.#worker.terminate();
+    for (const settle of this.#waiting.values()) settle.reject(error);
+    this.#waiting.clear();
+  }
+}
