@@ -145,6 +145,16 @@ export interface PackedOutputs {
   readonly gradValues?: Float32Array;
 }
 
+/** One finished ORT run, for metrics. */
+export interface RunRecord {
+  /** Rows in the run. */
+  readonly rows: number;
+  /** Whether the run computed gradients. */
+  readonly withGradient: boolean;
+  /** Wall time of the ORT call, in seconds. */
+  readonly seconds: number;
+}
+
 /** Options of one run. */
 export interface RunOptions {
   /** Compute the gradient outputs (the `with_gradient` input). */
@@ -203,8 +213,32 @@ export class ModelSession implements AsyncDisposable {
     return this.#runs;
   }
 
+  /** Rows waiting for the next run (not counting the run in flight). */
+  get queuedRows(): number {
+    let rows = 0;
+    for (const request of this.#pending) rows += request.inputs.batch;
+    return rows;
+  }
+
+  /**
+   * Calls `observer` after every ORT run; returns a function that stops it.
+   *
+   * @example
+   * ```ts
+   * import type { ModelSession } from "./runtime.ts";
+   * declare const session: ModelSession;
+   * const stop = session.observe((run) => console.log(run.rows, run.seconds));
+   * stop();
+   * ```
+   */
+  observe(observer: (run: RunRecord) => void): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
   readonly #ort: OrtModule;
   readonly #session: OrtSession;
+  readonly #observers = new Set<(run: RunRecord) => void>();
   readonly #maxBatchRows: number;
   readonly #hasGradient: boolean;
   #pending: Pending[] = [];
@@ -478,7 +512,14 @@ export class ModelSession implements AsyncDisposable {
       with_gradient: new Tensor("bool", [options.withGradient], []),
     };
     this.#runs++;
+    const started = performance.now();
     const result = await this.#session.run(feeds);
+    const record = {
+      rows: B,
+      withGradient: options.withGradient,
+      seconds: (performance.now() - started) / 1000,
+    };
+    for (const observer of this.#observers) observer(record);
     const read = (name: string): Float32Array | undefined => {
       const data = result[name]?.data;
       return data instanceof Float32Array ? data : undefined;

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { compileModel } from "../../core/compile/mod.ts";
 import type { PetriModel } from "../../core/net/types.ts";
-import { type InputRow, ModelSession, type OrtModule, type OutputRow } from "../../core/runtime.ts";
+import {
+  type InputRow,
+  ModelSession,
+  type OrtModule,
+  type OutputRow,
+  type RunRecord,
+} from "../../core/runtime.ts";
 import { assertRejectsWith, exampleModel, EXAMPLES, ORT, random } from "./fixtures.ts";
 
 /** Random rows over a net: some places supplied, some values, a random target. */
@@ -248,4 +254,28 @@ Deno.test("ModelSession queues requests that arrive during a run and batches the
   await disposing;
   assert.deepEqual(fake.released(), 1);
   assert.equal(fake.runs.length, 4);
+});
+
+Deno.test("ModelSession.observe() reports every run and queuedRows counts rows waiting", async () => {
+  const { model, session } = await openExample("rest_serving");
+  await using _ = session;
+  const runs: RunRecord[] = [];
+  const stop = session.observe((run) => runs.push(run));
+  const rows = randomRows(model, 3, 2);
+  const first = session.run(rows, { withGradient: true });
+  const second = session.run(rows.slice(0, 2), { withGradient: false });
+  assert.deepEqual(session.queuedRows, 5);
+  await Promise.all([first, second]);
+  assert.deepEqual(session.queuedRows, 0);
+  assert.deepEqual(runs.reduce((sum, run) => sum + run.rows, 0), 5, "every row in some run");
+  await session.run(rows, { withGradient: true });
+  assert.deepEqual(
+    { rows: runs.at(-1)!.rows, withGradient: runs.at(-1)!.withGradient },
+    { rows: 3, withGradient: true },
+  );
+  assert.ok(runs.every((run) => run.seconds >= 0 && run.seconds < 60));
+  const count = runs.length;
+  stop();
+  await session.run(rows, { withGradient: false });
+  assert.deepEqual(runs.length, count, "a stopped observer hears nothing");
 });
