@@ -1,8 +1,10 @@
 /**
- * `cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]`: serves one
- * bundle (default: the embedded example) over HTTP with the six endpoints, `/docs`,
- * `/openapi.json` and the playground at `/playground`. Prints one line with the URL, and on
- * SIGINT or SIGTERM finishes in-flight requests and exits 0.
+ * `cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
+ * [--max-batch-rows N] [--max-queue-delay-ms MS]`: serves one bundle (default: the embedded
+ * example) over HTTP with the six endpoints, `/docs`, `/openapi.json` and the playground at
+ * `/playground`. The model runs in a worker, so requests that arrive during a run share the
+ * next one. Prints one line with the URL, and on SIGINT or SIGTERM finishes in-flight requests
+ * and exits 0.
  *
  * @example
  * ```ts
@@ -19,15 +21,19 @@ import { listen } from "../adapter/deno/listen.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
-import { loadOrt } from "../adapter/deno/ort.ts";
+import { loadWorkerOrt } from "../adapter/deno/ort.ts";
+import { DEFAULT_MAX_BATCH_ROWS } from "../core/runtime.ts";
 
 const OPTIONS = {
   host: { type: "string" },
   port: { type: "string", short: "p" },
   "max-body-bytes": { type: "string" },
+  "max-batch-rows": { type: "string" },
+  "max-queue-delay-ms": { type: "string" },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
+                    [--max-batch-rows N] [--max-queue-delay-ms MS]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs (OpenAPI at /openapi.json) and
@@ -42,6 +48,11 @@ Options:
   --host HOST           address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
   -p, --port PORT       port (default 8000; 0 picks a free one)
   --max-body-bytes N    largest request body accepted, larger ones get 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  --max-batch-rows N    most rows one model run takes from the queue (default ${DEFAULT_MAX_BATCH_ROWS}); a
+                        larger request still runs whole
+  --max-queue-delay-ms MS
+                        how long a queued request may wait for more rows before a run starts
+                        (default 0: run as soon as the model is free)
   -h, --help            show this help
 `;
 
@@ -70,10 +81,25 @@ export const serveCommand: Command = {
       1,
       Number.MAX_SAFE_INTEGER,
     );
+    const maxBatchRows = integerFlag(
+      "--max-batch-rows",
+      flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
+      1,
+      1 << 20,
+    );
+    const maxQueueDelayMs = integerFlag(
+      "--max-queue-delay-ms",
+      flags["max-queue-delay-ms"] ?? "0",
+      0,
+      60_000,
+    );
     const path = positionals[0] === undefined
       ? EXAMPLE_BUNDLE_URL
       : await resolveBundlePath(positionals[0]);
-    await using model = await readBundle(await loadOrt(), path);
+    await using model = await readBundle(await loadWorkerOrt(), path, {
+      maxBatchRows,
+      maxQueueDelayMs,
+    });
     const { scenario_name: name, scenario_description: description } = model.sidecar;
     const app = await createApp(model, {
       ...(name ? { title: name } : {}),
