@@ -40,7 +40,9 @@ const models: [string, PetriModel][] = [
   ["layered 60 places", layeredModel(60)],
 ];
 const ort = await loadWorkerOrt();
-console.log("| net | k forward + k gradient rows | separate runs µs | shared run µs | shared / separate |");
+console.log(
+  "| net | k forward + k gradient rows | separate runs µs | shared run µs | shared / separate |",
+);
 console.log("| --- | ---: | ---: | ---: | ---: |");
 for (const [name, model] of models) {
   await using session = await ModelSession.create(ort, compileModel(model).bytes, model.net);
