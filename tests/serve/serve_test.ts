@@ -202,12 +202,32 @@ Deno.test("cli.ts serve --port with a bad value exits 2 with one line", async (t
   });
 });
 
+Deno.test("cli.ts serve --max-batch-rows and --max-queue-delay-ms with bad values exit 2 with one line", async (t) => {
+  const cases = [["--max-batch-rows", "0"], ["--max-batch-rows", "x"], [
+    "--max-queue-delay-ms",
+    "60001",
+  ], ["--max-queue-delay-ms", "1.5"]];
+  for (const [flag, value] of cases) {
+    await t.step(`${flag} '${value}'`, async () => {
+      assertInputFailure(await run([...SERVE, flag!, value!]), flag!, `'${value}'`);
+    });
+  }
+});
+
 Deno.test("cli.ts serve --help prints the usage and exits 0", async () => {
   const result = await run([...SERVE, "--help"]);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stderr, "");
   assert.match(result.stdout, /^Usage: cli\.ts serve \[BUNDLE\] \[--host /);
-  for (const option of ["--host", "--port", "--max-body-bytes"]) {
+  for (
+    const option of [
+      "--host",
+      "--port",
+      "--max-body-bytes",
+      "--max-batch-rows",
+      "--max-queue-delay-ms",
+    ]
+  ) {
     assert.ok(result.stdout.includes(option), `the help lacks ${option}`);
   }
 });
