@@ -16,7 +16,12 @@
  */
 
 import { PACKAGE_VERSION } from "../core/version.ts";
-import { EXAMPLE_BUNDLE_URL, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
+import {
+  bundleLocation,
+  EXAMPLE_BUNDLE_URL,
+  readBundle,
+  resolveBundlePath,
+} from "../adapter/deno/bundle_files.ts";
 import { listen } from "../adapter/deno/listen.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
@@ -41,8 +46,9 @@ the playground at /playground (after 'deno task build:web'). Stops on SIGINT or 
 finishing the requests in flight.
 
 Arguments:
-  BUNDLE                a .onnx file with its .onnx.meta.json beside it, or a directory holding
-                        one bundle (default: the embedded credit_approval_coloured example)
+  BUNDLE                a .onnx file with its .onnx.meta.json beside it, a directory holding
+                        one bundle, or an http(s) URL of a .onnx file (the sidecar's URL adds
+                        .meta.json) (default: the embedded credit_approval_coloured example)
 
 Options:
   --host HOST           address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
@@ -93,9 +99,10 @@ export const serveCommand: Command = {
       0,
       60_000,
     );
-    const path = positionals[0] === undefined
+    const location = positionals[0] === undefined
       ? EXAMPLE_BUNDLE_URL
-      : await resolveBundlePath(positionals[0]);
+      : bundleLocation(positionals[0]);
+    const path = typeof location === "string" ? await resolveBundlePath(location) : location;
     await using model = await readBundle(await loadWorkerOrt(), path, {
       maxBatchRows,
       maxQueueDelayMs,
