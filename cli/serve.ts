@@ -26,7 +26,7 @@ import { listen } from "../adapter/deno/listen.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
-import { loadWorkerOrt } from "../adapter/deno/ort.ts";
+import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { DEFAULT_MAX_BATCH_ROWS } from "../core/runtime.ts";
 
 const OPTIONS = {
@@ -35,10 +35,11 @@ const OPTIONS = {
   "max-body-bytes": { type: "string" },
   "max-batch-rows": { type: "string" },
   "max-queue-delay-ms": { type: "string" },
+  "ort-in-process": { type: "boolean" },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
-                    [--max-batch-rows N] [--max-queue-delay-ms MS]
+                    [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs (OpenAPI at /openapi.json) and
@@ -59,6 +60,9 @@ Options:
   --max-queue-delay-ms MS
                         how long a queued request may wait for more rows before a run starts
                         (default 0: run as soon as the model is free)
+  --ort-in-process      run the model on the thread that serves HTTP instead of in a worker:
+                        lower latency for lone requests on a small or busy machine, but runs
+                        block the server, so concurrent requests rarely share one
   -h, --help            show this help
 `;
 
@@ -103,7 +107,8 @@ export const serveCommand: Command = {
       ? EXAMPLE_BUNDLE_URL
       : bundleLocation(positionals[0]);
     const path = typeof location === "string" ? await resolveBundlePath(location) : location;
-    await using model = await readBundle(await loadWorkerOrt(), path, {
+    const ort = flags["ort-in-process"] ? await loadOrt() : await loadWorkerOrt();
+    await using model = await readBundle(ort, path, {
       maxBatchRows,
       maxQueueDelayMs,
     });

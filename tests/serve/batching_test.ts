@@ -140,3 +140,25 @@ Deno.test("Concurrent HTTP requests share ORT runs of a worker session", async (
     await running.stop();
   }
 });
+
+Deno.test("cli.ts serve --ort-in-process answers byte for byte as the worker does", async () => {
+  const name = "triage_softmax_ste";
+  const exchanges = (await readExchanges(new URL(`${name}/`, CONFORMANCE)))
+    .filter((exchange) => exchange.method === "POST" && exchange.expect.compare !== "skip");
+  await using dir = await tempDir();
+  const bundle = await compileTo(dir.path, name, await readConformanceDescription(name));
+  const serve = ["run", "-A", "cli.ts", "serve", bundle, "--port", "0"];
+  await using worker = await startServerProcess(serve);
+  await using local = await startServerProcess([...serve, "--ort-in-process"]);
+  for (const exchange of exchanges) {
+    assert.deepEqual(
+      await answer(exchangeRequest(exchange, local.origin)!),
+      await answer(exchangeRequest(exchange, worker.origin)!),
+      `#${exchange.i} ${exchange.path}`,
+    );
+  }
+  for (const server of [worker, local]) {
+    server.kill("SIGTERM");
+    assert.equal((await server.finished()).code, 0);
+  }
+});

@@ -226,6 +226,7 @@ Deno.test("cli.ts serve --help prints the usage and exits 0", async () => {
       "--max-body-bytes",
       "--max-batch-rows",
       "--max-queue-delay-ms",
+      "--ort-in-process",
     ]
   ) {
     assert.ok(result.stdout.includes(option), `the help lacks ${option}`);
