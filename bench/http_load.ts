@@ -137,6 +137,8 @@ export interface Row {
   readonly connections: number;
   readonly echo: WrkResult;
   readonly serve: WrkResult;
+  /** `cli.ts serve --ort-in-process`. */
+  readonly inProcess: WrkResult;
   readonly parallel: WrkResult;
   /** Rows per ORT run on `serve`'s counted twin under the same load. */
   readonly rowsPerRun: number;
@@ -162,10 +164,12 @@ export function httpSection(rows: readonly Row[], machine: string, seconds: numb
     "## http",
     "",
     "`bench/http_load.ts` (`deno run -A bench/http_load.ts`): `wrk -t1 -cN` (a native client;",
-    "a Lua script POSTs eight different bodies in turn) against three servers, each in its own",
+    "a Lua script POSTs eight different bodies in turn) against four servers, each in its own",
     "process on 127.0.0.1: a bare `Deno.serve` JSON echo (`Response.json(await request.json())`,",
-    "the baseline, same bodies), `cli.ts serve` and `deno serve --parallel server/main.ts` (one",
-    "instance per core). Each cell: 1 s of warm-up, then " + `${seconds} s measured. Every answer`,
+    "the baseline, same bodies), `cli.ts serve` (ORT in a worker), `cli.ts serve --ort-in-process`",
+    "(ORT on the serving thread, as before the worker) and `deno serve --parallel server/main.ts`",
+    "(one instance per core, each with its worker). Each cell: 1 s of warm-up, then " +
+    `${seconds} s measured. Every answer`,
     "must be 2xx (wrk counts the others; none occurred). *Ratio* is requests/s over the echo's in",
     "the same cell. *Rows / run* and *req / run*: ORT rows and requests per ORT run, from a short",
     "extra run of the same load against `bench/http_serve_counted.ts` (`serve`'s twin with a run",
@@ -175,13 +179,15 @@ export function httpSection(rows: readonly Row[], machine: string, seconds: numb
     `Machine: ${machine}. wrk, the server and the other helpers' work share the cores, so the`,
     "absolute figures are noisy; compare ratios within a row.",
     "",
-    "| net | endpoint | conns | echo req/s | echo p50 / p99 ms | serve req/s | ratio | p50 / p99 ms | rows / run | req / run | --parallel req/s | ratio | p50 / p99 ms |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| net | endpoint | conns | echo req/s | echo p50 / p99 ms | serve req/s | ratio | p50 / p99 ms | rows / run | req / run | --ort-in-process req/s | ratio | p50 / p99 ms | --parallel req/s | ratio | p50 / p99 ms |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map((r) =>
       `| ${r.net} | POST /${r.endpoint} | ${r.connections} | ${rate(r.echo.requestsPerSecond)} | ` +
       `${ms(r.echo.p50Ms)} / ${ms(r.echo.p99Ms)} | ${rate(r.serve.requestsPerSecond)} | ` +
       `${ratio(r.serve, r.echo)} | ${ms(r.serve.p50Ms)} / ${ms(r.serve.p99Ms)} | ` +
       `${r.rowsPerRun.toFixed(1)} | ${r.requestsPerRun.toFixed(2)} | ` +
+      `${rate(r.inProcess.requestsPerSecond)} | ${ratio(r.inProcess, r.echo)} | ` +
+      `${ms(r.inProcess.p50Ms)} / ${ms(r.inProcess.p99Ms)} | ` +
       `${rate(r.parallel.requestsPerSecond)} | ${ratio(r.parallel, r.echo)} | ` +
       `${ms(r.parallel.p50Ms)} / ${ms(r.parallel.p99Ms)} |`
     ),
@@ -192,6 +198,8 @@ export function httpSection(rows: readonly Row[], machine: string, seconds: numb
   ].join("\n");
 }
 
+const FACES = ["serve", "inProcess", "parallel"] as const;
+
 function goals(rows: readonly Row[]): string[] {
   const find = (net: string, endpoint: Endpoint, connections: number) =>
     rows.find((r) => r.net === net && r.endpoint === endpoint && r.connections === connections);
@@ -201,7 +209,7 @@ function goals(rows: readonly Row[]): string[] {
     const forward = find(net, "forward", 16);
     const counterfactual = find(net, "counterfactual", 16);
     if (forward) {
-      for (const face of ["serve", "parallel"] as const) {
+      for (const face of FACES) {
         const x = forward[face].requestsPerSecond / forward.echo.requestsPerSecond;
         lines.push(
           `- ${net}, ${face}: /forward at 16 connections = ${x.toFixed(2)}× echo ` +
@@ -220,7 +228,7 @@ function goals(rows: readonly Row[]): string[] {
       const one = find(net, endpoint, 1);
       if (!one) continue;
       const bound = 2 * one.echo.p99Ms + 1;
-      const faces = (["serve", "parallel"] as const).map((face) =>
+      const faces = FACES.map((face) =>
         `${face} ${one[face].p99Ms.toFixed(2)} ms ${mark(one[face].p99Ms <= bound)}`
       );
       lines.push(
@@ -321,13 +329,23 @@ if (import.meta.main) {
         ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
         { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: bundle } },
       );
+      await using inProcess = await startServerProcess([
+        "run",
+        "-A",
+        "cli.ts",
+        "serve",
+        bundle,
+        "--port",
+        "0",
+        "--ort-in-process",
+      ]);
       await using counted = await startServerProcess([
         "run",
         "-A",
         "bench/http_serve_counted.ts",
         bundle,
       ]);
-      for (const origin of [serve.origin, parallel.origin, counted.origin]) {
+      for (const origin of [serve.origin, inProcess.origin, parallel.origin, counted.origin]) {
         await check(origin, bodies);
       }
       for (const endpoint of ENDPOINTS) {
@@ -336,6 +354,7 @@ if (import.meta.main) {
           const at = (origin: string) => `${origin}/${endpoint}`;
           const echoed = await measure(at(echo.origin), list, connections, seconds);
           const served = await measure(at(serve.origin), list, connections, seconds);
+          const local = await measure(at(inProcess.origin), list, connections, seconds);
           const par = await measure(at(parallel.origin), list, connections, seconds);
           const runs = await countRuns(counted.origin, endpoint, list, connections);
           const row: Row = {
@@ -344,6 +363,7 @@ if (import.meta.main) {
             connections,
             echo: echoed,
             serve: served,
+            inProcess: local,
             parallel: par,
             ...runs,
           };
@@ -352,12 +372,14 @@ if (import.meta.main) {
             `${net} /${endpoint} ×${connections}: echo ${Math.round(echoed.requestsPerSecond)}, ` +
               `serve ${Math.round(served.requestsPerSecond)} ` +
               `(p99 ${served.p99Ms.toFixed(2)} ms, ${runs.rowsPerRun.toFixed(1)} rows/run), ` +
+              `in-process ${Math.round(local.requestsPerSecond)}, ` +
               `parallel ${Math.round(par.requestsPerSecond)} req/s`,
           );
         }
       }
-      for (const server of [serve, parallel, counted]) server.kill("SIGTERM");
-      for (const server of [serve, parallel, counted]) {
+      const servers = [serve, inProcess, parallel, counted];
+      for (const server of servers) server.kill("SIGTERM");
+      for (const server of servers) {
         const exit = await server.finished();
         if (exit.code !== 0) throw new Error(`a server exited ${exit.code}: ${exit.stderr}`);
       }
