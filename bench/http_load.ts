@@ -1,31 +1,34 @@
 /**
- * HTTP throughput and latency of `cli.ts serve` against a bare `Deno.serve` JSON echo server
- * measured in the same run. Both listen on 127.0.0.1: `serve` runs the credit-approval example
- * in its own process, the echo server (`request.json()` then `Response.json()`) runs in this
- * one, and every cell is measured by `http_client.ts` in a separate process: each POST
- * endpoint with realistic bodies for the example model, at 1 and 16 connections, bounded by a
- * request count and a time (whichever comes first), and the echo server with the same bodies.
- * The table replaces the `## http` section of `bench/README.md`, keeping the other sections.
+ * HTTP throughput and latency of `cli.ts serve` and of `deno serve --parallel server/main.ts`
+ * against a bare `Deno.serve` JSON echo (`http_echo.ts`) measured in the same run, with `wrk`
+ * (`wrk.ts`) as the load generator. Every server runs in its own process on 127.0.0.1. Each
+ * cell: the four POST operations, at 1 and 16 connections, on the credit-approval example and
+ * on a 60-place layered net (`layered_net.ts`); a 1 s warm-up, then a bounded measured run.
+ * Rows per ORT run come from a short extra run of the same load against
+ * `http_serve_counted.ts` (`cli.ts serve`'s twin that counts runs). The table replaces the
+ * `## http` section of `bench/README.md`.
  *
  * Not a `deno bench` file: run it as
- * `deno run -A bench/http_load.ts [--max-requests 2000] [--max-seconds 5] [--no-readme]`.
+ * `deno run -A bench/http_load.ts [--seconds 3] [--no-readme]`.
  *
  * @example
  * ```ts
  * import { httpSection } from "./http_load.ts";
- * httpSection([], "machine").startsWith("## http"); // true
+ * httpSection([], "machine", 3).startsWith("## http"); // true
  * ```
  *
  * @module
  */
 
-import { replaceSection } from "./batch_rss.ts";
+import { compileBundle } from "../core/bundle.ts";
+import type { PetriModel } from "../core/net/types.ts";
+import { EXAMPLE_BUNDLE_URL, writeBundle } from "../adapter/deno/bundle_files.ts";
 import { startServerProcess } from "../tests/serve/server_process.ts";
-import type { LoadPlan, Measurement } from "./http_client.ts";
+import { replaceSection } from "./batch_rss.ts";
+import { layeredModel } from "./layered_net.ts";
+import { runWrk, type WrkResult } from "./wrk.ts";
 
-const ROOT = new URL("../", import.meta.url);
 const README = new URL("README.md", import.meta.url);
-const CLIENT = "bench/http_client.ts";
 
 /** The measured endpoints. */
 export const ENDPOINTS = ["forward", "anomaly", "counterfactual", "sensitivity"] as const;
@@ -35,6 +38,9 @@ export type Endpoint = typeof ENDPOINTS[number];
 /** The connection counts of each cell. */
 export const CONNECTIONS = [1, 16] as const;
 
+/** Request bodies per endpoint. */
+export type Bodies = Readonly<Record<Endpoint, readonly string[]>>;
+
 const AMOUNTS = [300, 800, 1500, 2500, 4000, 6000, 8000, 9500];
 
 /**
@@ -43,11 +49,11 @@ const AMOUNTS = [300, 800, 1500, 2500, 4000, 6000, 8000, 9500];
  *
  * @example
  * ```ts
- * import { BODIES } from "./http_load.ts";
- * JSON.parse(BODIES.forward[0]!).input_values; // { p_submitted: 300 }
+ * import { EXAMPLE_BODIES } from "./http_load.ts";
+ * JSON.parse(EXAMPLE_BODIES.forward[0]!).input_values; // { p_submitted: 300 }
  * ```
  */
-export const BODIES: Readonly<Record<Endpoint, readonly string[]>> = {
+export const EXAMPLE_BODIES: Bodies = {
   forward: AMOUNTS.map((amount) =>
     JSON.stringify({ input_marking: { p_submitted: 1 }, input_values: { p_submitted: amount } })
   ),
@@ -81,6 +87,41 @@ export const BODIES: Readonly<Record<Endpoint, readonly string[]>> = {
   ),
 };
 
+/**
+ * Bodies for a layered net: its first-layer (source) places supplied with eight different
+ * markings; events, targets and the flipped place picked from the net.
+ */
+export function layeredBodies(model: PetriModel): Bodies {
+  const sources = [...model.net.initialMarking.keys()];
+  const transitions = model.net.transitions;
+  const markings = Array.from(
+    { length: 8 },
+    (_, i) => Object.fromEntries(sources.map((p, k) => [p, ((i * 7 + k * 3) % 10) / 10])),
+  );
+  const last = (i: number) => transitions[transitions.length - 1 - (i % 5)]!;
+  return {
+    forward: markings.map((input_marking) => JSON.stringify({ input_marking })),
+    anomaly: markings.map((input_marking, i) =>
+      JSON.stringify({
+        input_marking,
+        events: [{ name: transitions[i]! }, { name: last(i) }],
+      })
+    ),
+    counterfactual: markings.map((input_marking, i) =>
+      JSON.stringify({
+        input_marking,
+        flip_place: sources[i % sources.length]!,
+        target_transition: last(i),
+        flip_channel: "marking",
+        search_range: [0, 1],
+      })
+    ),
+    sensitivity: markings.map((input_marking, i) =>
+      JSON.stringify({ input_marking, target_transition: last(i) })
+    ),
+  };
+}
+
 /** A key each endpoint's answer must have (checked once before measuring). */
 const ANSWER_KEY: Readonly<Record<Endpoint, string>> = {
   forward: "transition_activations",
@@ -89,69 +130,20 @@ const ANSWER_KEY: Readonly<Record<Endpoint, string>> = {
   sensitivity: "value_gradients",
 };
 
-/** One row of the table: an endpoint at a connection count, served and echoed. */
+/** One row of the table: an endpoint at a connection count on one net. */
 export interface Row {
+  readonly net: string;
   readonly endpoint: Endpoint;
   readonly connections: number;
-  readonly serve: Measurement;
-  readonly echo: Measurement;
-  /** ORT runs per request on the instrumented twin of `serve` (`http_serve_counted.ts`). */
-  readonly runsPerRequest: number;
-}
-
-/** Bounds of each cell. */
-export interface Bounds {
-  readonly maxRequests: number;
-  readonly maxSeconds: number;
-}
-
-/**
- * Runs `http_client.ts` in its own process against `url` and returns its measurement (after a
- * warm-up of 200 requests or 1 s unless `warmUp` is false).
- *
- * @example
- * ```ts
- * import { BODIES, measure } from "./http_load.ts";
- * await measure("http://127.0.0.1:8000/forward", BODIES.forward, 16, {
- *   maxRequests: 2000,
- *   maxSeconds: 5,
- * });
- * ```
- */
-export async function measure(
-  url: string,
-  bodies: readonly string[],
-  connections: number,
-  bounds: Bounds,
-  warmUp = true,
-): Promise<Measurement> {
-  const plan: LoadPlan = {
-    url,
-    bodies,
-    connections,
-    ...bounds,
-    warmupRequests: warmUp ? 200 : 0,
-    warmupSeconds: warmUp ? 1 : 0,
-  };
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", CLIENT, JSON.stringify(plan)],
-    cwd: ROOT,
-    stdin: "null",
-  }).output();
-  const stdout = new TextDecoder().decode(output.stdout).trim();
-  if (output.code !== 0) {
-    throw new Error(
-      `the client failed (exit ${output.code}): ${new TextDecoder().decode(output.stderr)}`,
-    );
-  }
-  const measurement: Measurement = JSON.parse(stdout.split("\n").at(-1)!);
-  if (measurement.errors > 0) {
-    throw new Error(
-      `${url}: ${measurement.errors} of ${measurement.requests} requests failed, first: ` +
-        measurement.firstError,
-    );
-  }
-  return measurement;
+  readonly echo: WrkResult;
+  readonly serve: WrkResult;
+  /** `cli.ts serve --ort-in-process`. */
+  readonly inProcess: WrkResult;
+  readonly parallel: WrkResult;
+  /** Rows per ORT run on `serve`'s counted twin under the same load. */
+  readonly rowsPerRun: number;
+  /** Requests per ORT run on the twin. */
+  readonly requestsPerRun: number;
 }
 
 /**
@@ -160,133 +152,99 @@ export async function measure(
  * @example
  * ```ts
  * import { httpSection } from "./http_load.ts";
- * httpSection([], "machine").includes("| endpoint |"); // true
+ * httpSection([], "machine", 3).includes("| net |"); // true
  * ```
  */
-export function httpSection(
-  rows: readonly Row[],
-  machine: string,
-  bounds: Bounds = { maxRequests: 2000, maxSeconds: 5 },
-): string {
+export function httpSection(rows: readonly Row[], machine: string, seconds: number): string {
   const ms = (value: number) => value.toFixed(2);
   const rate = (value: number) => Math.round(value).toLocaleString("en-US");
-  const lines = [
+  const ratio = (a: WrkResult, b: WrkResult) =>
+    (a.requestsPerSecond / b.requestsPerSecond).toFixed(2);
+  return [
     "## http",
     "",
-    "`cli.ts serve` (the credit-approval example) against a bare `Deno.serve` JSON echo server",
-    "(`Response.json(await request.json())`) measured in the same run by `bench/http_load.ts`",
-    "(`deno run -A bench/http_load.ts`). Both listen on 127.0.0.1, `serve` in its own process.",
-    "The load comes from `bench/http_client.ts` in a separate process: N concurrent loops of",
-    "`fetch` (one keep-alive connection each) POSTing realistic bodies for the example (eight",
-    "loan amounts from 300 to 9,500 in turn); the echo server gets the same bodies. Every answer",
-    "must be 200. *Ratio* is the endpoint's requests/s over the echo server's with the same",
-    "bodies and connections.",
+    "`bench/http_load.ts` (`deno run -A bench/http_load.ts`): `wrk -t1 -cN` (a native client;",
+    "a Lua script POSTs eight different bodies in turn) against four servers, each in its own",
+    "process on 127.0.0.1: a bare `Deno.serve` JSON echo (`Response.json(await request.json())`,",
+    "the baseline, same bodies), `cli.ts serve` (ORT in a worker), `cli.ts serve --ort-in-process`",
+    "(ORT on the serving thread, as before the worker) and `deno serve --parallel server/main.ts`",
+    "(one instance per core, each with its worker). Each cell: 1 s of warm-up, then " +
+    `${seconds} s measured. Every answer`,
+    "must be 2xx (wrk counts the others; none occurred). *Ratio* is requests/s over the echo's in",
+    "the same cell. *Rows / run* and *req / run*: ORT rows and requests per ORT run, from a short",
+    "extra run of the same load against `bench/http_serve_counted.ts` (`serve`'s twin with a run",
+    "counter). Nets: the credit-approval example (3 places, 2 transitions) and a 60-place,",
+    "48-transition layered net from `bench/layered_net.ts`.",
     "",
-    `Each cell: a warm-up (200 requests or 1 s), then ${
-      bounds.maxRequests.toLocaleString("en-US")
-    } ` +
-    `requests or ${bounds.maxSeconds} s, whichever comes first.`,
-    "*ORT runs / request* comes from a short extra run of the same load against",
-    "`bench/http_serve_counted.ts`, which serves the example exactly as `serve` does and also",
-    "reports `ModelSession.runCount`.",
+    `Machine: ${machine}. wrk, the server and the other helpers' work share the cores, so the`,
+    "absolute figures are noisy; compare ratios within a row.",
     "",
-    `Machine: ${machine}.`,
-    "The client, `serve` and the echo server share these cores, so the echo figures are the",
-    "ceiling of this set-up rather than of `Deno.serve`.",
-    "",
-    "| endpoint | connections | requests | req/s | p50 ms | p99 ms | echo req/s | echo p50 ms | echo p99 ms | ratio to echo | ORT runs / request |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| net | endpoint | conns | echo req/s | echo p50 / p99 ms | serve req/s | ratio | p50 / p99 ms | rows / run | req / run | --ort-in-process req/s | ratio | p50 / p99 ms | --parallel req/s | ratio | p50 / p99 ms |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map((r) =>
-      `| POST /${r.endpoint} | ${r.connections} | ${r.serve.requests.toLocaleString("en-US")} | ` +
-      `${rate(r.serve.requestsPerSecond)} | ${ms(r.serve.p50Ms)} | ${ms(r.serve.p99Ms)} | ` +
-      `${rate(r.echo.requestsPerSecond)} | ${ms(r.echo.p50Ms)} | ${ms(r.echo.p99Ms)} | ` +
-      `${(r.serve.requestsPerSecond / r.echo.requestsPerSecond).toFixed(2)} | ` +
-      `${r.runsPerRequest.toFixed(2)} |`
+      `| ${r.net} | POST /${r.endpoint} | ${r.connections} | ${rate(r.echo.requestsPerSecond)} | ` +
+      `${ms(r.echo.p50Ms)} / ${ms(r.echo.p99Ms)} | ${rate(r.serve.requestsPerSecond)} | ` +
+      `${ratio(r.serve, r.echo)} | ${ms(r.serve.p50Ms)} / ${ms(r.serve.p99Ms)} | ` +
+      `${r.rowsPerRun.toFixed(1)} | ${r.requestsPerRun.toFixed(2)} | ` +
+      `${rate(r.inProcess.requestsPerSecond)} | ${ratio(r.inProcess, r.echo)} | ` +
+      `${ms(r.inProcess.p50Ms)} / ${ms(r.inProcess.p99Ms)} | ` +
+      `${rate(r.parallel.requestsPerSecond)} | ${ratio(r.parallel, r.echo)} | ` +
+      `${ms(r.parallel.p50Ms)} / ${ms(r.parallel.p99Ms)} |`
     ),
     "",
-    ...scaling(rows),
+    "Goals of issue 13, in this run:",
     "",
-    ...coalescing(rows),
-  ];
-  return lines.join("\n");
+    ...goals(rows),
+  ].join("\n");
 }
 
-function scaling(rows: readonly Row[]): string[] {
-  return ENDPOINTS.flatMap((endpoint) => {
-    const one = rows.find((r) => r.endpoint === endpoint && r.connections === 1);
-    const many = rows.find((r) => r.endpoint === endpoint && r.connections === 16);
-    if (!one || !many) return [];
-    const times = (a: Measurement, b: Measurement) =>
-      `${(b.requestsPerSecond / a.requestsPerSecond).toFixed(1)}×`;
-    return [
-      `- POST /${endpoint}: 16 connections give ${times(one.serve, many.serve)} the requests/s ` +
-      `of 1 (echo: ${times(one.echo, many.echo)}); ORT runs a request: ` +
-      `${one.runsPerRequest.toFixed(2)} at 1 connection, ${many.runsPerRequest.toFixed(2)} at 16`,
-    ];
-  });
-}
+const FACES = ["serve", "inProcess", "parallel"] as const;
 
-/** The note on coalescing, with what this run saw. */
-function coalescing(rows: readonly Row[]): string[] {
-  const pairs = ENDPOINTS.flatMap((endpoint) => {
-    const one = rows.find((r) => r.endpoint === endpoint && r.connections === 1);
-    const many = rows.find((r) => r.endpoint === endpoint && r.connections === 16);
-    return one && many ? [{ endpoint, one: one.runsPerRequest, many: many.runsPerRequest }] : [];
-  });
-  const lines = [
-    "`core/runtime.ts` coalesces concurrent requests into batched ORT runs: ORT sessions are not",
-    "re-entrant, so runs are serialised, and the requests queued when a run starts share it as",
-    "extra rows (up to 1,024 rows a run; only requests with the same gradient flag share a run).",
-    "A batched run costs little more than a one-row run, so at 16 connections coalescing should",
-    "show as fewer ORT runs than requests in the last column (/counterfactual needs several runs",
-    "a request on its own: a 129-point grid plus the base point, then 31-probe refinements).",
-    "",
-  ];
-  if (pairs.length === 0) return lines;
-  if (pairs.every((p) => p.many >= 0.95 * p.one)) {
-    return [
-      ...lines,
-      "**In this run it did not happen over HTTP**: at 16 connections every request still had",
-      "runs of its own. onnxruntime-web's WASM backend computes a run without yielding to the",
-      "event loop, and the queue waits only a microtask before taking a batch, so it catches",
-      "calls made in the same tick (concurrent in-process calls) but not HTTP requests, which",
-      "reach the model in separate event-loop turns. The gain from 1 to 16 connections is the",
-      "overlap of HTTP, JSON and validation work with the client, as for the echo server.",
-      "",
-    ];
+function goals(rows: readonly Row[]): string[] {
+  const find = (net: string, endpoint: Endpoint, connections: number) =>
+    rows.find((r) => r.net === net && r.endpoint === endpoint && r.connections === connections);
+  const mark = (ok: boolean) => (ok ? "met" : "**not met**");
+  const lines: string[] = [];
+  for (const net of new Set(rows.map((r) => r.net))) {
+    const forward = find(net, "forward", 16);
+    const counterfactual = find(net, "counterfactual", 16);
+    if (forward) {
+      for (const face of FACES) {
+        const x = forward[face].requestsPerSecond / forward.echo.requestsPerSecond;
+        lines.push(
+          `- ${net}, ${face}: /forward at 16 connections = ${x.toFixed(2)}× echo ` +
+            `(goal ≥ 0.5×): ${mark(x >= 0.5)}`,
+        );
+        if (counterfactual) {
+          const y = counterfactual[face].requestsPerSecond / forward[face].requestsPerSecond;
+          lines.push(
+            `- ${net}, ${face}: /counterfactual = ${y.toFixed(2)}× /forward at 16 connections ` +
+              `(goal ≥ 0.5×): ${mark(y >= 0.5)}`,
+          );
+        }
+      }
+    }
+    for (const endpoint of ENDPOINTS) {
+      const one = find(net, endpoint, 1);
+      if (!one) continue;
+      const bound = 2 * one.echo.p99Ms + 1;
+      const faces = FACES.map((face) =>
+        `${face} ${one[face].p99Ms.toFixed(2)} ms ${mark(one[face].p99Ms <= bound)}`
+      );
+      lines.push(
+        `- ${net}, /${endpoint} p99 at 1 connection ≤ 2 × echo p99 + 1 ms = ` +
+          `${bound.toFixed(2)} ms: ${faces.join(", ")}`,
+      );
+    }
   }
-  const shared = pairs.map((p) => `/${p.endpoint} ${(p.one / p.many).toFixed(1)}×`).join(", ");
-  return [
-    ...lines,
-    `In this run one ORT run at 16 connections answered, per run at 1 connection: ${shared}.`,
-    "",
-  ];
-}
-
-/**
- * ORT runs per request of one cell's load on the counted twin (a short run, no warm-up: its
- * throughput is not reported).
- */
-async function countRuns(
-  origin: string,
-  endpoint: Endpoint,
-  connections: number,
-  bounds: Bounds,
-): Promise<number> {
-  const runs = async () => (await (await fetch(`${origin}/__runs`)).json()).runs as number;
-  const before = await runs();
-  const load = await measure(`${origin}/${endpoint}`, BODIES[endpoint], connections, {
-    maxRequests: Math.min(1000, bounds.maxRequests),
-    maxSeconds: Math.min(2, bounds.maxSeconds),
-  }, false);
-  return (await runs() - before) / load.requests;
+  return lines;
 }
 
 async function machine(): Promise<string> {
   const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
     .match(/model name\s*:\s*(.+)/)?.[1] ?? "unknown CPU";
-  return `Deno ${Deno.version.deno}, onnxruntime-web (WASM, 1 thread), ` +
-    `${navigator.hardwareConcurrency} cores (${cpu}, shared with other work)`;
+  return `Deno ${Deno.version.deno}, onnxruntime-web 1.30 (WASM, 1 thread, in a worker), ` +
+    `${navigator.hardwareConcurrency} cores (${cpu}, shared with other work), wrk 4`;
 }
 
 function option(name: string, fallback: number): number {
@@ -294,52 +252,144 @@ function option(name: string, fallback: number): number {
   return at === -1 ? fallback : Number(Deno.args[at + 1] ?? fallback);
 }
 
+async function check(origin: string, bodies: Bodies): Promise<void> {
+  for (const endpoint of ENDPOINTS) {
+    for (const body of bodies[endpoint]) {
+      const response = await fetch(`${origin}/${endpoint}`, { method: "POST", body });
+      const answer = await response.json();
+      if (response.status !== 200 || !(ANSWER_KEY[endpoint] in answer)) {
+        throw new Error(`/${endpoint} answered ${response.status}: ${JSON.stringify(answer)}`);
+      }
+    }
+  }
+}
+
+async function measure(
+  url: string,
+  bodies: readonly string[],
+  connections: number,
+  seconds: number,
+): Promise<WrkResult> {
+  await runWrk(url, bodies, { connections, seconds: 1 });
+  const result = await runWrk(url, bodies, { connections, seconds });
+  if (result.socketErrors > 0 || result.statusErrors > 0) {
+    throw new Error(
+      `${url}: ${result.socketErrors} socket and ${result.statusErrors} status errors`,
+    );
+  }
+  return result;
+}
+
+async function countRuns(
+  origin: string,
+  endpoint: Endpoint,
+  bodies: readonly string[],
+  connections: number,
+) {
+  const counts = async () =>
+    (await (await fetch(`${origin}/__runs`)).json()) as {
+      runs: number;
+      rows: number;
+    };
+  const before = await counts();
+  const load = await runWrk(`${origin}/${endpoint}`, bodies, { connections, seconds: 2 });
+  const after = await counts();
+  const runs = after.runs - before.runs;
+  return { rowsPerRun: (after.rows - before.rows) / runs, requestsPerRun: load.requests / runs };
+}
+
 if (import.meta.main) {
-  const bounds: Bounds = {
-    maxRequests: option("--max-requests", 2000),
-    maxSeconds: option("--max-seconds", 5),
-  };
-  const echo = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    async (request) => Response.json(await request.json()),
-  );
+  const seconds = option("--seconds", 3);
+  const dir = await Deno.makeTempDir({ prefix: "petri_http_load_" });
   const rows: Row[] = [];
-  let exitCode: number;
   try {
-    await using serve = await startServerProcess(["run", "-A", "cli.ts", "serve", "--port", "0"]);
-    await using counted = await startServerProcess(["run", "-A", "bench/http_serve_counted.ts"]);
-    const echoOrigin = `http://127.0.0.1:${echo.addr.port}`;
-    for (const endpoint of ENDPOINTS) {
-      for (const body of BODIES[endpoint]) {
-        const response = await fetch(`${serve.origin}/${endpoint}`, { method: "POST", body });
-        const answer = await response.json();
-        if (response.status !== 200 || !(ANSWER_KEY[endpoint] in answer)) {
-          throw new Error(`/${endpoint} answered ${response.status}: ${JSON.stringify(answer)}`);
+    const layered = `${dir}/layered_60.onnx`;
+    const model = layeredModel(60);
+    await writeBundle(layered, await compileBundle(model, { savedAt: new Date(0) }));
+    const nets = [
+      { net: "example", bundle: EXAMPLE_BUNDLE_URL.pathname, bodies: EXAMPLE_BODIES },
+      { net: "60 places", bundle: layered, bodies: layeredBodies(model) },
+    ];
+    await using echo = await startServerProcess([
+      "run",
+      "--allow-net=127.0.0.1",
+      "bench/http_echo.ts",
+    ]);
+    for (const { net, bundle, bodies } of nets) {
+      await using serve = await startServerProcess([
+        "run",
+        "-A",
+        "cli.ts",
+        "serve",
+        bundle,
+        "--port",
+        "0",
+      ]);
+      await using parallel = await startServerProcess(
+        ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+        { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: bundle } },
+      );
+      await using inProcess = await startServerProcess([
+        "run",
+        "-A",
+        "cli.ts",
+        "serve",
+        bundle,
+        "--port",
+        "0",
+        "--ort-in-process",
+      ]);
+      await using counted = await startServerProcess([
+        "run",
+        "-A",
+        "bench/http_serve_counted.ts",
+        bundle,
+      ]);
+      for (const origin of [serve.origin, inProcess.origin, parallel.origin, counted.origin]) {
+        await check(origin, bodies);
+      }
+      for (const endpoint of ENDPOINTS) {
+        for (const connections of CONNECTIONS) {
+          const list = bodies[endpoint];
+          const at = (origin: string) => `${origin}/${endpoint}`;
+          const echoed = await measure(at(echo.origin), list, connections, seconds);
+          const served = await measure(at(serve.origin), list, connections, seconds);
+          const local = await measure(at(inProcess.origin), list, connections, seconds);
+          const par = await measure(at(parallel.origin), list, connections, seconds);
+          const runs = await countRuns(counted.origin, endpoint, list, connections);
+          const row: Row = {
+            net,
+            endpoint,
+            connections,
+            echo: echoed,
+            serve: served,
+            inProcess: local,
+            parallel: par,
+            ...runs,
+          };
+          rows.push(row);
+          console.error(
+            `${net} /${endpoint} ×${connections}: echo ${Math.round(echoed.requestsPerSecond)}, ` +
+              `serve ${Math.round(served.requestsPerSecond)} ` +
+              `(p99 ${served.p99Ms.toFixed(2)} ms, ${runs.rowsPerRun.toFixed(1)} rows/run), ` +
+              `in-process ${Math.round(local.requestsPerSecond)}, ` +
+              `parallel ${Math.round(par.requestsPerSecond)} req/s`,
+          );
         }
       }
-    }
-    for (const endpoint of ENDPOINTS) {
-      for (const connections of CONNECTIONS) {
-        const bodies = BODIES[endpoint];
-        const served = await measure(`${serve.origin}/${endpoint}`, bodies, connections, bounds);
-        const echoed = await measure(`${echoOrigin}/${endpoint}`, bodies, connections, bounds);
-        const runsPerRequest = await countRuns(counted.origin, endpoint, connections, bounds);
-        rows.push({ endpoint, connections, serve: served, echo: echoed, runsPerRequest });
-        console.error(
-          `/${endpoint} ×${connections}: ${Math.round(served.requestsPerSecond)} req/s ` +
-            `(p50 ${served.p50Ms.toFixed(2)} ms, p99 ${served.p99Ms.toFixed(2)} ms); echo ` +
-            `${Math.round(echoed.requestsPerSecond)} req/s; ` +
-            `${runsPerRequest.toFixed(2)} ORT runs a request`,
-        );
+      const servers = [serve, inProcess, parallel, counted];
+      for (const server of servers) server.kill("SIGTERM");
+      for (const server of servers) {
+        const exit = await server.finished();
+        if (exit.code !== 0) throw new Error(`a server exited ${exit.code}: ${exit.stderr}`);
       }
     }
-    serve.kill("SIGTERM");
-    exitCode = (await serve.finished()).code;
+    echo.kill("SIGTERM");
+    await echo.finished();
   } finally {
-    await echo.shutdown();
+    await Deno.remove(dir, { recursive: true });
   }
-  if (exitCode !== 0) throw new Error(`cli.ts serve exited ${exitCode} on SIGTERM`);
-  const section = httpSection(rows, await machine(), bounds);
+  const section = httpSection(rows, await machine(), seconds);
   console.log(section);
   if (!Deno.args.includes("--no-readme")) {
     const current = await Deno.readTextFile(README).catch(() => "# Benchmarks\n");

@@ -1,8 +1,10 @@
 /**
- * `cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]`: serves one
- * bundle (default: the embedded example) over HTTP with the six endpoints, `/docs`,
- * `/openapi.json` and the playground at `/playground`. Prints one line with the URL, and on
- * SIGINT or SIGTERM finishes in-flight requests and exits 0.
+ * `cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
+ * [--max-batch-rows N] [--max-queue-delay-ms MS]`: serves one bundle (default: the embedded
+ * example) over HTTP with the six endpoints, `/docs`, `/openapi.json` and the playground at
+ * `/playground`. The model runs in a worker, so requests that arrive during a run share the
+ * next one. Prints one line with the URL, and on SIGINT or SIGTERM finishes in-flight requests
+ * and exits 0.
  *
  * @example
  * ```ts
@@ -15,7 +17,12 @@
  */
 
 import { PACKAGE_VERSION } from "../core/version.ts";
-import { EXAMPLE_BUNDLE_URL, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
+import {
+  bundleLocation,
+  EXAMPLE_BUNDLE_URL,
+  readBundle,
+  resolveBundlePath,
+} from "../adapter/deno/bundle_files.ts";
 import { listen } from "../adapter/deno/listen.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
@@ -23,16 +30,21 @@ import { Readiness } from "../server/readiness.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
-import { loadOrt } from "../adapter/deno/ort.ts";
+import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
+import { DEFAULT_MAX_BATCH_ROWS } from "../core/runtime.ts";
 
 const OPTIONS = {
   host: { type: "string" },
   port: { type: "string", short: "p" },
   "max-body-bytes": { type: "string" },
   "access-log": { type: "string" },
+  "max-batch-rows": { type: "string" },
+  "max-queue-delay-ms": { type: "string" },
+  "ort-in-process": { type: "boolean" },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
+                    [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
                     [--access-log on|off]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
@@ -44,13 +56,22 @@ the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it drains: /ready
 
 Arguments:
   BUNDLE                a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with
-                        its .pt.meta.json beside it, or a directory holding one bundle of either
-                        kind (default: the embedded credit_approval_coloured example)
+                        its .pt.meta.json beside it, a directory holding one bundle of either
+                        kind, or an http(s) URL of a bundle file (the sidecar's URL adds
+                        .meta.json) (default: the embedded credit_approval_coloured example)
 
 Options:
   --host HOST           address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
   -p, --port PORT       port (default 8000; 0 picks a free one)
   --max-body-bytes N    largest request body accepted, larger ones get 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  --max-batch-rows N    most rows one model run takes from the queue (default ${DEFAULT_MAX_BATCH_ROWS}); a
+                        larger request still runs whole
+  --max-queue-delay-ms MS
+                        how long a queued request may wait for more rows before a run starts
+                        (default 0: run as soon as the model is free)
+  --ort-in-process      run the model on the thread that serves HTTP instead of in a worker:
+                        lower latency for lone requests on a small or busy machine, but runs
+                        block the server, so concurrent requests rarely share one
   --access-log on|off   one line per request on stdout: time, method, path, status, duration,
                         rows (default on; buffered, flushed every 250 ms and at shutdown)
   -h, --help            show this help
@@ -82,14 +103,31 @@ export const serveCommand: Command = {
       1,
       Number.MAX_SAFE_INTEGER,
     );
+    const maxBatchRows = integerFlag(
+      "--max-batch-rows",
+      flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
+      1,
+      1 << 20,
+    );
+    const maxQueueDelayMs = integerFlag(
+      "--max-queue-delay-ms",
+      flags["max-queue-delay-ms"] ?? "0",
+      0,
+      60_000,
+    );
     const accessLogFlag = flags["access-log"] ?? "on";
     if (accessLogFlag !== "on" && accessLogFlag !== "off") {
       throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
     }
-    const path = positionals[0] === undefined
+    const location = positionals[0] === undefined
       ? EXAMPLE_BUNDLE_URL
-      : await resolveBundlePath(positionals[0]);
-    await using model = await readBundle(await loadOrt(), path);
+      : bundleLocation(positionals[0]);
+    const path = typeof location === "string" ? await resolveBundlePath(location) : location;
+    const ort = flags["ort-in-process"] ? await loadOrt() : await loadWorkerOrt();
+    await using model = await readBundle(ort, path, {
+      maxBatchRows,
+      maxQueueDelayMs,
+    });
     const readiness = new Readiness();
     const accessLog = accessLogFlag === "on" ? new AccessLog(writeStdout) : undefined;
     const { scenario_name: name, scenario_description: description } = model.sidecar;

@@ -45,6 +45,32 @@ export const SIDECAR_SUFFIX = ".meta.json";
 /** The two kinds of bundle: petri-serve's compiled `.onnx`, or PETRA's own `.pt`. */
 export type BundleKind = "onnx" | "pt";
 
+/** The largest bundle file read from a URL (1 GiB); larger answers are refused unread. */
+export const MAX_FETCHED_BYTES = 1 << 30;
+
+/** How long fetching one bundle file from a URL may take, in ms. */
+export const FETCH_TIMEOUT_MS = 60_000;
+
+/**
+ * What a bundle argument or `PETRI_SERVE_BUNDLE` names: an `http(s):` URL as a {@link URL}
+ * (read with `fetch`), anything else as a path.
+ *
+ * @example
+ * ```ts
+ * import { bundleLocation } from "./bundle_files.ts";
+ * bundleLocation("https://example.com/m.onnx") instanceof URL; // true
+ * bundleLocation("models/m.onnx"); // "models/m.onnx"
+ * ```
+ */
+export function bundleLocation(text: string): string | URL {
+  if (!/^https?:\/\//i.test(text)) return text;
+  try {
+    return new URL(text);
+  } catch {
+    throw new BundleError(`'${text}' is not a valid URL`);
+  }
+}
+
 /**
  * Which kind of bundle a model file is, by its name: `pt` for `*.pt`, otherwise `onnx`.
  *
@@ -137,18 +163,25 @@ export async function readBundle(
   options: LoadOptions = {},
 ): Promise<Model> {
   let onnxName: string;
+  let sidecarName: string;
   let read: (name: string) => Promise<Uint8Array>;
   if (path instanceof URL && path.protocol !== "file:") {
     onnxName = path.href;
+    const sidecar = new URL(path);
+    // Beside the .onnx file, so that a query string (a signed URL) stays at the end.
+    sidecar.pathname += SIDECAR_SUFFIX;
+    sidecarName = sidecar.href;
     read = fetchFile;
   } else {
     onnxName = await resolveBundlePath(path instanceof URL ? fileUrlPath(path) : path);
+    sidecarName = onnxName + SIDECAR_SUFFIX;
     read = readLocalFile;
   }
-  const sidecarName = onnxName + SIDECAR_SUFFIX;
   const onnx = await read(onnxName);
   const sidecar = new TextDecoder().decode(await read(sidecarName));
-  if (bundleKind(onnxName) === "pt") {
+  // A URL's kind is its path's (a signed URL's query string comes after the name).
+  const kindOf = path instanceof URL && path.protocol !== "file:" ? path.pathname : onnxName;
+  if (bundleKind(kindOf) === "pt") {
     return await loadPtBundle(ort, { pt: onnx, sidecar, ptName: onnxName, sidecarName }, options);
   }
   return await loadBundle(ort, { onnx, sidecar, onnxName, sidecarName }, options);
@@ -223,11 +256,12 @@ async function readLocalFile(path: string): Promise<Uint8Array> {
 }
 
 async function fetchFile(url: string): Promise<Uint8Array> {
+  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   let response: Response;
   try {
-    response = await fetch(url);
+    response = await fetch(url, { signal });
   } catch (error) {
-    throw new BundleError(`cannot fetch ${url} (${messageOf(error)})`);
+    throw new BundleError(`cannot fetch ${url} (${fetchFailure(error)})`);
   }
   if (response.status === 404) {
     await response.body?.cancel();
@@ -237,7 +271,46 @@ async function fetchFile(url: string): Promise<Uint8Array> {
     await response.body?.cancel();
     throw new BundleError(`cannot fetch ${url} (HTTP ${response.status})`);
   }
-  return new Uint8Array(await response.arrayBuffer());
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  if (declared > MAX_FETCHED_BYTES) {
+    await response.body?.cancel();
+    throw new BundleError(`${url} is ${declared} bytes, over the limit of ${MAX_FETCHED_BYTES}`);
+  }
+  try {
+    return await readLimited(response.body, url);
+  } catch (error) {
+    if (error instanceof BundleError) throw error;
+    throw new BundleError(`cannot fetch ${url} (${fetchFailure(error)})`);
+  }
+}
+
+/** Reads a body to its end, refusing one longer than {@link MAX_FETCHED_BYTES}. */
+async function readLimited(body: ReadableStream<Uint8Array> | null, url: string) {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of body ?? []) {
+    length += chunk.length;
+    if (length > MAX_FETCHED_BYTES) {
+      await body?.cancel();
+      throw new BundleError(`${url} is over the limit of ${MAX_FETCHED_BYTES} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
+/** A fetch failure on one line (a timeout says so). */
+function fetchFailure(error: unknown): string {
+  if (error instanceof DOMException && error.name === "TimeoutError") {
+    return `no answer within ${FETCH_TIMEOUT_MS / 1000} s`;
+  }
+  return messageOf(error).replace(/\s*\n\s*/g, " ");
 }
 
 function joinPath(dir: string, name: string): string {

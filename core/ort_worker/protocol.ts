@@ -52,7 +52,15 @@ export interface MessageEndpoint {
   addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
 }
 
-/** The message of an error, for sending across the boundary. */
+/**
+ * The message of an error, for sending across the boundary (only strings cross it intact).
+ *
+ * @example
+ * ```ts
+ * import { messageOf } from "./protocol.ts";
+ * messageOf(new Error("no such input")); // "no such input"
+ * ```
+ */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -60,6 +68,14 @@ export function messageOf(error: unknown): string {
 /**
  * A buffer that holds exactly `data`, safe to transfer: `data`'s own buffer when the array
  * spans all of it, otherwise a copy (transferring a shared buffer would detach other views).
+ *
+ * @example
+ * ```ts
+ * import { ownedBuffer } from "./protocol.ts";
+ * const whole = new Float32Array(4);
+ * ownedBuffer(whole) === whole.buffer; // true
+ * ownedBuffer(whole.subarray(1)).byteLength; // 12, a copy
+ * ```
  */
 export function ownedBuffer(data: Float32Array): ArrayBuffer {
   const { buffer } = data;

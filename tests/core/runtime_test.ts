@@ -85,7 +85,7 @@ Deno.test("ModelSession.run() coalesces concurrent calls into batched runs with 
   const results = await Promise.all(
     rows.map((row, i) => session.run([row], { withGradient: flags[i]! })),
   );
-  assert.deepEqual(session.runCount - before, 2, "one run per gradient flag");
+  assert.deepEqual(session.runCount - before, 1, "one run, forward rows in the gradient run");
   assertSameRows(results.flat(), expected);
 });
 
@@ -210,7 +210,7 @@ function fakeOrt() {
 /** Lets queued microtasks and the fake's bookkeeping settle. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-Deno.test("ModelSession queues requests that arrive during a run and batches them by gradient flag", async () => {
+Deno.test("ModelSession queues requests that arrive during a run and runs them all next, forward rows in the gradient run", async () => {
   const fake = fakeOrt();
   const creating = ModelSession.create(fake.ort, new Uint8Array(), {
     places: ["a", "b"],
@@ -225,22 +225,21 @@ Deno.test("ModelSession queues requests that arrive during a run and batches the
   const first = session.run([row(1)], { withGradient: false });
   await settle();
   assert.deepEqual(fake.runs.length, 2, "the first request runs at once");
-  // Arriving while the first run is in flight: queued, then batched by flag.
+  // Arriving while the first run is in flight: queued, then all in the next run.
   const second = session.run([row(2), row(3)], { withGradient: false });
   const third = session.run([row(4)], { withGradient: true });
   const fourth = session.run([row(5)], { withGradient: false });
   await settle();
   assert.deepEqual(fake.runs.length, 2, "no run starts while one is in flight");
 
+  assert.deepEqual(session.queuedRows, 4);
   fake.runs[1]!.finish();
   await settle();
   assert.deepEqual(fake.runs.length, 3);
-  assert.deepEqual(fake.runs[2]!.batch, 3, "second and fourth share one run");
-  assert.deepEqual(fake.runs[2]!.withGradient, false);
+  assert.deepEqual(session.queuedRows, 0);
+  assert.deepEqual(fake.runs[2]!.batch, 4, "second, third and fourth share one run");
+  assert.deepEqual(fake.runs[2]!.withGradient, true, "with gradients, for the third");
   fake.runs[2]!.finish();
-  await settle();
-  assert.deepEqual(fake.runs[3]!.withGradient, true, "the gradient request runs next");
-  fake.runs[3]!.finish();
 
   const results = await Promise.all([first, second, third, fourth]);
   assert.deepEqual(results.map((rows) => rows.map((r) => r.transitions[0])), [
@@ -252,13 +251,95 @@ Deno.test("ModelSession queues requests that arrive during a run and batches the
     ],
   ]);
   assert.deepEqual([...results[1]![1]!.places], [3, 10]);
-  assert.deepEqual(results[1]![0]!.gradMarking, undefined);
+  assert.deepEqual(results[1]![0]!.gradMarking, undefined, "forward rows get no gradients");
+  assert.deepEqual(results[3]![0]!.gradValues, undefined);
   assert.deepEqual([...results[2]![0]!.gradMarking!], [1, 1]);
 
   const disposing = session[Symbol.asyncDispose]();
   await disposing;
   assert.deepEqual(fake.released(), 1);
-  assert.equal(fake.runs.length, 4);
+  assert.equal(fake.runs.length, 3);
+});
+
+Deno.test("ModelSession.observe() reports every run and queuedRows counts rows waiting", async () => {
+  const { model, session } = await openExample("rest_serving");
+  await using _ = session;
+  const runs: RunRecord[] = [];
+  const stop = session.observe((run) => runs.push(run));
+  const rows = randomRows(model, 3, 2);
+  const first = session.run(rows, { withGradient: true });
+  const second = session.run(rows.slice(0, 2), { withGradient: false });
+  assert.deepEqual(session.queuedRows, 5);
+  await Promise.all([first, second]);
+  assert.deepEqual(session.queuedRows, 0);
+  assert.deepEqual(runs.reduce((sum, run) => sum + run.rows, 0), 5, "every row in some run");
+  await session.run(rows, { withGradient: true });
+  assert.deepEqual(
+    { rows: runs.at(-1)!.rows, withGradient: runs.at(-1)!.withGradient },
+    { rows: 3, withGradient: true },
+  );
+  assert.ok(runs.every((run) => run.seconds >= 0 && run.seconds < 60));
+  const count = runs.length;
+  stop();
+  await session.run(rows, { withGradient: false });
+  assert.deepEqual(runs.length, count, "a stopped observer hears nothing");
+});
+
+Deno.test("ModelSession takes queued requests in order up to maxBatchRows a run", async () => {
+  const fake = fakeOrt();
+  const creating = ModelSession.create(fake.ort, new Uint8Array(), {
+    places: ["a"],
+    transitions: ["t"],
+  }, { maxBatchRows: 4 });
+  await settle();
+  fake.runs[0]!.finish();
+  await using session = await creating;
+  const rows = (n: number) => Array.from({ length: n }, () => ({ marking: new Map() }));
+  const first = session.run(rows(1), { withGradient: false });
+  await settle();
+  const queued = [3, 2, 2, 6, 1].map((n) => session.run(rows(n), { withGradient: false }));
+  assert.deepEqual(session.queuedRows, 14);
+  const batches: number[] = [];
+  for (let i = 1; i <= 5; i++) {
+    fake.runs[i]!.finish();
+    await settle();
+    if (fake.runs[i + 1]) batches.push(fake.runs[i + 1]!.batch);
+  }
+  assert.deepEqual(batches, [3, 4, 6, 1], "3 | 2+2 | 6 (alone, though over the limit) | 1");
+  assert.deepEqual((await Promise.all(queued)).map((r) => r.length), [3, 2, 2, 6, 1]);
+  await first;
+});
+
+Deno.test("ModelSession with maxQueueDelayMs waits for more rows, until the queue is full or it is released", async () => {
+  const fake = fakeOrt();
+  const creating = ModelSession.create(fake.ort, new Uint8Array(), {
+    places: ["a"],
+    transitions: ["t"],
+  }, { maxBatchRows: 3, maxQueueDelayMs: 60_000 });
+  await settle();
+  fake.runs[0]!.finish();
+  const session = await creating;
+  const row = { marking: new Map([["a", 1]]) };
+  const first = session.run([row], { withGradient: false });
+  await settle();
+  assert.deepEqual(fake.runs.length, 1, "the lone request waits for company");
+  const second = session.run([row, row], { withGradient: true });
+  await settle();
+  assert.deepEqual(fake.runs.length, 2, "a full queue starts the run at once");
+  assert.deepEqual(fake.runs[1]!.batch, 3);
+  fake.runs[1]!.finish();
+  assert.deepEqual((await first)[0]!.transitions[0], 1);
+  assert.deepEqual((await second).length, 2);
+
+  const third = session.run([row], { withGradient: false });
+  await settle();
+  assert.deepEqual(fake.runs.length, 2);
+  const disposing = session[Symbol.asyncDispose]();
+  await settle();
+  assert.deepEqual(fake.runs.length, 3, "releasing ends the wait");
+  fake.runs[2]!.finish();
+  await disposing;
+  assert.deepEqual((await third).length, 1);
 });
 
 Deno.test("ModelSession.observe() reports every run and queuedRows counts rows waiting", async () => {

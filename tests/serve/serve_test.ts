@@ -240,20 +240,48 @@ Deno.test("cli.ts serve --port with a bad value exits 2 with one line", async (t
   });
 });
 
+Deno.test("cli.ts serve --max-batch-rows and --max-queue-delay-ms with bad values exit 2 with one line", async (t) => {
+  const cases = [["--max-batch-rows", "0"], ["--max-batch-rows", "x"], [
+    "--max-queue-delay-ms",
+    "60001",
+  ], ["--max-queue-delay-ms", "1.5"]];
+  for (const [flag, value] of cases) {
+    await t.step(`${flag} '${value}'`, async () => {
+      assertInputFailure(await run([...SERVE, flag!, value!]), flag!, `'${value}'`);
+    });
+  }
+});
+
 Deno.test("cli.ts serve --help prints the usage and exits 0", async () => {
   const result = await run([...SERVE, "--help"]);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stderr, "");
   assert.match(result.stdout, /^Usage: cli\.ts serve \[BUNDLE\] \[--host /);
-  for (const option of ["--host", "--port", "--max-body-bytes"]) {
+  for (
+    const option of [
+      "--host",
+      "--port",
+      "--max-body-bytes",
+      "--max-batch-rows",
+      "--max-queue-delay-ms",
+      "--ort-in-process",
+    ]
+  ) {
     assert.ok(result.stdout.includes(option), `the help lacks ${option}`);
   }
 });
 
-Deno.test("server/main.ts serves with --allow-read --allow-env --allow-net only", async (t) => {
-  const MAIN = ["run", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"];
-  // Deno.serve() with no port takes 8000 and ignores PORT; DENO_SERVE_ADDRESS is Deno's own
-  // override of the address, read by the runtime (no --allow-env needed).
+Deno.test("deno serve --parallel server/main.ts serves with --allow-read --allow-env --allow-net only", async (t) => {
+  const MAIN = [
+    "serve",
+    "--parallel",
+    "--allow-read",
+    "--allow-env",
+    "--allow-net",
+    "server/main.ts",
+  ];
+  // DENO_SERVE_ADDRESS is Deno's own override of the address, read by the runtime (no
+  // --allow-env needed); every parallel instance binds the same port.
   const ADDRESS = { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0" };
 
   const cases = [
@@ -279,7 +307,10 @@ Deno.test("server/main.ts serves with --allow-read --allow-env --allow-net only"
   for (const { name, env, places, transitions } of cases) {
     await t.step(name, async () => {
       await using server = await startServerProcess(MAIN, { env });
-      assert.match(server.firstLine, /^Listening on http:\/\/127\.0\.0\.1:\d+\/$/);
+      assert.match(
+        server.firstLine,
+        /^deno serve: Listening on http:\/\/127\.0\.0\.1:\d+\/ with \d+ threads$/,
+      );
       const health = await fetch(`${server.origin}/healthz`);
       assert.equal(health.status, 200);
       const body = await health.json();
@@ -295,7 +326,8 @@ Deno.test("server/main.ts serves with --allow-read --allow-env --allow-net only"
       assert.equal(forward.status, 200);
       await forward.body?.cancel();
       server.kill("SIGTERM");
-      await server.finished();
+      const exit = await server.finished();
+      assert.equal(exit.code, 0, `exit code after SIGTERM; stderr: ${exit.stderr}`);
     });
   }
 });
