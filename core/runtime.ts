@@ -689,7 +689,11 @@ function concatInputs(parts: readonly PackedInputs[]): PackedInputs {
   };
 }
 
-/** Rows `start` to `start + batch` of `outputs`, with gradients only when `withGradient`. */
+/**
+ * Rows `start` to `start + batch` of `outputs`, with the gradient branch's outputs (gradients
+ * and `placeValues`) only when `withGradient`: a forward request that rode in a gradient run
+ * gets what a forward run gives.
+ */
 function sliceOutputs(
   outputs: PackedOutputs,
   start: number,
@@ -707,7 +711,7 @@ function sliceOutputs(
     batch,
     transitions: rows(outputs.transitions, T),
     places: rows(outputs.places, P),
-    ...(outputs.placeValues ? { placeValues: rows(outputs.placeValues, P) } : {}),
+    ...(withGradient && outputs.placeValues ? { placeValues: rows(outputs.placeValues, P) } : {}),
   };
   return withGradient && outputs.gradMarking && outputs.gradValues
     ? {
