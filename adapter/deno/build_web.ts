@@ -68,6 +68,7 @@ const STATIC_FILES = ["index.html", "style.css"];
  *
  * @example
  * ```ts ignore
+ * // Not run by `deno task test:doc`: a full site build (tests/web builds and checks one).
  * import { buildWeb } from "./build_web.ts";
  * const { outDir, files } = await buildWeb({ outDir: await Deno.makeTempDir() });
  * files.some((f) => f.path === "ort/ort-wasm-simd-threaded.wasm"); // true
@@ -120,8 +121,13 @@ export const PLAYGROUND_BUNDLE_MODULE: URL = new URL("adapter/deno/playground_bu
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { writePlaygroundBundle } from "./build_web.ts";
- * (await writePlaygroundBundle()).includes("main.js"); // true
+ * // Into a temporary directory: the default one is the committed bundle.
+ * const dir = await Deno.makeTempDir();
+ * assert.ok((await writePlaygroundBundle(dir)).includes("main.js"));
+ * assert.ok((await Deno.stat(`${dir}/main.js.txt`)).isFile);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function writePlaygroundBundle(
@@ -168,8 +174,10 @@ function bundleModule(names: readonly string[]): string {
  *
  * @example
  * \`\`\`ts
+ * import assert from "node:assert/strict";
  * import { PLAYGROUND_SCRIPTS } from "./playground_bundle.ts";
- * (await PLAYGROUND_SCRIPTS.get("main.js")?.())?.length;
+ * const main = await PLAYGROUND_SCRIPTS.get("main.js")!();
+ * assert.ok(main.length > 0);
  * \`\`\`
  *
  * @module
