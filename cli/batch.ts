@@ -16,11 +16,19 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { batchCommand } from "./batch.ts";
+ * const dir = await Deno.makeTempDir();
+ * const log = "examples/rest_serving/applications.json";
  * const code = await batchCommand.run(
- *   ["examples/credit_approval_coloured", "--traces", "traces.json", "-o", "out/scores.json"],
- *   { out: (text) => console.log(text), err: (line) => console.error(line) },
+ *   ["examples/rest_serving", "--traces", log, "-o", `${dir}/scores.json`, "--quiet"],
+ *   { out: () => {}, err: () => {} }, // err gets the summary line
  * );
+ * assert.equal(code, 0);
+ * const entries = JSON.parse(await Deno.readTextFile(`${dir}/scores.json`));
+ * assert.deepEqual(entries[0].attributes, { case_id: "A-01", risk_score: "0.92" }); // raw text
+ * assert.equal(typeof entries[0].trace_score, "number");
+ * await Deno.remove(dir, { recursive: true });
  * ```
  *
  * @module
@@ -130,8 +138,9 @@ interface Settings {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { batchCommand } from "./batch.ts";
- * batchCommand.name; // "batch"
+ * assert.equal(batchCommand.name, "batch");
  * ```
  */
 export const batchCommand: Command = {

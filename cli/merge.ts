@@ -8,11 +8,22 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { mergeCommand } from "./merge.ts";
+ * const dir = await Deno.makeTempDir();
+ * // The jsonl parts of a `batch --shard 0/2` and `--shard 1/2` run.
+ * await Deno.writeTextFile(`${dir}/0.jsonl`, '{"trace_index":0}\n{"trace_index":2}\n');
+ * await Deno.writeTextFile(`${dir}/1.jsonl`, '{"trace_index":1}\n');
  * const code = await mergeCommand.run(
- *   ["parts/0.json", "parts/1.json", "-o", "scores.json"],
- *   { out: (text) => console.log(text), err: (line) => console.error(line) },
+ *   [`${dir}/0.jsonl`, `${dir}/1.jsonl`, "-o", `${dir}/scores.jsonl`],
+ *   { out: () => {}, err: () => {} },
  * );
+ * assert.equal(code, 0);
+ * assert.equal(
+ *   await Deno.readTextFile(`${dir}/scores.jsonl`),
+ *   '{"trace_index":0}\n{"trace_index":1}\n{"trace_index":2}\n',
+ * );
+ * await Deno.remove(dir, { recursive: true });
  * ```
  *
  * @module
@@ -60,8 +71,9 @@ Permissions: deno run --allow-read cli.ts merge ... (add --allow-write with --ou
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { mergeCommand } from "./merge.ts";
- * mergeCommand.name; // "merge"
+ * assert.equal(mergeCommand.name, "merge");
  * ```
  */
 export const mergeCommand: Command = {

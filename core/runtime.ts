@@ -250,10 +250,21 @@ export class ModelSession implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * import type { ModelSession } from "./runtime.ts";
-   * declare const session: ModelSession;
-   * const stop = session.observe((run) => console.log(run.rows, run.seconds));
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession, type RunRecord } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
+   * const runs: RunRecord[] = [];
+   * const stop = session.observe((run) => runs.push(run));
+   * await session.run([{ marking: new Map() }, { marking: new Map() }], { withGradient: false });
    * stop();
+   * await session.run([{ marking: new Map() }], { withGradient: false });
+   * // Only the run made while observing was seen.
+   * assert.deepEqual(runs.map((run) => [run.rows, run.withGradient]), [[2, false]]);
    * ```
    */
   observe(observer: (run: RunRecord) => void): () => void {

@@ -7,12 +7,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { AccessLog } from "./access_log.ts";
  * const chunks: string[] = [];
  * const log = new AccessLog((text) => chunks.push(text));
  * log.record({ time: 0, method: "GET", path: "/healthz", route: "/healthz", status: 200, seconds: 0.0001 });
  * log.close();
- * chunks.join(""); // "1970-01-01T00:00:00.000Z GET /healthz 200 0.100ms -\n"
+ * assert.equal(chunks.join(""), "1970-01-01T00:00:00.000Z GET /healthz 200 0.100ms -\n");
  * ```
  *
  * @module
@@ -60,9 +61,12 @@ export class AccessLog {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { AccessLog } from "./access_log.ts";
-   * const log = new AccessLog((text) => console.log(text.trimEnd()), { flushMs: 1000 });
-   * log.close();
+   * const chunks: string[] = [];
+   * const log = new AccessLog((text) => chunks.push(text), { flushMs: 1000 });
+   * log.close(); // stops the interval; nothing was buffered, so nothing is written
+   * assert.deepEqual(chunks, []);
    * ```
    */
   constructor(write: (text: string) => void, options: AccessLogOptions = {}) {
@@ -79,10 +83,14 @@ export class AccessLog {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { AccessLog } from "./access_log.ts";
-   * const log = new AccessLog(() => {});
-   * log.record({ time: Date.now(), method: "POST", path: "/forward", route: "/forward", status: 200, seconds: 0.001, rows: 1 });
+   * const chunks: string[] = [];
+   * const log = new AccessLog((text) => chunks.push(text));
+   * log.record({ time: 0, method: "POST", path: "/forward", route: "/forward", status: 200, seconds: 0.001, rows: 1 });
+   * assert.deepEqual(chunks, []); // buffered until a flush
    * log.close();
+   * assert.deepEqual(chunks, ["1970-01-01T00:00:00.000Z POST /forward 200 1.000ms rows=1\n"]);
    * ```
    */
   record(record: RequestRecord): void {
@@ -97,9 +105,13 @@ export class AccessLog {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { AccessLog } from "./access_log.ts";
-   * const log = new AccessLog(() => {});
+   * const chunks: string[] = [];
+   * const log = new AccessLog((text) => chunks.push(text));
+   * log.record({ time: 0, method: "GET", path: "/", route: "unmatched", status: 404, seconds: 0 });
    * log.flush();
+   * assert.equal(chunks.length, 1);
    * log.close();
    * ```
    */
@@ -116,8 +128,14 @@ export class AccessLog {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { AccessLog } from "./access_log.ts";
-   * new AccessLog(() => {}).close();
+   * const chunks: string[] = [];
+   * const log = new AccessLog((text) => chunks.push(text));
+   * log.close();
+   * // After close, each record is written at once.
+   * log.record({ time: 0, method: "GET", path: "/", route: "unmatched", status: 404, seconds: 0 });
+   * assert.equal(chunks.length, 1);
    * ```
    */
   close(): void {
@@ -132,9 +150,12 @@ export class AccessLog {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { formatLine } from "./access_log.ts";
- * formatLine({ time: 0, method: "POST", path: "/forward", route: "/forward", status: 200, seconds: 0.0012345, rows: 1 });
- * // "1970-01-01T00:00:00.000Z POST /forward 200 1.234ms rows=1\n"
+ * assert.equal(
+ *   formatLine({ time: 0, method: "POST", path: "/forward", route: "/forward", status: 200, seconds: 0.0012345, rows: 1 }),
+ *   "1970-01-01T00:00:00.000Z POST /forward 200 1.234ms rows=1\n",
+ * );
  * ```
  */
 export function formatLine(record: RequestRecord): string {

@@ -85,8 +85,18 @@ export type ErrorLogger = (error: unknown, request: Request) => void;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { logToConsole } from "./errors.ts";
- * logToConsole(new Error("boom"), new Request("http://localhost/forward", { method: "POST" }));
+ * const logged: unknown[][] = [];
+ * const { error } = console;
+ * console.error = (...args: unknown[]) => void logged.push(args);
+ * try {
+ *   logToConsole(new Error("boom"), new Request("http://localhost/forward", { method: "POST" }));
+ * } finally {
+ *   console.error = error;
+ * }
+ * assert.equal(logged[0]![0], "petri-serve: unexpected error answering POST /forward:");
+ * assert.equal((logged[0]![1] as Error).message, "boom");
  * ```
  */
 export const logToConsole: ErrorLogger = (error, request) => {

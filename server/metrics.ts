@@ -17,10 +17,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Metrics } from "./metrics.ts";
  * const metrics = new Metrics();
  * metrics.recordRequest({ method: "POST", route: "/forward", status: 200, seconds: 0.002 });
- * metrics.render().includes('petri_serve_requests_total{method="POST",route="/forward",status="200"} 1'); // true
+ * const line = 'petri_serve_requests_total{method="POST",route="/forward",status="200"} 1';
+ * assert.ok(metrics.render().split("\n").includes(line));
  * ```
  *
  * @module
@@ -99,9 +101,17 @@ interface RunSource {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { metricsFor } from "./metrics.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
- * metricsFor(model).render().includes("petri_serve_queue_rows"); // true for a loaded bundle
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const metrics = metricsFor(model);
+ * await model.run([{ marking: new Map() }], { withGradient: false });
+ * // A loaded bundle's session reports each run and its queue.
+ * const lines = metrics.render().split("\n");
+ * assert.ok(lines.includes('petri_serve_ort_run_rows_count{gradient="false"} 1'));
+ * assert.ok(lines.includes("petri_serve_queue_rows 0"));
  * ```
  */
 export function metricsFor(model: object): Metrics {
@@ -142,8 +152,10 @@ export class Metrics {
   /**
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Metrics } from "./metrics.ts";
-   * const metrics = new Metrics({ queuedRows: () => 0 });
+   * const metrics = new Metrics({ queuedRows: () => 7 });
+   * assert.ok(metrics.render().split("\n").includes("petri_serve_queue_rows 7"));
    * ```
    */
   constructor(gauges: Gauges = {}) {
@@ -155,8 +167,12 @@ export class Metrics {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Metrics } from "./metrics.ts";
-   * new Metrics().recordRequest({ method: "GET", route: "/healthz", status: 200, seconds: 1e-4 });
+   * const metrics = new Metrics();
+   * // A method outside the known set is counted as "other", so series stay bounded.
+   * metrics.recordRequest({ method: "BREW", route: "/healthz", status: 405, seconds: 1e-4 });
+   * assert.ok(metrics.render().includes('{method="other",route="/healthz",status="405"} 1'));
    * ```
    */
   recordRequest(sample: RequestSample): void {
@@ -173,8 +189,11 @@ export class Metrics {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Metrics } from "./metrics.ts";
-   * new Metrics().recordRun({ rows: 16, withGradient: false, seconds: 3e-4 });
+   * const metrics = new Metrics();
+   * metrics.recordRun({ rows: 16, withGradient: false, seconds: 3e-4 });
+   * assert.ok(metrics.render().includes('petri_serve_ort_run_rows_sum{gradient="false"} 16'));
    * ```
    */
   recordRun(sample: RunSample): void {
@@ -188,8 +207,9 @@ export class Metrics {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Metrics } from "./metrics.ts";
-   * new Metrics().render().startsWith("# HELP petri_serve_requests_total"); // true
+   * assert.ok(new Metrics().render().startsWith("# HELP petri_serve_requests_total"));
    * ```
    */
   render(): string {

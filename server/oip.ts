@@ -19,11 +19,20 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createOip } from "./oip.ts";
  * import { Readiness } from "./readiness.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
- * const oip = createOip(model, { name: "loans", version: "0.1.0", readiness: new Readiness(), limits: { maxBytes: 1 << 20, timeoutMs: 30_000 } });
- * oip.route("/v2/models/loans/infer")?.template; // "/v2/models/{name}/infer"
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const oip = createOip(model, {
+ *   name: "loans",
+ *   version: "0.1.0",
+ *   readiness: new Readiness(),
+ *   limits: { maxBytes: 1 << 20, timeoutMs: 30_000 },
+ * });
+ * const route = oip.route("/v2/models/loans/infer");
+ * assert.equal(route?.template, "/v2/models/{name}/infer");
  * ```
  *
  * @module
@@ -79,11 +88,23 @@ class OipError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createOip } from "./oip.ts";
  * import { Readiness } from "./readiness.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
- * const oip = createOip(model, { name: "loans", version: "1", readiness: new Readiness(), limits: { maxBytes: 1024, timeoutMs: 1000 } });
- * oip.route("/healthz"); // undefined
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const oip = createOip(model, {
+ *   name: "loans",
+ *   version: "1",
+ *   readiness: new Readiness(),
+ *   limits: { maxBytes: 1024, timeoutMs: 1000 },
+ * });
+ * assert.equal(oip.route("/healthz"), undefined); // not under /v2
+ * const ready = oip.route("/v2/health/ready")!;
+ * const response = await oip.fetch(ready, new Request("http://localhost/v2/health/ready"));
+ * assert.equal(response.status, 200);
+ * assert.equal((await response.json()).ready, true);
  * ```
  */
 export function createOip(model: OpsModel, info: OipInfo): Oip {
@@ -187,9 +208,10 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { oipModelName } from "./oip.ts";
- * oipModelName({ sidecar: { scenario_name: "loans" } }); // "loans"
- * oipModelName({}); // "model"
+ * assert.equal(oipModelName({ sidecar: { scenario_name: "loans" } }), "loans");
+ * assert.equal(oipModelName({}), "model");
  * ```
  */
 export function oipModelName(model: object): string {

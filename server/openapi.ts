@@ -60,7 +60,7 @@ export interface OpenApiDocument {
  *   title: "t",
  *   version: "1",
  *   description: "d",
- * }, { maxBytes: 1024, timeoutMs: 30_000 }, only);
+ * }, { maxBytes: 1024, timeoutMs: 30_000 }, undefined, only);
  * assert.equal(doc.openapi, "3.1.0");
  * assert.deepEqual(Object.keys(doc.paths), ["/healthz", "/schema", "/forward"]);
  * ```

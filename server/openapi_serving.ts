@@ -5,11 +5,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
  * import { registerServingPaths } from "./openapi_serving.ts";
  * const registry = new zodToOpenApi.OpenAPIRegistry();
  * registerServingPaths(registry, { modelName: "loans", places: 3, transitions: 2 });
- * registry.definitions.length; // 9
+ * assert.equal(registry.definitions.length, 9); // /readyz, /metrics, /redoc and six under /v2
  * ```
  *
  * @module
@@ -37,10 +38,13 @@ const SERVING_TAG = "Serving";
  *
  * @example
  * ```ts
- * import type { ZodToOpenApiModule } from "./packages.ts";
+ * import assert from "node:assert/strict";
+ * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
  * import { registerServingPaths } from "./openapi_serving.ts";
- * declare const zodToOpenApi: ZodToOpenApiModule;
- * registerServingPaths(new zodToOpenApi.OpenAPIRegistry(), { modelName: "m", places: 1, transitions: 1 });
+ * const registry = new zodToOpenApi.OpenAPIRegistry();
+ * registerServingPaths(registry, { modelName: "m", places: 1, transitions: 1 });
+ * const paths = registry.definitions.map((d) => d.type === "route" ? d.route.path : "");
+ * assert.ok(paths.includes("/v2/models/{name}/infer"));
  * ```
  */
 export function registerServingPaths(registry: Registry, info: ServingInfo): void {

@@ -6,11 +6,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Readiness } from "./readiness.ts";
  * const readiness = new Readiness();
- * readiness.ready; // true
+ * assert.equal(readiness.ready, true);
  * readiness.drain();
- * readiness.ready; // false
+ * assert.equal(readiness.ready, false);
  * ```
  *
  * @module
@@ -25,8 +26,9 @@ export class Readiness {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Readiness } from "./readiness.ts";
-   * new Readiness().ready; // true
+   * assert.equal(new Readiness().ready, true);
    * ```
    */
   get ready(): boolean {
@@ -38,8 +40,9 @@ export class Readiness {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Readiness } from "./readiness.ts";
-   * new Readiness().draining; // false
+   * assert.equal(new Readiness().draining, false);
    * ```
    */
   get draining(): boolean {
@@ -51,10 +54,11 @@ export class Readiness {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Readiness } from "./readiness.ts";
    * const readiness = new Readiness();
    * readiness.drain();
-   * readiness.draining; // true
+   * assert.equal(readiness.draining, true);
    * ```
    */
   drain(): void {
@@ -66,8 +70,14 @@ export class Readiness {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { Readiness } from "./readiness.ts";
-   * new Readiness().response().status; // 200
+   * const readiness = new Readiness();
+   * assert.deepEqual(await readiness.response().json(), { status: "ready" });
+   * readiness.drain();
+   * const draining = readiness.response();
+   * assert.equal(draining.status, 503);
+   * assert.deepEqual(await draining.json(), { status: "draining" });
    * ```
    */
   response(): Response {

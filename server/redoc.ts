@@ -8,8 +8,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { redocPage } from "./redoc.ts";
- * redocPage({ title: "Loans", version: "1.0.0" }).includes('spec-url="openapi.json"'); // true
+ * assert.ok(redocPage({ title: "Loans", version: "1.0.0" }).includes('spec-url="openapi.json"'));
  * ```
  *
  * @module
@@ -23,8 +24,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { REDOC_CSP } from "./redoc.ts";
- * REDOC_CSP.startsWith("default-src 'self'"); // true
+ * assert.ok(REDOC_CSP.startsWith("default-src 'self'"));
  * ```
  */
 export const REDOC_CSP = "default-src 'self'; img-src 'self' data:; " +
@@ -44,8 +46,10 @@ let bundle: Promise<string> | undefined;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { REDOC_ASSETS } from "./redoc.ts";
- * (await REDOC_ASSETS.get("redoc.standalone.js")?.load())?.length; // about 1.1 MB
+ * const script = await REDOC_ASSETS.get("redoc.standalone.js")?.load();
+ * assert.ok(script!.length > 500_000); // about 1.1 MB
  * ```
  */
 export const REDOC_ASSETS: ReadonlyMap<string, RedocAsset> = new Map([[
@@ -69,8 +73,9 @@ export const REDOC_ASSETS: ReadonlyMap<string, RedocAsset> = new Map([[
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { redocPage } from "./redoc.ts";
- * redocPage({ title: "Loans <beta>", version: "1" }).includes("Loans &lt;beta&gt;"); // true
+ * assert.ok(redocPage({ title: "Loans <beta>", version: "1" }).includes("Loans &lt;beta&gt;"));
  * ```
  */
 export function redocPage(info: { readonly title: string; readonly version: string }): string {
@@ -96,8 +101,11 @@ export function redocPage(info: { readonly title: string; readonly version: stri
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { redocPage, redocResponse } from "./redoc.ts";
- * redocResponse(redocPage({ title: "t", version: "1" })).headers.get("content-type"); // "text/html; charset=utf-8"
+ * const response = redocResponse(redocPage({ title: "t", version: "1" }));
+ * assert.equal(response.headers.get("content-type"), "text/html; charset=utf-8");
+ * assert.ok((await response.text()).startsWith("<!doctype html>"));
  * ```
  */
 export function redocResponse(page: string): Response {

@@ -5,6 +5,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Metrics } from "./metrics.ts";
  * import { observeRequests } from "./request_observer.ts";
  * const metrics = new Metrics();
@@ -12,8 +13,8 @@
  *   routeOf: () => "/healthz",
  *   metrics,
  * });
- * await fetch(new Request("http://localhost/healthz"));
- * metrics.render().includes('route="/healthz",status="200"} 1'); // true
+ * await (await fetch(new Request("http://localhost/healthz"))).text();
+ * assert.ok(metrics.render().includes('route="/healthz",status="200"} 1'));
  * ```
  *
  * @module
@@ -37,13 +38,17 @@ export interface Observers {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Metrics } from "./metrics.ts";
  * import { observeRequests } from "./request_observer.ts";
+ * const statuses: number[] = [];
  * const fetch = observeRequests(() => Promise.resolve(new Response(null, { status: 204 })), {
  *   routeOf: (path) => path,
  *   metrics: new Metrics(),
- *   onRequest: (record) => console.log(record.status), // 204
+ *   onRequest: (record) => statuses.push(record.status),
  * });
+ * await fetch(new Request("http://localhost/ping"));
+ * assert.deepEqual(statuses, [204]);
  * ```
  */
 export function observeRequests(

@@ -6,11 +6,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { countRows, rowsOf } from "./request_rows.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const request = new Request("http://localhost/forward", { method: "POST" });
  * await countRows(model, request).run([{ marking: new Map() }], { withGradient: false });
- * rowsOf(request); // 1
+ * assert.equal(rowsOf(request), 1);
  * ```
  *
  * @module
@@ -25,9 +28,15 @@ const rows = new WeakMap<Request, number>();
  *
  * @example
  * ```ts
- * import { countRows } from "./request_rows.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
- * const counted = countRows(model, new Request("http://localhost/"));
+ * import assert from "node:assert/strict";
+ * import { countRows, rowsOf } from "./request_rows.ts";
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const request = new Request("http://localhost/");
+ * const counted = countRows(model, request);
+ * assert.equal(rowsOf(request), 0); // counted from now on, even if nothing runs
+ * assert.equal(counted.net, model.net); // everything but run is the model's own
  * ```
  */
 export function countRows(model: OpsModel, request: Request): OpsModel {
@@ -51,8 +60,9 @@ export function countRows(model: OpsModel, request: Request): OpsModel {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { rowsOf } from "./request_rows.ts";
- * rowsOf(new Request("http://localhost/healthz")); // undefined
+ * assert.equal(rowsOf(new Request("http://localhost/healthz")), undefined);
  * ```
  */
 export function rowsOf(request: Request): number | undefined {
@@ -64,10 +74,11 @@ export function rowsOf(request: Request): number | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { addRows, rowsOf } from "./request_rows.ts";
  * const request = new Request("http://localhost/");
  * addRows(request, 3);
- * rowsOf(request); // 3
+ * assert.equal(rowsOf(request), 3);
  * ```
  */
 export function addRows(request: Request, n: number): void {

@@ -14,9 +14,10 @@
  * @example
  * ```ts ignore
  * // Not run by `deno task test:doc`: a full build takes a while (tests/web builds the site).
+ * import assert from "node:assert/strict";
  * import { buildWeb } from "./build_web.ts";
  * const site = await buildWeb({ outDir: "dist/web" });
- * site.jsBytes < 1024 * 1024; // true
+ * assert.ok(site.jsBytes < 1024 * 1024);
  * ```
  *
  * @module
@@ -68,9 +69,11 @@ const STATIC_FILES = ["index.html", "style.css"];
  *
  * @example
  * ```ts ignore
+ * // Not run by `deno task test:doc`: a full site build (tests/web builds and checks one).
+ * import assert from "node:assert/strict";
  * import { buildWeb } from "./build_web.ts";
- * const { outDir, files } = await buildWeb({ outDir: await Deno.makeTempDir() });
- * files.some((f) => f.path === "ort/ort-wasm-simd-threaded.wasm"); // true
+ * const { files } = await buildWeb({ outDir: await Deno.makeTempDir() });
+ * assert.ok(files.some((f) => f.path === "ort/ort-wasm-simd-threaded.wasm"));
  * ```
  */
 export async function buildWeb(options: BuildOptions = {}): Promise<BuiltSite> {
@@ -120,8 +123,13 @@ export const PLAYGROUND_BUNDLE_MODULE: URL = new URL("adapter/deno/playground_bu
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { writePlaygroundBundle } from "./build_web.ts";
- * (await writePlaygroundBundle()).includes("main.js"); // true
+ * // Into a temporary directory: the default one is the committed bundle.
+ * const dir = await Deno.makeTempDir();
+ * assert.ok((await writePlaygroundBundle(dir)).includes("main.js"));
+ * assert.ok((await Deno.stat(`${dir}/main.js.txt`)).isFile);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function writePlaygroundBundle(
@@ -168,8 +176,10 @@ function bundleModule(names: readonly string[]): string {
  *
  * @example
  * \`\`\`ts
+ * import assert from "node:assert/strict";
  * import { PLAYGROUND_SCRIPTS } from "./playground_bundle.ts";
- * (await PLAYGROUND_SCRIPTS.get("main.js")?.())?.length;
+ * const main = await PLAYGROUND_SCRIPTS.get("main.js")!();
+ * assert.ok(main.length > 0);
  * \`\`\`
  *
  * @module

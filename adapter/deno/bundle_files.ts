@@ -76,8 +76,10 @@ export function bundleLocation(text: string): string | URL {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { bundleKind } from "./bundle_files.ts";
- * bundleKind("models/credit.pt"); // "pt"
+ * assert.equal(bundleKind("models/credit.pt"), "pt");
+ * assert.equal(bundleKind(new URL("https://example.com/models/credit.onnx")), "onnx");
  * ```
  */
 export function bundleKind(path: string | URL): BundleKind {
@@ -195,9 +197,11 @@ export async function readBundle(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readPtFiles } from "./bundle_files.ts";
- * const files = await readPtFiles("model.pt");
- * files.sidecarName; // "model.pt.meta.json"
+ * const files = await readPtFiles("tests/fixtures/conformance/rest_serving/model.pt");
+ * assert.equal(files.sidecarName, "tests/fixtures/conformance/rest_serving/model.pt.meta.json");
+ * assert.equal(JSON.parse(files.sidecar).scenario_name, "rest_serving");
  * ```
  */
 export async function readPtFiles(path: string): Promise<PtBundleFiles> {

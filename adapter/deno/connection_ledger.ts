@@ -8,11 +8,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ConnectionLedger } from "./connection_ledger.ts";
  * const ledger = new ConnectionLedger();
  * ledger.begin("127.0.0.1:50000");
  * ledger.end("127.0.0.1:50000", 0, true); // answered with Connection: close
- * ledger.settled(0, 1000); // true
+ * assert.equal(ledger.settled(0, 1000), true);
  * ```
  *
  * @module
@@ -38,8 +39,9 @@ export class ConnectionLedger {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ConnectionLedger } from "./connection_ledger.ts";
-   * new ConnectionLedger().inFlight; // 0
+   * assert.equal(new ConnectionLedger().inFlight, 0);
    * ```
    */
   get inFlight(): number {
@@ -51,8 +53,9 @@ export class ConnectionLedger {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ConnectionLedger } from "./connection_ledger.ts";
-   * new ConnectionLedger().known("127.0.0.1:50000"); // false
+   * assert.equal(new ConnectionLedger().known("127.0.0.1:50000"), false);
    * ```
    */
   known(key: string): boolean {
@@ -64,10 +67,11 @@ export class ConnectionLedger {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ConnectionLedger } from "./connection_ledger.ts";
    * const ledger = new ConnectionLedger();
    * ledger.begin("127.0.0.1:50000");
-   * ledger.inFlight; // 1
+   * assert.equal(ledger.inFlight, 1);
    * ```
    */
   begin(key: string): void {
@@ -87,11 +91,13 @@ export class ConnectionLedger {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ConnectionLedger } from "./connection_ledger.ts";
    * const ledger = new ConnectionLedger();
    * ledger.begin("127.0.0.1:50000");
    * ledger.end("127.0.0.1:50000", performance.now(), false);
-   * ledger.known("127.0.0.1:50000"); // true: it may send again
+   * assert.equal(ledger.known("127.0.0.1:50000"), true); // kept alive: it may send again
+   * assert.equal(ledger.inFlight, 0);
    * ```
    */
   end(key: string, now: number, closing: boolean, idleMs = 1000): void {
@@ -113,11 +119,12 @@ export class ConnectionLedger {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { ConnectionLedger } from "./connection_ledger.ts";
    * const ledger = new ConnectionLedger();
    * ledger.begin("127.0.0.1:50000");
    * ledger.end("127.0.0.1:50000", 0, false);
-   * [ledger.settled(500, 1000), ledger.settled(1000, 1000)]; // [false, true]
+   * assert.deepEqual([ledger.settled(500, 1000), ledger.settled(1000, 1000)], [false, true]);
    * ```
    */
   settled(now: number, idleMs: number): boolean {

@@ -47,9 +47,14 @@ export async function loadOrt(): Promise<OrtModule> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadWorkerOrt } from "./ort.ts";
  * import { readBundle } from "./bundle_files.ts";
  * await using model = await readBundle(await loadWorkerOrt(), "examples/rest_serving");
+ * const [row] = await model.run([{ marking: new Map([["p_application", 1]]) }], {
+ *   withGradient: false,
+ * });
+ * assert.ok(row!.transitions[0]! > 0.99); // computed in the session's worker
  * ```
  */
 export function loadWorkerOrt(): Promise<OrtModule> {

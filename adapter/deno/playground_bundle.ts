@@ -7,8 +7,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PLAYGROUND_SCRIPTS } from "./playground_bundle.ts";
- * (await PLAYGROUND_SCRIPTS.get("main.js")?.())?.length;
+ * const main = await PLAYGROUND_SCRIPTS.get("main.js")!();
+ * assert.ok(main.length > 0);
  * ```
  *
  * @module

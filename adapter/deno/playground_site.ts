@@ -13,9 +13,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PLAYGROUND_FILES } from "./playground_site.ts";
  * const body = await PLAYGROUND_FILES.get("index.html")!();
- * typeof body; // "string"
+ * assert.equal(typeof body, "string");
  * ```
  *
  * @module
@@ -36,8 +37,9 @@ const EXAMPLE_ONNX = new URL(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PLAYGROUND_FILES } from "./playground_site.ts";
- * [...PLAYGROUND_FILES.keys()].includes("ort/ort-wasm-simd-threaded.wasm"); // true
+ * assert.ok([...PLAYGROUND_FILES.keys()].includes("ort/ort-wasm-simd-threaded.wasm"));
  * ```
  */
 export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = new Map<

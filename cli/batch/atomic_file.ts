@@ -28,9 +28,13 @@ import { InputError } from "../command.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { AtomicFile } from "./atomic_file.ts";
- * const file = await AtomicFile.create("/tmp/scores.json");
- * await file.abort();
+ * const dir = await Deno.makeTempDir();
+ * const file = await AtomicFile.create(`${dir}/scores.json`);
+ * await file.abort(); // the temporary is removed; nothing appears at the path
+ * assert.deepEqual([...Deno.readDirSync(dir)], []);
+ * await Deno.remove(dir);
  * ```
  */
 export class AtomicFile {

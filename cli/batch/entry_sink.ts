@@ -26,9 +26,15 @@ import type { EntryLayout } from "./entry_layout.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { EntrySink } from "./entry_sink.ts";
- * declare const sink: EntrySink;
- * await sink.write([]);
+ * import { openEntrySink } from "./entry_sink.ts";
+ * import { entryLayout } from "./entry_layout.ts";
+ * let text = "";
+ * const sink: EntrySink = openEntrySink(undefined, entryLayout("jsonl"), (t) => text += t);
+ * await sink.write(['{"a":1}', '{"a":2}']);
+ * await sink.close();
+ * assert.equal(text, '{"a":1}\n{"a":2}\n');
  * ```
  */
 export interface EntrySink {
@@ -45,12 +51,17 @@ export interface EntrySink {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openEntrySink } from "./entry_sink.ts";
  * import { AtomicFile } from "./atomic_file.ts";
  * import { entryLayout } from "./entry_layout.ts";
- * const file = await AtomicFile.create("/tmp/scores.jsonl");
+ * const dir = await Deno.makeTempDir();
+ * const file = await AtomicFile.create(`${dir}/scores.jsonl`);
  * const sink = openEntrySink(file, entryLayout("jsonl"), () => {});
- * await sink.close();
+ * await sink.write(['{"a":1}']);
+ * await sink.close(); // renamed into place
+ * assert.equal(await Deno.readTextFile(`${dir}/scores.jsonl`), '{"a":1}\n');
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export function openEntrySink(

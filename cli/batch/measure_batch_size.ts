@@ -8,9 +8,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { measureBatchSize } from "./measure_batch_size.ts";
- * declare const model: import("../../core/bundle.ts").Model;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const { size } = await measureBatchSize(model.session);
+ * assert.ok([64, 128, 256, 512].includes(size));
  * ```
  *
  * @module
@@ -48,9 +52,13 @@ export interface BatchSizeMeasurement {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { measureBatchSize } from "./measure_batch_size.ts";
- * declare const model: import("../../core/bundle.ts").Model;
- * (await measureBatchSize(model.session)).perRow.get(64); // µs per row at 64 rows
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const { perRow } = await measureBatchSize(model.session);
+ * assert.ok(perRow.get(64)! > 0); // µs per row at 64 rows
  * ```
  */
 export async function measureBatchSize(session: ModelSession): Promise<BatchSizeMeasurement> {

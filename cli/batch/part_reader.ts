@@ -42,9 +42,18 @@ const JSON_ENTRY_END = "\n  }";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PartReader } from "./part_reader.ts";
- * await using part = await PartReader.open("parts/0.json");
- * for (let entry = await part.next(); entry; entry = await part.next()) entry.index;
+ * const path = await Deno.makeTempFile({ suffix: ".json" });
+ * await Deno.writeTextFile(path, '[\n  {\n    "trace_index": 0\n  },\n  {\n    "trace_index": 2\n  }\n]\n');
+ * const indices: number[] = [];
+ * {
+ *   await using part = await PartReader.open(path);
+ *   for (let entry = await part.next(); entry; entry = await part.next()) indices.push(entry.index);
+ *   assert.equal(part.format, "json");
+ * }
+ * assert.deepEqual(indices, [0, 2]);
+ * await Deno.remove(path);
  * ```
  */
 export class PartReader implements AsyncDisposable {

@@ -10,21 +10,30 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scoreLog } from "./score_log.ts";
  * import { entryLayout } from "./entry_layout.ts";
  * import { openEntrySink } from "./entry_sink.ts";
  * import { Shard } from "./shard.ts";
- * declare const model: import("../../core/bundle.ts").Model;
- * declare const traces: AsyncIterable<import("../../core/traces/mod.ts").Trace>;
- * const layout = entryLayout("json");
- * const sink = openEntrySink(undefined, layout, (text) => console.log(text));
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const traces = [
+ *   { attributes: new Map([["risk_score", "0.92"]]), events: [{ name: "approve loan", attributes: new Map() }] },
+ *   { attributes: new Map(), events: [] }, // no risk_score: an error entry
+ * ];
+ * const layout = entryLayout("jsonl");
+ * let text = "";
+ * const sink = openEntrySink(undefined, layout, (t) => text += t);
  * const tally = await scoreLog(model, traces, sink, {
  *   batchSize: 256,
  *   depth: 2,
  *   shard: Shard.ALL,
  *   layout,
  * });
- * tally.read; // traces in the log
+ * await sink.close();
+ * assert.deepEqual(tally, { read: 2, traces: 2, errors: 1, failed: [1] });
+ * assert.equal(text.split("\n").length, 3); // two lines, in input order
  * ```
  *
  * @module
@@ -81,11 +90,18 @@ export interface Tally {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scoreLog } from "./score_log.ts";
- * declare const model: import("../../core/bundle.ts").Model;
- * declare const options: import("./score_log.ts").ScoreLogOptions;
- * declare const sink: import("./entry_sink.ts").EntrySink;
- * (await scoreLog(model, [], sink, options)).traces; // 0
+ * import { entryLayout } from "./entry_layout.ts";
+ * import { openEntrySink } from "./entry_sink.ts";
+ * import { Shard } from "./shard.ts";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const layout = entryLayout("json");
+ * const sink = openEntrySink(undefined, layout, () => {});
+ * const tally = await scoreLog(model, [], sink, { batchSize: 64, depth: 1, shard: Shard.ALL, layout });
+ * assert.equal(tally.traces, 0);
  * ```
  */
 export async function scoreLog(

@@ -9,12 +9,18 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TracePacker } from "./trace_packer.ts";
- * declare const model: import("../../core/bundle.ts").Model;
- * declare const trace: import("../../core/traces/mod.ts").Trace;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const packer = new TracePacker(model);
  * const rows = packer.rows(256);
- * const error = packer.pack(trace, 0, rows, 0); // undefined: row 0 holds the trace
+ * const trace = { attributes: new Map([["risk_score", "0.92"]]), events: [] };
+ * assert.equal(packer.pack(trace, 0, rows, 0), undefined); // row 0 holds the trace
+ * assert.equal(rows.marking[0], Math.fround(0.92)); // p_application, from risk_score
+ * // A trace without the attribute gets its error entry instead.
+ * assert.equal(typeof packer.pack({ attributes: new Map(), events: [] }, 1, rows, 1), "string");
  * ```
  *
  * @module
@@ -53,10 +59,13 @@ export interface PackedRows {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TracePacker } from "./trace_packer.ts";
- * declare const model: import("../../core/bundle.ts").Model;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const packer = new TracePacker(model);
- * packer.inputs(packer.rows(8), 0).batch; // 0
+ * assert.equal(packer.inputs(packer.rows(8), 0).batch, 0);
  * ```
  */
 export class TracePacker {

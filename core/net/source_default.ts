@@ -5,9 +5,18 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sourceDefault } from "./source_default.ts";
- * declare const net: import("./types.ts").PetriNet;
- * sourceDefault(net, "p_submitted").marking; // 1 when the initial marking names it, else 0
+ * import { readNet } from "./read_net.ts";
+ * const { net } = readNet({
+ *   places: ["p_submitted", "p_done"],
+ *   transitions: ["t_go"],
+ *   arcs: [{ from: "p_submitted", to: "t_go" }, { from: "t_go", to: "p_done" }],
+ *   initial_marking: { p_submitted: 3 },
+ * }, (path, message) => assert.fail(`${path}: ${message}`));
+ * // 1 when the initial marking names the place (whatever its count), else 0
+ * assert.equal(sourceDefault(net, "p_submitted").marking, 1);
+ * assert.equal(sourceDefault(net, "p_done").marking, 0);
  * ```
  *
  * @module
@@ -21,8 +30,9 @@ import type { PetriNet } from "./types.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HELD_VALUE } from "./source_default.ts";
- * HELD_VALUE; // 1
+ * assert.equal(HELD_VALUE, 1);
  * ```
  */
 export const HELD_VALUE = 1;
@@ -41,9 +51,16 @@ export interface SourceDefault {
  *
  * @example
  * ```ts
- * import { sourceDefault } from "./source_default.ts";
- * declare const net: import("./types.ts").PetriNet;
- * const { marking, value } = sourceDefault(net, "p_in");
+ * import assert from "node:assert/strict";
+ * import { HELD_VALUE, sourceDefault } from "./source_default.ts";
+ * import { readNet } from "./read_net.ts";
+ * const { net } = readNet({
+ *   places: ["p_in", "p_out"],
+ *   transitions: ["t_go"],
+ *   arcs: [{ from: "p_in", to: "t_go" }, { from: "t_go", to: "p_out" }],
+ * }, (path, message) => assert.fail(`${path}: ${message}`));
+ * // No initial marking: a left-out source place takes marking 0 and the held value.
+ * assert.deepEqual(sourceDefault(net, "p_in"), { marking: 0, value: HELD_VALUE });
  * ```
  */
 export function sourceDefault(net: PetriNet, place: string): SourceDefault {

@@ -9,12 +9,17 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scoreRows } from "./anomaly_rows.ts";
- * declare const model: import("./model.ts").OpsModel;
- * declare const transitions: Float32Array; // [2, T], from a packed run
- * const scored = scoreRows(model, transitions, [[{ name: "Path A" }], []]);
- * scored.scores[1]; // the second trace's score
- * scored.residuals[0 * scored.ids.length + 0]; // the first trace's residual of ids[0]
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * // The `transitions` output of a packed run of two rows, [2, T]: t_approve, t_decline.
+ * const transitions = Float32Array.of(0.75, 0.25, 0.5, 0.125);
+ * const scored = scoreRows(model, transitions, [[{ name: "approve loan" }], []]);
+ * assert.deepEqual(scored.ids, ["t_approve", "t_decline"]);
+ * assert.deepEqual([...scored.scores], [0.5, 0.625]); // each trace's score
+ * assert.equal(scored.residuals[0 * scored.ids.length + 0], 0.25); // trace 0, ids[0]
  * ```
  *
  * @module
@@ -37,9 +42,14 @@ const plans = new WeakMap<OpsModel, ScoringPlan>();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scoringPlan } from "./anomaly_rows.ts";
- * declare const model: import("./model.ts").OpsModel;
- * [...scoringPlan(model).columns.keys()]; // the scored transition ids
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * // The scored transition ids, and the label that observes each.
+ * assert.deepEqual([...scoringPlan(model).columns.keys()], ["t_approve", "t_decline"]);
+ * assert.equal(scoringPlan(model).byLabel.get("decline loan"), "t_decline");
  * ```
  */
 export function scoringPlan(model: OpsModel): ScoringPlan {
@@ -95,10 +105,17 @@ function rowPlan(model: OpsModel): RowPlan {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scoreRows } from "./anomaly_rows.ts";
- * declare const model: import("./model.ts").OpsModel;
- * declare const transitions: Float32Array;
- * scoreRows(model, transitions, [[{ name: "approve loan" }]]).ids;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const [row] = await model.run([{ marking: new Map([["p_application", 1]]) }], {
+ *   withGradient: false,
+ * });
+ * // A clear application that was approved: the model expected it, the score is near 0.
+ * const { scores } = scoreRows(model, row!.transitions, [[{ name: "approve loan" }]]);
+ * assert.ok(scores[0]! < 0.02);
  * ```
  */
 export function scoreRows(

@@ -32,12 +32,17 @@ import type { IdMap } from "./model.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseModelDescription } from "../net/parse.ts";
  * import { checkPlaceKeys } from "./check.ts";
  * const { net } = parseModelDescription(JSON.parse(
  *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
  * ));
  * checkPlaceKeys(net, "input_values", null); // nothing to check
+ * checkPlaceKeys(net, "input_marking", new Map([["p_application", 1]])); // a place: fine
+ * assert.throws(() => checkPlaceKeys(net, "input_marking", new Map([["t_approve", 1], ["p_x", 1]])), {
+ *   message: "input_marking has ids that are not in the net's place set: 'p_x', 't_approve'",
+ * });
  * ```
  */
 export function checkPlaceKeys(net: PetriNet, field: string, map: IdMap | null | undefined): void {

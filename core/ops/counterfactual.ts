@@ -86,9 +86,11 @@ const REFINE_PROBES = 31;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { CLOSING_WIDTH } from "./counterfactual.ts";
  * const [lo, hi] = [0, 10000];
- * (hi - lo) * CLOSING_WIDTH; // 0.01: the reported input is this close to the boundary
+ * // The reported input is this close to the boundary on this range.
+ * assert.equal((hi - lo) * CLOSING_WIDTH, 0.01);
  * ```
  */
 export const CLOSING_WIDTH = 1e-6;

@@ -6,11 +6,26 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
  * import { serveOrtWorker } from "./serve_ort_worker.ts";
- * import type { MessageEndpoint } from "./protocol.ts";
+ * import type { FromWorker, ToWorker } from "./protocol.ts";
  * ort.env.wasm.numThreads = 1;
- * serveOrtWorker(globalThis as unknown as MessageEndpoint, ort);
+ * // A worker entry passes its global scope; here one end of a channel stands in for it.
+ * const { port1, port2 } = new MessageChannel();
+ * serveOrtWorker(port1, ort);
+ * port1.start();
+ * const ask = (message: ToWorker) =>
+ *   new Promise<FromWorker>((resolve) => {
+ *     port2.onmessage = (event) => resolve(event.data);
+ *     port2.postMessage(message);
+ *   });
+ * const bytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+ * const created = await ask({ op: "create", id: 1, bytes, options: undefined });
+ * assert.equal(created.op, "created");
+ * assert.deepEqual(await ask({ op: "release", id: 2 }), { op: "released", id: 2 });
+ * port1.close();
+ * port2.close();
  * ```
  *
  * @module
@@ -32,10 +47,27 @@ import {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
  * import { serveOrtWorker } from "./serve_ort_worker.ts";
- * import type { MessageEndpoint } from "./protocol.ts";
- * serveOrtWorker(globalThis as unknown as MessageEndpoint, ort);
+ * import type { FromWorker, ToWorker } from "./protocol.ts";
+ * const { port1, port2 } = new MessageChannel();
+ * serveOrtWorker(port1, ort);
+ * port1.start();
+ * const ask = (message: ToWorker) =>
+ *   new Promise<FromWorker>((resolve) => {
+ *     port2.onmessage = (event) => resolve(event.data);
+ *     port2.postMessage(message);
+ *   });
+ * // A failing request is answered with its message, and the loop keeps serving.
+ * assert.deepEqual(await ask({ op: "run", id: 1, feeds: {} }), {
+ *   op: "failed",
+ *   id: 1,
+ *   message: "This ORT worker holds no session",
+ * });
+ * assert.deepEqual(await ask({ op: "release", id: 2 }), { op: "released", id: 2 });
+ * port1.close();
+ * port2.close();
  * ```
  */
 export function serveOrtWorker(scope: MessageEndpoint, ort: OrtModule): void {

@@ -10,10 +10,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { workerOrt } from "./worker_ort.ts";
- * const ort = workerOrt(() =>
- *   new Worker(new URL("./my_ort_worker.js", import.meta.url), { type: "module" })
- * );
+ * // Deno's worker entry; it calls `serveOrtWorker` with onnxruntime-web.
+ * const entry = new URL("../../adapter/deno/ort_worker.ts", import.meta.url);
+ * const ort = workerOrt(() => new Worker(entry, { type: "module" }));
+ * // No worker starts until a session is created.
+ * assert.equal(typeof ort.InferenceSession.create, "function");
  * ```
  *
  * @module
@@ -37,16 +40,21 @@ export interface WorkerHandle extends MessageEndpoint {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { workerOrt } from "./worker_ort.ts";
  * import { ModelSession } from "../runtime.ts";
- * declare const onnxBytes: Uint8Array;
- * const ort = workerOrt(() =>
- *   new Worker(new URL("./my_ort_worker.js", import.meta.url), { type: "module" })
- * );
+ * const entry = new URL("../../adapter/deno/ort_worker.ts", import.meta.url);
+ * const ort = workerOrt(() => new Worker(entry, { type: "module" }));
+ * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+ * // Releasing the session terminates its worker.
  * await using session = await ModelSession.create(ort, onnxBytes, {
- *   places: ["p_in", "p_out"],
- *   transitions: ["t_go"],
+ *   places: ["p_application", "p_approved", "p_declined"],
+ *   transitions: ["t_approve", "t_decline"],
  * });
+ * const [row] = await session.run([{ marking: new Map([["p_application", 1]]) }], {
+ *   withGradient: false,
+ * });
+ * assert.ok(row!.transitions[0]! > 0.99); // t_approve fires, computed in the worker
  * ```
  */
 export function workerOrt(spawn: () => WorkerHandle): OrtModule {

@@ -11,12 +11,18 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describePetraModule } from "./describe_petra_module.ts";
- * import type { PickleValue } from "./pickle_values.ts";
- * declare const root: PickleValue;
- * declare const storages: ReadonlyMap<string, Uint8Array>;
- * const description = describePetraModule(root, storages) as { format: string };
- * description.format; // "petri-net-model/1"
+ * import { readTorchZip } from "./read_torch_zip.ts";
+ * import { unpickle } from "./unpickle.ts";
+ * const fixture = new URL("../../tests/fixtures/conformance/rest_serving/", import.meta.url);
+ * const zip = readTorchZip(await Deno.readFile(new URL("model.pt", fixture)), "model.pt");
+ * const description = describePetraModule(unpickle(zip.pickle), zip.storages) as {
+ *   format: string;
+ *   net: { transitions: string[] };
+ * };
+ * assert.equal(description.format, "petri-net-model/1");
+ * assert.deepEqual(description.net.transitions, ["t_approve", "t_decline"]);
  * ```
  *
  * @module
@@ -44,8 +50,11 @@ const FLOAT_STORAGE = "torch FloatStorage";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PetraShapeError } from "./describe_petra_module.ts";
- * new PetraShapeError("net.places is a list, expected a set").message;
+ * const error = new PetraShapeError("net.places is a list, expected a set");
+ * assert.equal(error.name, "PetraShapeError");
+ * assert.equal(error.message, "net.places is a list, expected a set");
  * ```
  */
 export class PetraShapeError extends Error {
@@ -66,13 +75,12 @@ export class PetraShapeError extends Error {
  *
  * @example
  * ```ts
- * import { describePetraModule } from "./describe_petra_module.ts";
- * try {
- *   describePetraModule(new Map(), new Map());
- * } catch (error) {
- *   (error as Error).message;
- *   // "the pickle holds a dict, not a PETRA PetriNetModule (a plain state dict has no net)"
- * }
+ * import assert from "node:assert/strict";
+ * import { describePetraModule, PetraShapeError } from "./describe_petra_module.ts";
+ * assert.throws(() => describePetraModule(new Map(), new Map()), PetraShapeError);
+ * assert.throws(() => describePetraModule(new Map(), new Map()), {
+ *   message: "the pickle holds a dict, not a PETRA PetriNetModule (a plain state dict has no net)",
+ * });
  * ```
  */
 export function describePetraModule(

@@ -5,17 +5,17 @@
  *
  * @example
  * ```ts
- * import * as ort from "onnxruntime-web";
+ * import assert from "node:assert/strict";
  * import { loadPtBundle } from "./load_pt_bundle.ts";
- * declare const pt: Uint8Array;
- * declare const sidecar: string;
- * await using model = await loadPtBundle(ort, {
- *   pt,
- *   sidecar,
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * const fixture = new URL("../../tests/fixtures/conformance/rest_serving/", import.meta.url);
+ * await using model = await loadPtBundle(await loadOrt(), {
+ *   pt: await Deno.readFile(new URL("model.pt", fixture)),
+ *   sidecar: await Deno.readTextFile(new URL("model.pt.meta.json", fixture)),
  *   ptName: "model.pt",
  *   sidecarName: "model.pt.meta.json",
  * });
- * model.net.transitions;
+ * assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
  * ```
  *
  * @module
@@ -33,11 +33,23 @@ import { type PtBundleFiles, readPtModel } from "./read_pt_model.ts";
  *
  * @example
  * ```ts
- * import * as ort from "onnxruntime-web";
+ * import assert from "node:assert/strict";
  * import { loadPtBundle } from "./load_pt_bundle.ts";
- * declare const files: import("./read_pt_model.ts").PtBundleFiles;
- * await using model = await loadPtBundle(ort, files);
- * model.sidecar.scenario_name;
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * const fixture = new URL("../../tests/fixtures/conformance/rest_serving/", import.meta.url);
+ * const files = {
+ *   pt: await Deno.readFile(new URL("model.pt", fixture)),
+ *   sidecar: await Deno.readTextFile(new URL("model.pt.meta.json", fixture)),
+ *   ptName: "model.pt",
+ *   sidecarName: "model.pt.meta.json",
+ * };
+ * await using model = await loadPtBundle(await loadOrt(), files);
+ * assert.equal(model.sidecar.scenario_name, "rest_serving");
+ * // It runs as the compiled bundle would: a clear application is approved.
+ * const [row] = await model.run([{ marking: new Map([["p_application", 1]]) }], {
+ *   withGradient: false,
+ * });
+ * assert.ok(row!.transitions[0]! > 0.99);
  * ```
  */
 export async function loadPtBundle(

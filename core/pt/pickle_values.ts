@@ -6,8 +6,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PyTuple } from "./pickle_values.ts";
- * new PyTuple(["p_in", "t_go"]).items.length; // 2
+ * assert.equal(new PyTuple(["p_in", "t_go"]).items.length, 2);
  * ```
  *
  * @module
@@ -36,8 +37,9 @@ export type PyDict = Map<PickleValue, PickleValue>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PyTuple } from "./pickle_values.ts";
- * new PyTuple([1, 2]).items; // [1, 2]
+ * assert.deepEqual(new PyTuple([1, 2]).items, [1, 2]);
  * ```
  */
 export class PyTuple {
@@ -55,8 +57,9 @@ export class PyTuple {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PySet } from "./pickle_values.ts";
- * new PySet(["a"]).items; // ["a"]
+ * assert.deepEqual(new PySet(["a"]).items, ["a"]);
  * ```
  */
 export class PySet {
@@ -74,8 +77,9 @@ export class PySet {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PyGlobal } from "./pickle_values.ts";
- * new PyGlobal("collections OrderedDict", "dict").name; // "collections OrderedDict"
+ * assert.equal(new PyGlobal("collections OrderedDict", "dict").name, "collections OrderedDict");
  * ```
  */
 export class PyGlobal {
@@ -103,8 +107,9 @@ export type GlobalRole = "class" | "dict" | "set" | "tensor" | "parameter" | "st
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PyObject } from "./pickle_values.ts";
- * new PyObject("torch.nn.modules.container ParameterDict").state; // undefined
+ * assert.equal(new PyObject("torch.nn.modules.container ParameterDict").state, undefined);
  * ```
  */
 export class PyObject {
@@ -124,8 +129,9 @@ export class PyObject {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PyStorage } from "./pickle_values.ts";
- * new PyStorage("torch FloatStorage", "0", 1).key; // "0"
+ * assert.equal(new PyStorage("torch FloatStorage", "0", 1).key, "0");
  * ```
  */
 export class PyStorage {
@@ -149,8 +155,9 @@ export class PyStorage {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PyStorage, PyTensor } from "./pickle_values.ts";
- * new PyTensor(new PyStorage("torch FloatStorage", "0", 1), 0, [], []).shape; // []
+ * assert.deepEqual(new PyTensor(new PyStorage("torch FloatStorage", "0", 1), 0, [], []).shape, []);
  * ```
  */
 export class PyTensor {
@@ -177,8 +184,9 @@ export class PyTensor {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { typeOfValue } from "./pickle_values.ts";
- * typeOfValue(new Map()); // "a dict"
+ * assert.equal(typeOfValue(new Map()), "a dict");
  * ```
  */
 export function typeOfValue(value: PickleValue | undefined): string {

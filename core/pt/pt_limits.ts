@@ -4,8 +4,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PT_LIMITS } from "./pt_limits.ts";
- * PT_LIMITS.maxEntries; // 100000
+ * assert.equal(PT_LIMITS.maxEntries, 100_000);
  * ```
  *
  * @module
@@ -36,8 +37,9 @@ export interface PtLimits {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PT_LIMITS } from "./pt_limits.ts";
- * PT_LIMITS.maxDepth; // 64
+ * assert.equal(PT_LIMITS.maxDepth, 64);
  * ```
  */
 export const PT_LIMITS: PtLimits = {

@@ -5,9 +5,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readPetraSidecar } from "./read_petra_sidecar.ts";
  * const sidecar = readPetraSidecar('{"scenario_name": "demo"}', "m.pt.meta.json");
- * sidecar.scenario_name; // "demo"
+ * assert.equal(sidecar.scenario_name, "demo");
  * ```
  *
  * @module
@@ -39,8 +40,10 @@ export interface PetraSidecar {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readPetraSidecar } from "./read_petra_sidecar.ts";
- * readPetraSidecar("{}", "m.pt.meta.json").petra_version; // undefined
+ * assert.equal(readPetraSidecar("{}", "m.pt.meta.json").petra_version, undefined);
+ * assert.throws(() => readPetraSidecar("not json", "m.pt.meta.json"), { message: /m\.pt\.meta\.json/ });
  * ```
  */
 export function readPetraSidecar(text: string, name: string): PetraSidecar {

@@ -7,11 +7,18 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readPtModel } from "./read_pt_model.ts";
- * declare const pt: Uint8Array;
- * declare const sidecar: string;
- * const { model } = readPtModel({ pt, sidecar, ptName: "m.pt", sidecarName: "m.pt.meta.json" });
- * model.net.places;
+ * const fixture = new URL("../../tests/fixtures/conformance/rest_serving/", import.meta.url);
+ * const files = {
+ *   pt: await Deno.readFile(new URL("model.pt", fixture)),
+ *   sidecar: await Deno.readTextFile(new URL("model.pt.meta.json", fixture)),
+ *   ptName: "model.pt",
+ *   sidecarName: "model.pt.meta.json",
+ * };
+ * const { model, savedAt } = readPtModel(files);
+ * assert.deepEqual(model.net.places, ["p_application", "p_approved", "p_declined"]);
+ * assert.equal(savedAt?.toISOString(), "2026-11-21T13:06:09.000Z");
  * ```
  *
  * @module
@@ -57,12 +64,10 @@ export interface PtModel {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readPtModel } from "./read_pt_model.ts";
- * try {
- *   readPtModel({ pt: new Uint8Array(4), sidecar: "{}", ptName: "x.pt", sidecarName: "x.pt.meta.json" });
- * } catch (error) {
- *   (error as Error).message.startsWith("Cannot load bundle: x.pt"); // true
- * }
+ * const files = { pt: new Uint8Array(4), sidecar: "{}", ptName: "x.pt", sidecarName: "x.pt.meta.json" };
+ * assert.throws(() => readPtModel(files), { message: /^Cannot load bundle: x\.pt / });
  * ```
  */
 export function readPtModel(files: PtBundleFiles, limits: PtLimits = PT_LIMITS): PtModel {

@@ -11,10 +11,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readTorchZip } from "./read_torch_zip.ts";
- * declare const bytes: Uint8Array;
- * const zip = readTorchZip(bytes, "model.pt");
- * zip.pickle.length > 0; // true
+ * const fixture = new URL("../../tests/fixtures/conformance/rest_serving/", import.meta.url);
+ * const zip = readTorchZip(await Deno.readFile(new URL("model.pt", fixture)), "model.pt");
+ * assert.equal(zip.prefix, "rest_serving");
+ * assert.ok(zip.pickle.length > 0);
+ * assert.equal(zip.storages.size, 6); // one storage per trained parameter
  * ```
  *
  * @module
@@ -46,12 +49,11 @@ const STORAGE = /^([^/]+)\/data\/([0-9]{1,9})$/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readTorchZip } from "./read_torch_zip.ts";
- * try {
- *   readTorchZip(new TextEncoder().encode("not a zip"), "x.pt");
- * } catch (error) {
- *   (error as Error).message; // "Cannot load bundle: x.pt is not a torch.save zip archive (…)"
- * }
+ * assert.throws(() => readTorchZip(new TextEncoder().encode("not a zip"), "x.pt"), {
+ *   message: /^Cannot load bundle: x\.pt is not a torch\.save zip archive/,
+ * });
  * ```
  */
 export function readTorchZip(

@@ -15,9 +15,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { unpickle } from "./unpickle.ts";
  * // protocol 2: EMPTY_DICT, STOP
- * unpickle(new Uint8Array([0x80, 2, 0x7d, 0x2e])); // Map(0) {}
+ * assert.deepEqual(unpickle(new Uint8Array([0x80, 2, 0x7d, 0x2e])), new Map());
  * ```
  *
  * @module
@@ -41,8 +42,10 @@ import {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ALLOWED_GLOBALS } from "./unpickle.ts";
- * ALLOWED_GLOBALS.get("collections OrderedDict"); // "dict"
+ * assert.equal(ALLOWED_GLOBALS.get("collections OrderedDict"), "dict");
+ * assert.equal(ALLOWED_GLOBALS.get("os system"), undefined);
  * ```
  */
 export const ALLOWED_GLOBALS: ReadonlyMap<string, GlobalRole> = new Map<string, GlobalRole>([
@@ -99,8 +102,10 @@ const OP = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ALLOWED_OPCODES } from "./unpickle.ts";
- * ALLOWED_OPCODES.includes("REDUCE"); // true
+ * assert.ok(ALLOWED_OPCODES.includes("REDUCE"));
+ * assert.ok(!ALLOWED_OPCODES.includes("INST"));
  * ```
  */
 export const ALLOWED_OPCODES: readonly string[] = Object.keys(OP);
@@ -153,9 +158,12 @@ const OTHER_OPCODES: Readonly<Record<number, string>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PickleError } from "./unpickle.ts";
- * new PickleError("opcode INST is not allowed", 12).message;
- * // "opcode INST is not allowed (at byte 12)"
+ * assert.equal(
+ *   new PickleError("opcode INST is not allowed", 12).message,
+ *   "opcode INST is not allowed (at byte 12)",
+ * );
  * ```
  */
 export class PickleError extends Error {
@@ -174,15 +182,13 @@ export class PickleError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { unpickle } from "./unpickle.ts";
  * // GLOBAL 'os system' is refused before anything else happens.
- * const bytes = new TextEncoder().encode("\x80\x02cos\nsystem\n.");
- * try {
- *   unpickle(bytes);
- * } catch (error) {
- *   (error as Error).message;
- *   // "pickle global 'os system' is not allowed (only PETRA's own classes are read) (at byte 2)"
- * }
+ * const bytes = Uint8Array.of(0x80, 2, ...new TextEncoder().encode("cos\nsystem\n."));
+ * assert.throws(() => unpickle(bytes), {
+ *   message: "pickle global 'os system' is not allowed (only PETRA's own classes are read) (at byte 2)",
+ * });
  * ```
  */
 export function unpickle(bytes: Uint8Array, limits: PtLimits = PT_LIMITS): PickleValue {

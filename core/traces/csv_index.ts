@@ -16,7 +16,7 @@
  * for (const id of ["c1", "c1", "c2", "c1", "c3"]) indexer.add(id);
  * const index = indexer.finish();
  * assert.deepEqual(index.rows, 5);
- * index.lastRowOfSplit; // Map { "c1" => 3 }
+ * assert.deepEqual(index.lastRowOfSplit, new Map([["c1", 3]])); // c1 is split; its last row
  * ```
  *
  * @module
