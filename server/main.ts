@@ -2,8 +2,8 @@
  * The `deno serve` entry point (and Deno Deploy's): serves the bundle named by
  * `PETRI_SERVE_BUNDLE` (a path, a directory holding one bundle, or an `http(s)` URL of a `.onnx`
  * file with its `.onnx.meta.json` beside it; default: the embedded example) with the service and
- * the playground. The model runs in an ORT worker, so concurrent requests share runs. Needs only
- * `--allow-read --allow-env --allow-net`; `--parallel` runs one instance per core:
+ * the playground. Needs only `--allow-read --allow-env --allow-net`; `--parallel` runs one
+ * instance per core:
  *
  * ```sh
  * deno serve --parallel --allow-read --allow-env --allow-net server/main.ts
@@ -11,13 +11,19 @@
  *
  * A bundle that cannot be loaded stops the process with one line on stderr and exit code 2.
  *
+ * Each instance runs the model on its own thread (in-process ORT), not in a worker as
+ * `cli.ts serve` does: `--parallel` already gives one instance per core, so a worker per
+ * instance would only add threads competing for the same cores, and a worker kept alive in an
+ * instance that `deno serve`'s signal did not reach would keep the process from exiting on
+ * SIGTERM. Calls made in the same tick still share a run.
+ *
  * @module
  */
 
 import { PACKAGE_VERSION } from "../core/version.ts";
 import { BundleError, type Model } from "../core/bundle.ts";
 import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
-import { loadWorkerOrt } from "../adapter/deno/ort.ts";
+import { loadOrt } from "../adapter/deno/ort.ts";
 import { playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
 
@@ -33,7 +39,7 @@ const playground = playgroundHandler();
 async function load(location: string | undefined): Promise<Model> {
   try {
     const source = location ? bundleLocation(location) : EXAMPLE_BUNDLE_URL;
-    return await readBundle(await loadWorkerOrt(), source);
+    return await readBundle(await loadOrt(), source);
   } catch (error) {
     if (!(error instanceof BundleError)) throw error;
     console.error(error.message);
@@ -41,33 +47,9 @@ async function load(location: string | undefined): Promise<Model> {
   }
 }
 
-// `deno serve` stops listening on SIGINT / SIGTERM, but the ORT worker would keep the process
-// alive: release the model once the requests in flight are answered.
-let inFlight = 0;
-let stopping = false;
-const releaseWhenIdle = () => {
-  if (stopping && inFlight === 0) void model[Symbol.asyncDispose]();
-};
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  try {
-    Deno.addSignalListener(signal, () => {
-      stopping = true;
-      releaseWhenIdle();
-    });
-  } catch {
-    // SIGTERM cannot be listened to on Windows; SIGINT still releases the model.
-  }
-}
-
 /** The handler `deno serve` runs. */
 export default {
   async fetch(request: Request): Promise<Response> {
-    inFlight++;
-    try {
-      return (await playground(request)) ?? await app.fetch(request);
-    } finally {
-      inFlight--;
-      releaseWhenIdle();
-    }
+    return (await playground(request)) ?? await app.fetch(request);
   },
 } satisfies Deno.ServeDefaultExport;
