@@ -20,6 +20,8 @@
  * @module
  */
 
+import { escapeHtml } from "./escape_html.ts";
+
 /** A static file served under `/docs/`. */
 export interface DocsAsset {
   readonly contentType: string;
@@ -120,16 +122,4 @@ export function docsPage(info: { readonly title: string; readonly version: strin
 </body>
 </html>
 `;
-}
-
-const ENTITIES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }

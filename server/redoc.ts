@@ -16,6 +16,8 @@
  * @module
  */
 
+import { escapeHtml } from "./escape_html.ts";
+
 /**
  * The page's Content-Security-Policy: everything from our origin only. ReDoc 2.5's side menu
  * always shows Redocly's logo from cdn.redoc.ly (no option turns it off); the policy keeps that
@@ -112,16 +114,4 @@ export function redocResponse(page: string): Response {
   return new Response(page, {
     headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": REDOC_CSP },
   });
-}
-
-const ENTITIES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
