@@ -27,6 +27,7 @@ import { listen } from "../adapter/deno/listen.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { Readiness } from "../server/readiness.ts";
+import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
@@ -124,10 +125,14 @@ export const serveCommand: Command = {
       : bundleLocation(positionals[0]);
     const path = typeof location === "string" ? await resolveBundlePath(location) : location;
     const ort = flags["ort-in-process"] ? await loadOrt() : await loadWorkerOrt();
+    // The HTTP face's packages load while the model compiles (in the worker, on another core).
+    const packages = loadPackages();
+    packages.catch(() => {}); // createApp reports a missing package itself
     await using model = await readBundle(ort, path, {
       maxBatchRows,
       maxQueueDelayMs,
     });
+    await packages.catch(() => {});
     const readiness = new Readiness();
     const accessLog = accessLogFlag === "on" ? new AccessLog(writeStdout) : undefined;
     const { scenario_name: name, scenario_description: description } = model.sidecar;

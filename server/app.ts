@@ -252,13 +252,20 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     has_silent_transitions: net.silentTransitions.length > 0,
     has_structural_guards: net.structuralGuards.size > 0,
   });
-  const openApiText = stringifyJson(
-    buildOpenApiDocument(schemas, zodToOpenApi, info, limits, {
-      modelName,
-      places: net.places.length,
-      transitions: net.transitions.length,
-    }, operations),
-  );
+  // Built on the first request for it: it is the largest part of createApp's work, and start-up
+  // (spawn to first answer) should not wait for a document most clients never fetch.
+  let openApiText: string | undefined;
+  const openApi = (): Response =>
+    new Response(
+      openApiText ??= stringifyJson(
+        buildOpenApiDocument(schemas, zodToOpenApi, info, limits, {
+          modelName,
+          places: net.places.length,
+          transitions: net.transitions.length,
+        }, operations),
+      ),
+      { headers: { "content-type": "application/json" } },
+    );
   const docsHtml = docsPage(info);
 
   const operation = (row: OperationTable[number]): Handler => async (request) => {
@@ -276,7 +283,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       row.path,
       { POST: operation(row) },
     ]),
-    ["/openapi.json", { GET: json(openApiText) }],
+    ["/openapi.json", { GET: openApi }],
     [
       "/metrics",
       {
