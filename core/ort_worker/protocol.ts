@@ -32,13 +32,17 @@ export type ToWorker =
     readonly options: object | undefined;
   }
   | { readonly op: "run"; readonly id: number; readonly feeds: Record<string, WireTensor> }
-  | { readonly op: "release"; readonly id: number };
+  | { readonly op: "release"; readonly id: number }
+  /** Offers the shared buffer of `run_channel.ts` for later runs. */
+  | { readonly op: "channel"; readonly id: number; readonly buffer: SharedArrayBuffer };
 
 /** A message from the worker to the main thread. */
 export type FromWorker =
   | { readonly op: "created"; readonly id: number; readonly outputNames: readonly string[] }
   | { readonly op: "ran"; readonly id: number; readonly outputs: Record<string, Float32Array> }
   | { readonly op: "released"; readonly id: number }
+  /** The worker now takes runs through the shared buffer too. */
+  | { readonly op: "attached"; readonly id: number }
   | { readonly op: "failed"; readonly id: number; readonly message: string };
 
 /**
