@@ -2,7 +2,9 @@
  * The messages between {@link import("./worker_ort.ts").workerOrt}'s main-thread proxy and
  * the worker running {@link import("./serve_ort_worker.ts").serveOrtWorker}. Requests carry an
  * `id` that the worker echoes, so the proxy can settle the matching promise; float data travels
- * as transferred `ArrayBuffer`s, never cloned.
+ * as transferred `ArrayBuffer`s, never cloned. Once the worker accepts a `channel` message, runs
+ * go through its shared buffer instead (`run_channel.ts`); `run` messages remain for runs too
+ * large for it.
  *
  * @example
  * ```ts
