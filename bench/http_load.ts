@@ -9,7 +9,11 @@
  * `## http` section of `bench/README.md`.
  *
  * Not a `deno bench` file: run it as
- * `deno run -A bench/http_load.ts [--seconds 3] [--no-readme]`.
+ * `deno run -A bench/http_load.ts [--seconds 3] [--no-readme] [--base DIR] [--nets example,60]
+ * [--endpoints forward,counterfactual] [--conns 1,16] [--faces serve,inProcess,parallel]`.
+ * `--base DIR` adds `cli.ts serve` run from another checkout (say, of `main`) as a column, for
+ * before/after ratios in one run; the other options measure a subset (all by default), and a
+ * subset is never written to the README.
  *
  * @example
  * ```ts
@@ -130,16 +134,26 @@ const ANSWER_KEY: Readonly<Record<Endpoint, string>> = {
   sensitivity: "value_gradients",
 };
 
+/** The measured servers besides the echo. */
+export const FACES = ["serve", "base", "inProcess", "parallel"] as const;
+/** One of {@link FACES}: `cli.ts serve`; the same from the `--base` checkout; with `--ort-in-process`; `deno serve --parallel`. */
+export type Face = typeof FACES[number];
+
+const FACE_TITLES: Readonly<Record<Face, string>> = {
+  serve: "serve",
+  base: "serve at base",
+  inProcess: "--ort-in-process",
+  parallel: "--parallel",
+};
+
 /** One row of the table: an endpoint at a connection count on one net. */
 export interface Row {
   readonly net: string;
   readonly endpoint: Endpoint;
   readonly connections: number;
   readonly echo: WrkResult;
-  readonly serve: WrkResult;
-  /** `cli.ts serve --ort-in-process`. */
-  readonly inProcess: WrkResult;
-  readonly parallel: WrkResult;
+  /** The faces measured (`serve` always). */
+  readonly faces: Readonly<Partial<Record<Face, WrkResult>>> & { readonly serve: WrkResult };
   /** Rows per ORT run on `serve`'s counted twin under the same load. */
   readonly rowsPerRun: number;
   /** Requests per ORT run on the twin. */
@@ -155,21 +169,50 @@ export interface Row {
  * httpSection([], "machine", 3).includes("| net |"); // true
  * ```
  */
-export function httpSection(rows: readonly Row[], machine: string, seconds: number): string {
+export function httpSection(
+  rows: readonly Row[],
+  machine: string,
+  seconds: number,
+  base = "",
+): string {
   const ms = (value: number) => value.toFixed(2);
   const rate = (value: number) => Math.round(value).toLocaleString("en-US");
   const ratio = (a: WrkResult, b: WrkResult) =>
     (a.requestsPerSecond / b.requestsPerSecond).toFixed(2);
+  const faces = FACES.filter((face) => rows.some((r) => r.faces[face] !== undefined));
+  const hasBase = faces.includes("base");
+  const head = [
+    "net",
+    "endpoint",
+    "conns",
+    "echo req/s",
+    "echo p50 / p99 ms",
+    ...faces.flatMap((face) => [`${FACE_TITLES[face]} req/s`, "ratio", "p50 / p99 ms"]),
+    "rows / run",
+    "req / run",
+    ...(hasBase ? ["serve / base"] : []),
+  ];
+  const cell = (r: Row, face: Face) => {
+    const result = r.faces[face];
+    return result === undefined ? ["—", "—", "—"] : [
+      rate(result.requestsPerSecond),
+      ratio(result, r.echo),
+      `${ms(result.p50Ms)} / ${ms(result.p99Ms)}`,
+    ];
+  };
   return [
     "## http",
     "",
     "`bench/http_load.ts` (`deno run -A bench/http_load.ts`): `wrk -t1 -cN` (a native client;",
-    "a Lua script POSTs eight different bodies in turn) against four servers, each in its own",
+    "a Lua script POSTs eight different bodies in turn) against servers each in its own",
     "process on 127.0.0.1: a bare `Deno.serve` JSON echo (`Response.json(await request.json())`,",
     "the baseline, same bodies), `cli.ts serve` (ORT in a worker), `cli.ts serve --ort-in-process`",
     "(ORT on the serving thread, as before the worker) and `deno serve --parallel server/main.ts`",
-    "(one instance per core, each with its worker). Each cell: 1 s of warm-up, then " +
-    `${seconds} s measured. Every answer`,
+    "(one instance per core, each with its worker)" +
+    (hasBase
+      ? `, and \`cli.ts serve\` of ${base} (_serve at base_: the code before this change)`
+      : "") +
+    `. Each cell: 1 s of warm-up, then ${seconds} s measured. Every answer`,
     "must be 2xx (wrk counts the others; none occurred). *Ratio* is requests/s over the echo's in",
     "the same cell. *Rows / run* and *req / run*: ORT rows and requests per ORT run, from a short",
     "extra run of the same load against `bench/http_serve_counted.ts` (`serve`'s twin with a run",
@@ -179,28 +222,31 @@ export function httpSection(rows: readonly Row[], machine: string, seconds: numb
     `Machine: ${machine}. wrk, the server and the other helpers' work share the cores, so the`,
     "absolute figures are noisy; compare ratios within a row.",
     "",
-    "| net | endpoint | conns | echo req/s | echo p50 / p99 ms | serve req/s | ratio | p50 / p99 ms | rows / run | req / run | --ort-in-process req/s | ratio | p50 / p99 ms | --parallel req/s | ratio | p50 / p99 ms |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    `| ${head.join(" | ")} |`,
+    `| ${head.map((_, i) => (i < 2 ? "---" : "---:")).join(" | ")} |`,
     ...rows.map((r) =>
-      `| ${r.net} | POST /${r.endpoint} | ${r.connections} | ${rate(r.echo.requestsPerSecond)} | ` +
-      `${ms(r.echo.p50Ms)} / ${ms(r.echo.p99Ms)} | ${rate(r.serve.requestsPerSecond)} | ` +
-      `${ratio(r.serve, r.echo)} | ${ms(r.serve.p50Ms)} / ${ms(r.serve.p99Ms)} | ` +
-      `${r.rowsPerRun.toFixed(1)} | ${r.requestsPerRun.toFixed(2)} | ` +
-      `${rate(r.inProcess.requestsPerSecond)} | ${ratio(r.inProcess, r.echo)} | ` +
-      `${ms(r.inProcess.p50Ms)} / ${ms(r.inProcess.p99Ms)} | ` +
-      `${rate(r.parallel.requestsPerSecond)} | ${ratio(r.parallel, r.echo)} | ` +
-      `${ms(r.parallel.p50Ms)} / ${ms(r.parallel.p99Ms)} |`
+      `| ${
+        [
+          r.net,
+          `POST /${r.endpoint}`,
+          String(r.connections),
+          rate(r.echo.requestsPerSecond),
+          `${ms(r.echo.p50Ms)} / ${ms(r.echo.p99Ms)}`,
+          ...faces.flatMap((face) => cell(r, face)),
+          r.rowsPerRun.toFixed(1),
+          r.requestsPerRun.toFixed(2),
+          ...(hasBase ? [r.faces.base ? ratio(r.faces.serve, r.faces.base) : "—"] : []),
+        ].join(" | ")
+      } |`
     ),
     "",
     "Goals of issue 13, in this run:",
     "",
-    ...goals(rows),
+    ...goals(rows, faces.filter((face) => face !== "base")),
   ].join("\n");
 }
 
-const FACES = ["serve", "inProcess", "parallel"] as const;
-
-function goals(rows: readonly Row[]): string[] {
+function goals(rows: readonly Row[], faces: readonly Face[]): string[] {
   const find = (net: string, endpoint: Endpoint, connections: number) =>
     rows.find((r) => r.net === net && r.endpoint === endpoint && r.connections === connections);
   const mark = (ok: boolean) => (ok ? "met" : "**not met**");
@@ -209,14 +255,17 @@ function goals(rows: readonly Row[]): string[] {
     const forward = find(net, "forward", 16);
     const counterfactual = find(net, "counterfactual", 16);
     if (forward) {
-      for (const face of FACES) {
-        const x = forward[face].requestsPerSecond / forward.echo.requestsPerSecond;
+      for (const face of faces) {
+        const f = forward.faces[face];
+        if (f === undefined) continue;
+        const x = f.requestsPerSecond / forward.echo.requestsPerSecond;
         lines.push(
           `- ${net}, ${face}: /forward at 16 connections = ${x.toFixed(2)}× echo ` +
             `(goal ≥ 0.5×): ${mark(x >= 0.5)}`,
         );
-        if (counterfactual) {
-          const y = counterfactual[face].requestsPerSecond / forward[face].requestsPerSecond;
+        const c = counterfactual?.faces[face];
+        if (c) {
+          const y = c.requestsPerSecond / f.requestsPerSecond;
           lines.push(
             `- ${net}, ${face}: /counterfactual = ${y.toFixed(2)}× /forward at 16 connections ` +
               `(goal ≥ 0.5×): ${mark(y >= 0.5)}`,
@@ -228,12 +277,15 @@ function goals(rows: readonly Row[]): string[] {
       const one = find(net, endpoint, 1);
       if (!one) continue;
       const bound = 2 * one.echo.p99Ms + 1;
-      const faces = FACES.map((face) =>
-        `${face} ${one[face].p99Ms.toFixed(2)} ms ${mark(one[face].p99Ms <= bound)}`
-      );
+      const marks = faces.flatMap((face) => {
+        const result = one.faces[face];
+        return result === undefined
+          ? []
+          : [`${face} ${result.p99Ms.toFixed(2)} ms ${mark(result.p99Ms <= bound)}`];
+      });
       lines.push(
         `- ${net}, /${endpoint} p99 at 1 connection ≤ 2 × echo p99 + 1 ms = ` +
-          `${bound.toFixed(2)} ms: ${faces.join(", ")}`,
+          `${bound.toFixed(2)} ms: ${marks.join(", ")}`,
       );
     }
   }
@@ -250,6 +302,19 @@ async function machine(): Promise<string> {
 function option(name: string, fallback: number): number {
   const at = Deno.args.indexOf(name);
   return at === -1 ? fallback : Number(Deno.args[at + 1] ?? fallback);
+}
+
+function textOption(name: string): string | undefined {
+  const at = Deno.args.indexOf(name);
+  return at === -1 ? undefined : Deno.args[at + 1];
+}
+
+/** The listed values of option `name` (comma-separated) that pass `keep`; all when absent. */
+function listOption<T>(name: string, all: readonly T[], key: (item: T) => string): T[] {
+  const text = textOption(name);
+  if (text === undefined) return [...all];
+  const wanted = text.split(",");
+  return all.filter((item) => wanted.some((w) => key(item).startsWith(w)));
 }
 
 async function check(origin: string, bodies: Bodies): Promise<void> {
@@ -300,88 +365,95 @@ async function countRuns(
 
 if (import.meta.main) {
   const seconds = option("--seconds", 3);
+  const base = textOption("--base");
+  const endpoints = listOption("--endpoints", ENDPOINTS, String);
+  const conns = listOption("--conns", CONNECTIONS, String);
+  const faces = listOption("--faces", FACES, String).filter((f) =>
+    f === "serve" || f !== "base" || base
+  );
+  if (base && !faces.includes("base")) faces.push("base");
+  const subset = ["--nets", "--endpoints", "--conns", "--faces"].some((o) => Deno.args.includes(o));
   const dir = await Deno.makeTempDir({ prefix: "petri_http_load_" });
   const rows: Row[] = [];
   try {
     const layered = `${dir}/layered_60.onnx`;
     const model = layeredModel(60);
     await writeBundle(layered, await compileBundle(model, { savedAt: new Date(0) }));
-    const nets = [
+    const nets = listOption("--nets", [
       { net: "example", bundle: EXAMPLE_BUNDLE_URL.pathname, bodies: EXAMPLE_BODIES },
       { net: "60 places", bundle: layered, bodies: layeredBodies(model) },
-    ];
+    ], (n) => n.net);
     await using echo = await startServerProcess([
       "run",
       "--allow-net=127.0.0.1",
       "bench/http_echo.ts",
     ]);
     for (const { net, bundle, bodies } of nets) {
-      await using serve = await startServerProcess([
-        "run",
-        "-A",
-        "cli.ts",
-        "serve",
-        bundle,
-        "--port",
-        "0",
-      ]);
-      await using parallel = await startServerProcess(
-        ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
-        { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: bundle } },
-      );
-      await using inProcess = await startServerProcess([
-        "run",
-        "-A",
-        "cli.ts",
-        "serve",
-        bundle,
-        "--port",
-        "0",
-        "--ort-in-process",
-      ]);
+      const servers: Partial<Record<Face, Awaited<ReturnType<typeof startServerProcess>>>> = {};
+      const serveArgs = ["run", "-A", "cli.ts", "serve", bundle, "--port", "0"];
+      servers.serve = await startServerProcess(serveArgs);
+      if (faces.includes("base")) {
+        servers.base = await startServerProcess(serveArgs, { cwd: base! });
+      }
+      if (faces.includes("parallel")) {
+        servers.parallel = await startServerProcess(
+          ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+          { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: bundle } },
+        );
+      }
+      if (faces.includes("inProcess")) {
+        servers.inProcess = await startServerProcess([...serveArgs, "--ort-in-process"]);
+      }
       await using counted = await startServerProcess([
         "run",
         "-A",
         "bench/http_serve_counted.ts",
         bundle,
       ]);
-      for (const origin of [serve.origin, inProcess.origin, parallel.origin, counted.origin]) {
-        await check(origin, bodies);
-      }
-      for (const endpoint of ENDPOINTS) {
-        for (const connections of CONNECTIONS) {
-          const list = bodies[endpoint];
-          const at = (origin: string) => `${origin}/${endpoint}`;
-          const echoed = await measure(at(echo.origin), list, connections, seconds);
-          const served = await measure(at(serve.origin), list, connections, seconds);
-          const local = await measure(at(inProcess.origin), list, connections, seconds);
-          const par = await measure(at(parallel.origin), list, connections, seconds);
-          const runs = await countRuns(counted.origin, endpoint, list, connections);
-          const row: Row = {
-            net,
-            endpoint,
-            connections,
-            echo: echoed,
-            serve: served,
-            inProcess: local,
-            parallel: par,
-            ...runs,
-          };
-          rows.push(row);
-          console.error(
-            `${net} /${endpoint} ×${connections}: echo ${Math.round(echoed.requestsPerSecond)}, ` +
-              `serve ${Math.round(served.requestsPerSecond)} ` +
-              `(p99 ${served.p99Ms.toFixed(2)} ms, ${runs.rowsPerRun.toFixed(1)} rows/run), ` +
-              `in-process ${Math.round(local.requestsPerSecond)}, ` +
-              `parallel ${Math.round(par.requestsPerSecond)} req/s`,
-          );
+      try {
+        for (const server of [...Object.values(servers), counted]) {
+          await check(server.origin, bodies);
         }
-      }
-      const servers = [serve, inProcess, parallel, counted];
-      for (const server of servers) server.kill("SIGTERM");
-      for (const server of servers) {
-        const exit = await server.finished();
-        if (exit.code !== 0) throw new Error(`a server exited ${exit.code}: ${exit.stderr}`);
+        for (const endpoint of endpoints) {
+          for (const connections of conns) {
+            const list = bodies[endpoint];
+            const at = (origin: string) => `${origin}/${endpoint}`;
+            const echoed = await measure(at(echo.origin), list, connections, seconds);
+            const results: Partial<Record<Face, WrkResult>> = {};
+            for (const face of FACES) {
+              const server = servers[face];
+              if (server) {
+                results[face] = await measure(at(server.origin), list, connections, seconds);
+              }
+            }
+            const runs = await countRuns(counted.origin, endpoint, list, connections);
+            const row: Row = {
+              net,
+              endpoint,
+              connections,
+              echo: echoed,
+              faces: { ...results, serve: results.serve! },
+              ...runs,
+            };
+            rows.push(row);
+            console.error(
+              `${net} /${endpoint} ×${connections}: echo ${
+                Math.round(echoed.requestsPerSecond)
+              }, ` +
+                Object.entries(results).map(([face, r]) =>
+                  `${face} ${Math.round(r.requestsPerSecond)} (p99 ${r.p99Ms.toFixed(2)} ms)`
+                ).join(", ") + `, ${runs.rowsPerRun.toFixed(1)} rows/run`,
+            );
+          }
+        }
+        const all = [...Object.values(servers), counted];
+        for (const server of all) server.kill("SIGTERM");
+        for (const server of all) {
+          const exit = await server.finished();
+          if (exit.code !== 0) throw new Error(`a server exited ${exit.code}: ${exit.stderr}`);
+        }
+      } finally {
+        for (const server of Object.values(servers)) await server[Symbol.asyncDispose]();
       }
     }
     echo.kill("SIGTERM");
@@ -389,9 +461,9 @@ if (import.meta.main) {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-  const section = httpSection(rows, await machine(), seconds);
+  const section = httpSection(rows, await machine(), seconds, base ?? "");
   console.log(section);
-  if (!Deno.args.includes("--no-readme")) {
+  if (!subset && !Deno.args.includes("--no-readme")) {
     const current = await Deno.readTextFile(README).catch(() => "# Benchmarks\n");
     await Deno.writeTextFile(README, replaceSection(current, section));
     await new Deno.Command(Deno.execPath(), { args: ["fmt", README.pathname] }).output();

@@ -448,14 +448,7 @@ export class ModelSession implements AsyncDisposable {
     const P = this.places.length;
     const T = this.transitions.length;
     const batch = rows.length;
-    const packed = {
-      batch,
-      marking: new Float32Array(batch * P),
-      markingMask: new Float32Array(batch * P),
-      values: new Float32Array(batch * P),
-      valuesMask: new Float32Array(batch * P),
-      target: new Float32Array(batch * T),
-    };
+    const packed = packedArrays(batch, P, T);
     rows.forEach((row, r) => {
       const places = this.placeIndex;
       fillRow(row.marking, r, "marking", places, "place", packed.marking, packed.markingMask);
@@ -679,25 +672,38 @@ function emptyOutputs(withGradient: boolean): PackedOutputs {
     : { batch: 0, transitions: empty, places: empty };
 }
 
+/**
+ * Zeroed input arrays for `batch` rows, all views of one buffer: one allocation instead of five
+ * (allocating array buffers showed in the serving thread's profile).
+ */
+function packedArrays(batch: number, P: number, T: number): PackedInputs {
+  const all = new Float32Array(batch * (4 * P + T));
+  const part = (k: number, width: number) =>
+    all.subarray(k * batch * P, k * batch * P + batch * width);
+  return {
+    batch,
+    marking: part(0, P),
+    markingMask: part(1, P),
+    values: part(2, P),
+    valuesMask: part(3, P),
+    target: part(4, T),
+  };
+}
+
 function concatInputs(parts: readonly PackedInputs[]): PackedInputs {
   if (parts.length === 1) return parts[0]!;
-  const join = (pick: (p: PackedInputs) => Float32Array): Float32Array => {
-    const out = new Float32Array(parts.reduce((n, p) => n + pick(p).length, 0));
+  const P = parts[0]!.marking.length / parts[0]!.batch;
+  const T = parts[0]!.target.length / parts[0]!.batch;
+  const out = packedArrays(parts.reduce((n, p) => n + p.batch, 0), P, T);
+  const fields = ["marking", "markingMask", "values", "valuesMask", "target"] as const;
+  for (const field of fields) {
     let at = 0;
     for (const part of parts) {
-      out.set(pick(part), at);
-      at += pick(part).length;
+      out[field].set(part[field], at);
+      at += part[field].length;
     }
-    return out;
-  };
-  return {
-    batch: parts.reduce((n, p) => n + p.batch, 0),
-    marking: join((p) => p.marking),
-    markingMask: join((p) => p.markingMask),
-    values: join((p) => p.values),
-    valuesMask: join((p) => p.valuesMask),
-    target: join((p) => p.target),
-  };
+  }
+  return out;
 }
 
 /**

@@ -162,7 +162,30 @@ export function formatLine(record: RequestRecord): string {
   const rows = record.rows === undefined ? "-" : `rows=${record.rows}`;
   // A URL's pathname is percent-encoded (no spaces or control characters), so each request
   // stays on one line; anything else with a space is encoded here for the same reason.
-  const path = record.path.replace(/\s/g, encodeURIComponent);
-  return `${new Date(record.time).toISOString()} ${record.method} ${path} ${record.status} ` +
+  const path = SPACE.test(record.path)
+    ? record.path.replace(/\s/g, encodeURIComponent)
+    : record.path;
+  return `${isoTime(record.time)} ${record.method} ${path} ${record.status} ` +
     `${(record.seconds * 1000).toFixed(3)}ms ${rows}\n`;
+}
+
+const SPACE = /\s/;
+
+/** The last second formatted, so that a line only formats its milliseconds. */
+let cachedSecond = NaN;
+let cachedPrefix = "";
+
+/** `new Date(time).toISOString()`, reusing the date and time of the previous call's second. */
+function isoTime(time: number): string {
+  if (!Number.isInteger(time)) return new Date(time).toISOString();
+  const second = Math.floor(time / 1000);
+  const iso = second === cachedSecond ? undefined : new Date(time).toISOString();
+  if (iso !== undefined) {
+    if (iso.length !== 24) return iso; // a year outside 0000–9999: not cached
+    cachedSecond = second;
+    cachedPrefix = iso.slice(0, 20);
+    return iso;
+  }
+  const ms = time - second * 1000;
+  return `${cachedPrefix}${ms < 10 ? "00" : ms < 100 ? "0" : ""}${ms}Z`;
 }

@@ -54,6 +54,7 @@ import { countRows } from "./request_rows.ts";
 import { createOip, oipModelName } from "./oip.ts";
 import { REDOC_ASSETS, redocPage, redocResponse } from "./redoc.ts";
 import { observeRequests } from "./request_observer.ts";
+import { pathOf } from "./request_path.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -322,7 +323,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     return prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`));
   };
   const handle = async (request: Request): Promise<Response> => {
-    const path = new URL(request.url).pathname;
+    const path = pathOf(request);
     if (mounted(path)) {
       const answer = await options.mount![1](request);
       if (answer === undefined) throw new HttpError(404, "Not Found");

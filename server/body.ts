@@ -19,6 +19,16 @@
 
 import { jsonInvalid, missingBody } from "../core/schemas.ts";
 import { HttpError, ValidationError } from "./errors.ts";
+import { DeadlineSweep } from "./deadline_sweep.ts";
+
+/** One sweep per time-out length (a server has one), shared by all its requests. */
+const sweeps = new Map<number, DeadlineSweep>();
+
+function sweepFor(timeoutMs: number): DeadlineSweep {
+  let sweep = sweeps.get(timeoutMs);
+  if (sweep === undefined) sweeps.set(timeoutMs, sweep = new DeadlineSweep(timeoutMs));
+  return sweep;
+}
 
 /** Limits on reading one request body. */
 export interface BodyLimits {
@@ -86,9 +96,9 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    cancel = sweepFor(limits.timeoutMs).add(() =>
       reject(
         new HttpError(
           408,
@@ -96,8 +106,8 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
           // Deno.serve adds this itself for 413, not for 408.
           { connection: "close" },
         ),
-      );
-    }, limits.timeoutMs);
+      )
+    );
   });
   try {
     while (true) {
@@ -112,7 +122,7 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
     reader.cancel().catch(() => {});
     throw error;
   } finally {
-    clearTimeout(timer);
+    cancel?.();
   }
   return concat(chunks, size);
 }

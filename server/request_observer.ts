@@ -23,6 +23,7 @@
 import type { RequestRecord } from "./access_log.ts";
 import type { Metrics } from "./metrics.ts";
 import { rowsOf } from "./request_rows.ts";
+import { pathOf } from "./request_path.ts";
 
 /** Where the observations go. */
 export interface Observers {
@@ -61,7 +62,7 @@ export function observeRequests(
     const started = performance.now();
     const response = await handle(request);
     const seconds = (performance.now() - started) / 1000;
-    const path = new URL(request.url).pathname;
+    const path = pathOf(request);
     const route = routeOf(path);
     const { method } = request;
     metrics.recordRequest({ method, route, status: response.status, seconds });

@@ -2,7 +2,9 @@
  * The messages between {@link import("./worker_ort.ts").workerOrt}'s main-thread proxy and
  * the worker running {@link import("./serve_ort_worker.ts").serveOrtWorker}. Requests carry an
  * `id` that the worker echoes, so the proxy can settle the matching promise; float data travels
- * as transferred `ArrayBuffer`s, never cloned.
+ * as transferred `ArrayBuffer`s, never cloned. Once the worker accepts a `channel` message, runs
+ * go through its shared buffer instead (`run_channel.ts`); `run` messages remain for runs too
+ * large for it.
  *
  * @example
  * ```ts
@@ -32,13 +34,17 @@ export type ToWorker =
     readonly options: object | undefined;
   }
   | { readonly op: "run"; readonly id: number; readonly feeds: Record<string, WireTensor> }
-  | { readonly op: "release"; readonly id: number };
+  | { readonly op: "release"; readonly id: number }
+  /** Offers the shared buffer of `run_channel.ts` for later runs. */
+  | { readonly op: "channel"; readonly id: number; readonly buffer: SharedArrayBuffer };
 
 /** A message from the worker to the main thread. */
 export type FromWorker =
   | { readonly op: "created"; readonly id: number; readonly outputNames: readonly string[] }
   | { readonly op: "ran"; readonly id: number; readonly outputs: Record<string, Float32Array> }
   | { readonly op: "released"; readonly id: number }
+  /** The worker now takes runs through the shared buffer too. */
+  | { readonly op: "attached"; readonly id: number }
   | { readonly op: "failed"; readonly id: number; readonly message: string };
 
 /**

@@ -32,12 +32,14 @@
  */
 
 import type { OrtModule, OrtSession, OrtTensor } from "../runtime.ts";
+import { RunChannel, runChannelSupported } from "./run_channel.ts";
 import {
   type FromWorker,
   type MessageEndpoint,
   messageOf,
   ownedBuffer,
   type ToWorker,
+  type WireTensor,
 } from "./protocol.ts";
 
 /**
@@ -76,6 +78,42 @@ export function serveOrtWorker(scope: MessageEndpoint, ort: OrtModule): void {
   const reply = (message: FromWorker, transfer: Transferable[] = []) =>
     scope.postMessage(message, transfer);
 
+  /** One run: the outputs as Float32Arrays that own their buffers (ready to transfer). */
+  const run = async (wire: Record<string, WireTensor>): Promise<Record<string, Float32Array>> => {
+    if (session === undefined) throw new Error("This ORT worker holds no session");
+    const feeds: Record<string, OrtTensor> = {};
+    for (const [name, { type, data, dims }] of Object.entries(wire)) {
+      feeds[name] = new ort.Tensor(type, data, dims);
+    }
+    const result = await session.run(feeds);
+    const outputs: Record<string, Float32Array> = {};
+    for (const [name, tensor] of Object.entries(result)) {
+      if (tensor.data instanceof Float32Array) {
+        outputs[name] = new Float32Array(ownedBuffer(tensor.data));
+      }
+    }
+    return outputs;
+  };
+
+  /** Answers run requests arriving through the shared buffer, in turn with the messages. */
+  const serveChannel = async (channel: RunChannel): Promise<void> => {
+    for (let seen = 0;;) {
+      seen = await channel.nextRequest(seen);
+      const seq = seen;
+      queue = queue.then(async () => {
+        try {
+          const outputs = await run(channel.readFeeds());
+          if (channel.writeOutputs(outputs)) return channel.respond(seq, true);
+          channel.writeError("The run's outputs do not fit the shared buffer");
+        } catch (error) {
+          channel.writeError(messageOf(error));
+        }
+        channel.respond(seq, false);
+      });
+      await queue;
+    }
+  };
+
   const handle = async (message: ToWorker): Promise<void> => {
     try {
       switch (message.op) {
@@ -86,21 +124,14 @@ export function serveOrtWorker(scope: MessageEndpoint, ort: OrtModule): void {
           return;
         }
         case "run": {
-          if (session === undefined) throw new Error("This ORT worker holds no session");
-          const feeds: Record<string, OrtTensor> = {};
-          for (const [name, { type, data, dims }] of Object.entries(message.feeds)) {
-            feeds[name] = new ort.Tensor(type, data, dims);
-          }
-          const result = await session.run(feeds);
-          const outputs: Record<string, Float32Array> = {};
-          const transfer: ArrayBuffer[] = [];
-          for (const [name, tensor] of Object.entries(result)) {
-            if (!(tensor.data instanceof Float32Array)) continue;
-            const buffer = ownedBuffer(tensor.data);
-            outputs[name] = new Float32Array(buffer);
-            transfer.push(buffer);
-          }
-          reply({ op: "ran", id: message.id, outputs }, transfer);
+          const outputs = await run(message.feeds);
+          reply({ op: "ran", id: message.id, outputs }, Object.values(outputs).map(ownedBuffer));
+          return;
+        }
+        case "channel": {
+          if (!runChannelSupported()) throw new Error("This runtime has no Atomics.waitAsync");
+          serveChannel(new RunChannel(message.buffer));
+          reply({ op: "attached", id: message.id });
           return;
         }
         case "release": {

@@ -11,18 +11,33 @@ import assert from "node:assert/strict";
 import { compileModel } from "../../core/compile/mod.ts";
 import { type InputRow, ModelSession, type OrtModule } from "../../core/runtime.ts";
 import { type WorkerHandle, workerOrt } from "../../core/ort_worker/worker_ort.ts";
+import { RunChannel } from "../../core/ort_worker/run_channel.ts";
 import { loadWorkerOrt } from "../../adapter/deno/ort.ts";
 import { assertRejectsWith, exampleModel, EXAMPLES, ORT, random } from "../core/fixtures.ts";
 
 const WORKER_ENTRY = new URL("../../adapter/deno/ort_worker.ts", import.meta.url);
 
-/** Worker ORT whose workers are recorded, to check that they are terminated. */
-function spiedWorkerOrt(): { ort: OrtModule; terminated: () => number; spawned: () => number } {
+/**
+ * Worker ORT whose workers are recorded, to check that they are terminated, and whose posted
+ * messages are recorded by `op`, to see which runs took the message path.
+ */
+function spiedWorkerOrt(): {
+  ort: OrtModule;
+  terminated: () => number;
+  spawned: () => number;
+  posted: string[];
+} {
   let spawned = 0;
   let terminated = 0;
+  const posted: string[] = [];
   const ort = workerOrt(() => {
     const worker = new WebWorker(WORKER_ENTRY, { type: "module" });
     spawned++;
+    const post = worker.postMessage.bind(worker) as (m: unknown, t: Transferable[]) => void;
+    worker.postMessage = (message: { op: string }, transfer?: unknown) => {
+      posted.push(message.op);
+      post(message, transfer as Transferable[]);
+    };
     const terminate = worker.terminate.bind(worker);
     worker.terminate = () => {
       terminated++;
@@ -30,7 +45,7 @@ function spiedWorkerOrt(): { ort: OrtModule; terminated: () => number; spawned: 
     };
     return worker;
   });
-  return { ort, terminated: () => terminated, spawned: () => spawned };
+  return { ort, terminated: () => terminated, spawned: () => spawned, posted };
 }
 
 function randomRows(places: readonly string[], transitions: readonly string[], seed: number) {
@@ -158,4 +173,63 @@ Deno.test("A worker that dies while loading fails the create with its error", as
     "no ORT here",
   );
   assert.match(error.message, /^The ORT worker failed: /);
+});
+
+Deno.test("Worker runs go through the shared buffer, and runs too large for it through messages, with the same numbers", async () => {
+  const model = await exampleModel("credit_approval_coloured");
+  const { bytes } = compileModel(model);
+  const { places, transitions } = model.net;
+  const spied = spiedWorkerOrt();
+  await using remote = await ModelSession.create(spied.ort, bytes, model.net);
+  await using local = await ModelSession.create(ORT, bytes, model.net);
+  assert.deepEqual(spied.posted, ["create", "channel"]);
+  const small = randomRows(places, transitions, 11);
+  // Feeds over half of the 4 MiB buffer: 2^20 / 2 words / (4 P + T) words a row.
+  const largeCount = Math.ceil((1 << 19) / (4 * places.length + transitions.length)) + 1;
+  const large = Array.from({ length: largeCount }, (_, i) => small[i % small.length]!);
+  for (const [rows, messages] of [[small, 0], [large, 1], [small, 0]] as const) {
+    for (const withGradient of [false, true]) {
+      const before = spied.posted.length;
+      const actual = await remote.run(rows, { withGradient });
+      const expected = await local.run(rows, { withGradient });
+      assert.deepEqual(
+        spied.posted.slice(before),
+        Array(messages).fill("run"),
+        `${rows.length} rows: runs posted as messages`,
+      );
+      const flat = (out: typeof actual) =>
+        out.flatMap((row) => [
+          ...row.transitions,
+          ...row.places,
+          ...(row.gradMarking ?? []),
+          ...(row.gradValues ?? []),
+          ...(row.placeValues ?? []),
+        ]);
+      assert.deepEqual(flat(actual), flat(expected), `${rows.length} rows, ${withGradient}`);
+    }
+  }
+});
+
+Deno.test("The shared run buffer carries feeds, outputs and errors, and refuses feeds over half its size", () => {
+  const channel = new RunChannel(new SharedArrayBuffer(64 + 4 * 128));
+  const feeds = {
+    marking: { type: "float32" as const, data: new Float32Array([0.5, -1, 3e38]), dims: [1, 3] },
+    with_gradient: { type: "bool" as const, data: [true], dims: [] },
+    none: { type: "float32" as const, data: new Float32Array(0), dims: [0, 3] },
+  };
+  assert.ok(channel.writeFeeds(feeds));
+  assert.deepEqual(channel.readFeeds(), feeds);
+  // 128 data words: feeds may use 64 of them.
+  const big = { x: { type: "float32" as const, data: new Float32Array(60), dims: [60] } };
+  assert.equal(channel.writeFeeds(big), false);
+  assert.ok(
+    channel.writeOutputs({ transitions: new Float32Array([1, 2]), é: new Float32Array(20) }),
+  );
+  assert.deepEqual(channel.readOutputs(), {
+    transitions: new Float32Array([1, 2]),
+    é: new Float32Array(20),
+  });
+  assert.equal(channel.writeOutputs({ y: new Float32Array(130) }), false);
+  channel.writeError("Got invalid dimensions for input: marking");
+  assert.equal(channel.readError(), "Got invalid dimensions for input: marking");
 });
