@@ -48,8 +48,9 @@ const BOOL = 1;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { runChannelSupported } from "./run_channel.ts";
- * typeof runChannelSupported(); // "boolean"
+ * assert.equal(runChannelSupported(), true); // Deno 2.9 has Atomics.waitAsync
  * ```
  */
 export function runChannelSupported(): boolean {
@@ -82,8 +83,10 @@ export class RunChannel {
   /**
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { RunChannel } from "./run_channel.ts";
    * const channel = new RunChannel(new SharedArrayBuffer(4096));
+   * assert.equal(channel.buffer.byteLength, 4096);
    * ```
    */
   constructor(buffer: SharedArrayBuffer) {
@@ -201,10 +204,11 @@ export class RunChannel {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { RunChannel } from "./run_channel.ts";
    * const channel = new RunChannel(new SharedArrayBuffer(1024));
    * channel.writeOutputs({});
-   * channel.readOutputs(); // {}
+   * assert.deepEqual(channel.readOutputs(), {});
    * ```
    */
   readOutputs(): Record<string, Float32Array> {
@@ -242,8 +246,9 @@ export class RunChannel {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { RunChannel } from "./run_channel.ts";
-   * new RunChannel(new SharedArrayBuffer(1024)).readError(); // ""
+   * assert.equal(new RunChannel(new SharedArrayBuffer(1024)).readError(), "");
    * ```
    */
   readError(): string {
@@ -256,9 +261,19 @@ export class RunChannel {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { RunChannel } from "./run_channel.ts";
-   * declare const channel: RunChannel;
-   * const ok = await channel.request(1);
+   * const buffer = new SharedArrayBuffer(1024);
+   * const main = new RunChannel(buffer);
+   * const worker = new RunChannel(buffer); // the worker's view of the same memory
+   * // Deno's event loop does not count Atomics.waitAsync as pending work (in use, the worker
+   * // keeps it running), so a timer does here.
+   * const keepAlive = setInterval(() => {}, 1000);
+   * const answered = main.request(1);
+   * assert.equal(await worker.nextRequest(0), 1);
+   * worker.respond(1, true);
+   * assert.equal(await answered, true);
+   * clearInterval(keepAlive);
    * ```
    */
   async request(seq: number): Promise<boolean> {
@@ -278,9 +293,19 @@ export class RunChannel {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { RunChannel } from "./run_channel.ts";
-   * declare const channel: RunChannel;
-   * const seq = await channel.nextRequest(0);
+   * const buffer = new SharedArrayBuffer(1024);
+   * const main = new RunChannel(buffer);
+   * const worker = new RunChannel(buffer); // the worker's view of the same memory
+   * // Deno's event loop does not count Atomics.waitAsync as pending work (in use, the worker
+   * // keeps it running), so a timer does here.
+   * const keepAlive = setInterval(() => {}, 1000);
+   * const answered = main.request(1);
+   * assert.equal(await worker.nextRequest(0), 1);
+   * worker.respond(1, true);
+   * assert.equal(await answered, true);
+   * clearInterval(keepAlive);
    * ```
    */
   async nextRequest(seen: number): Promise<number> {
@@ -295,9 +320,19 @@ export class RunChannel {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { RunChannel } from "./run_channel.ts";
-   * declare const channel: RunChannel;
-   * channel.respond(1, true);
+   * const buffer = new SharedArrayBuffer(1024);
+   * const main = new RunChannel(buffer);
+   * const worker = new RunChannel(buffer); // the worker's view of the same memory
+   * // Deno's event loop does not count Atomics.waitAsync as pending work (in use, the worker
+   * // keeps it running), so a timer does here.
+   * const keepAlive = setInterval(() => {}, 1000);
+   * const answered = main.request(1);
+   * assert.equal(await worker.nextRequest(0), 1);
+   * worker.respond(1, false);
+   * assert.equal(await answered, false);
+   * clearInterval(keepAlive);
    * ```
    */
   respond(seq: number, ok: boolean): void {
