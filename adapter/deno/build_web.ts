@@ -24,6 +24,7 @@
  */
 
 import { WASM_FILES } from "../../web/backends.ts";
+import { stableChunkNames } from "./stable_chunk_names.ts";
 
 /** The limit on the site's JavaScript (all chunks, before gzip; the `.wasm` files excluded). */
 export const MAX_JS_BYTES = 1024 * 1024;
@@ -225,6 +226,21 @@ async function bundle(outDir: string, minify: boolean, log?: (line: string) => v
     await Deno.stat(`${outDir}/main.js`);
   } catch {
     throw new Error(`Cannot bundle the playground: deno bundle wrote no ${outDir}/main.js`);
+  }
+  await renameChunksByContent(outDir);
+}
+
+/** Gives the chunks in `outDir` names that depend on their bytes only, not on where we are. */
+async function renameChunksByContent(outDir: string) {
+  const files = new Map<string, string>();
+  for await (const entry of Deno.readDir(outDir)) {
+    if (entry.isFile && entry.name.endsWith(".js")) {
+      files.set(entry.name, await Deno.readTextFile(`${outDir}/${entry.name}`));
+    }
+  }
+  for (const name of files.keys()) await Deno.remove(`${outDir}/${name}`);
+  for (const [name, text] of await stableChunkNames(files)) {
+    await Deno.writeTextFile(`${outDir}/${name}`, text);
   }
 }
 

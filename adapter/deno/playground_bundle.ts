@@ -19,25 +19,25 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
-    "chunk-FSRPMVAS.js",
+    "chunk-LR2SUWDX.js",
     async () =>
-      (await import("../../web/bundle/chunk-FSRPMVAS.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",
     async () => (await import("../../web/bundle/main.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "ort.wasm.bundle.min-OTPIPSVV.js",
+    "ort.wasm.bundle.min-DKN3THJK.js",
     async () =>
-      (await import("../../web/bundle/ort.wasm.bundle.min-OTPIPSVV.js.txt", {
+      (await import("../../web/bundle/ort.wasm.bundle.min-DKN3THJK.js.txt", {
         with: { type: "text" },
       })).default,
   ],
   [
-    "ort.webgpu.bundle.min-V45B6SIY.js",
+    "ort.webgpu.bundle.min-SXNXTCKG.js",
     async () =>
-      (await import("../../web/bundle/ort.webgpu.bundle.min-V45B6SIY.js.txt", {
+      (await import("../../web/bundle/ort.webgpu.bundle.min-SXNXTCKG.js.txt", {
         with: { type: "text" },
       })).default,
   ],

@@ -37,6 +37,50 @@ Deno.test("the committed playground bundle is up to date with web/ and core/", a
   }
 });
 
+Deno.test("the bundle is the same whichever directory the checkout is in", async () => {
+  // Deno keeps npm packages outside the checkout, so their paths relative to it change with
+  // its depth; esbuild's own chunk names hashed those paths (a CI clone failed on it).
+  const root = new URL("../../", import.meta.url);
+  const tmp = await Deno.makeTempDir({ prefix: "petri-deep-" });
+  const copy = `${tmp}/one/two/three/petri-serve`;
+  try {
+    for (const dir of ["adapter", "core", "web"]) {
+      await copyTree(new URL(`${dir}/`, root), `${copy}/${dir}`);
+    }
+    for (const file of ["deno.json", "deno.lock"]) {
+      await Deno.copyFile(new URL(file, root), `${copy}/${file}`);
+    }
+    await Deno.remove(`${copy}/web/bundle`, { recursive: true });
+    const built = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "adapter/deno/build_web.ts"],
+      cwd: copy,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.ok(built.success, new TextDecoder().decode(built.stderr));
+    const names = (dir: string | URL) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    assert.deepEqual(names(`${copy}/web/bundle`), names(PLAYGROUND_BUNDLE_DIR));
+    for (const name of names(PLAYGROUND_BUNDLE_DIR)) {
+      assert.ok(
+        await Deno.readTextFile(`${copy}/web/bundle/${name}`) ===
+          await Deno.readTextFile(new URL(name, PLAYGROUND_BUNDLE_DIR)),
+        name,
+      );
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+async function copyTree(from: URL, to: string) {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyTree(new URL(`${entry.name}/`, from), `${to}/${entry.name}`);
+    else if (entry.isFile) await Deno.copyFile(new URL(entry.name, from), `${to}/${entry.name}`);
+  }
+}
+
 Deno.test("the packaged playground has the page, the bundle, ORT's wasm files and the example", () => {
   const paths = [...PLAYGROUND_FILES.keys()];
   for (const path of ["index.html", "style.css", ...PLAYGROUND_SCRIPTS.keys()]) {
