@@ -208,7 +208,7 @@ export function httpSection(
     "process on 127.0.0.1: a bare `Deno.serve` JSON echo (`Response.json(await request.json())`,",
     "the baseline, same bodies), `cli.ts serve` (ORT in a worker), `cli.ts serve --ort-in-process`",
     "(ORT on the serving thread, as before the worker) and `deno serve --parallel server/main.ts`",
-    "(one instance per core, each with its worker)" +
+    "(one instance per core, each running the model on its own thread, in-process)" +
     (hasBase
       ? `, and \`cli.ts serve\` of ${base} (_serve at base_: the code before this change)`
       : "") +
@@ -219,8 +219,8 @@ export function httpSection(
     "counter). Nets: the credit-approval example (3 places, 2 transitions) and a 60-place,",
     "48-transition layered net from `bench/layered_net.ts`.",
     "",
-    `Machine: ${machine}. wrk, the server and the other helpers' work share the cores, so the`,
-    "absolute figures are noisy; compare ratios within a row.",
+    `Machine: ${machine}. wrk and the server under test share the two cores, so absolute`,
+    "figures are noisy; compare ratios within a row.",
     "",
     `| ${head.join(" | ")} |`,
     `| ${head.map((_, i) => (i < 2 ? "---" : "---:")).join(" | ")} |`,

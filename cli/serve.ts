@@ -1,6 +1,6 @@
 /**
  * `cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
- * [--max-batch-rows N] [--max-queue-delay-ms MS]`: serves one bundle (default: the embedded
+ * [--max-batch-rows N] [--max-queue-delay-ms MS] [--drain-ms MS] …`: serves one bundle (default: the embedded
  * example) over HTTP with the six endpoints, `/docs`, `/openapi.json` and the playground at
  * `/playground`. The model runs in a worker, so requests that arrive during a run share the
  * next one. Prints one line with the URL, and on SIGINT or SIGTERM finishes in-flight requests
@@ -23,7 +23,7 @@ import {
   readBundle,
   resolveBundlePath,
 } from "../adapter/deno/bundle_files.ts";
-import { listen } from "../adapter/deno/listen.ts";
+import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { Readiness } from "../server/readiness.ts";
@@ -42,18 +42,19 @@ const OPTIONS = {
   "max-batch-rows": { type: "string" },
   "max-queue-delay-ms": { type: "string" },
   "ort-in-process": { type: "boolean" },
+  "drain-ms": { type: "string" },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
-                    [--access-log on|off]
+                    [--access-log on|off] [--drain-ms MS]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
 /openapi.json), the playground at /playground, GET /readyz, GET /metrics (Prometheus) and
 the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it drains: /readyz answers
 503, requests on open connections are answered with Connection: close, new connections get
-503, and it exits 0 once no connection has a request pending (at most 10 s).
+503, and it exits 0 once no connection has a request pending (at most --drain-ms).
 
 Arguments:
   BUNDLE                a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with
@@ -75,6 +76,9 @@ Options:
                         block the server, so concurrent requests rarely share one
   --access-log on|off   one line per request on stdout: time, method, path, status, duration,
                         rows (default on; buffered, flushed every 250 ms and at shutdown)
+  --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then the listener closes
+                        and what is still in flight is cut (default ${DEFAULT_DRAIN_MS}; keep it under
+                        the orchestrator's grace period, e.g. Kubernetes' 30 s)
   -h, --help            show this help
 `;
 
@@ -116,6 +120,12 @@ export const serveCommand: Command = {
       0,
       60_000,
     );
+    const drainMs = integerFlag(
+      "--drain-ms",
+      flags["drain-ms"] ?? String(DEFAULT_DRAIN_MS),
+      0,
+      3_600_000,
+    );
     const accessLogFlag = flags["access-log"] ?? "on";
     if (accessLogFlag !== "on" && accessLogFlag !== "off") {
       throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
@@ -149,6 +159,7 @@ export const serveCommand: Command = {
       hostname: flags.host ?? "127.0.0.1",
       port,
       playground: false, // mounted in the app, so the metrics and the access log see it
+      drainMs,
       onDrain: () => readiness.drain(),
     });
     io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);

@@ -42,7 +42,7 @@ export interface BodyLimits {
  * Reads the body and parses it as JSON.
  *
  * @throws {HttpError} 413 when the body is larger than `maxBytes`, 408 when it has not fully
- * arrived within `timeoutMs`.
+ * arrived within `timeoutMs`, 400 when its stream fails before the end (a broken connection).
  * @throws {ValidationError} 422 when the body is empty, not UTF-8 or not JSON (`NaN` and
  * `Infinity` are not JSON).
  *
@@ -78,7 +78,7 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
 /**
  * Reads the whole body as bytes, within the limits.
  *
- * @throws {HttpError} 413 or 408, as {@link readJsonBody}.
+ * @throws {HttpError} 413, 408 or 400, as {@link readJsonBody}.
  *
  * @example
  * ```ts
@@ -120,12 +120,28 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
   } catch (error) {
     // Stop the client's upload; the answer is already decided.
     reader.cancel().catch(() => {});
-    throw error;
+    if (error instanceof HttpError) throw error;
+    // The stream itself failed: the connection broke (or the server shut down) mid-body.
+    throw new HttpError(400, INCOMPLETE_BODY_DETAIL, { connection: "close" });
   } finally {
     cancel?.();
   }
   return concat(chunks, size);
 }
+
+/**
+ * The 400 detail for a body whose stream failed before it was complete: the client's
+ * connection broke, or a drain's deadline closed it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { INCOMPLETE_BODY_DETAIL } from "./body.ts";
+ * assert.match(INCOMPLETE_BODY_DETAIL, /connection/);
+ * ```
+ */
+export const INCOMPLETE_BODY_DETAIL =
+  "The request body could not be read to its end: the connection failed before it was complete";
 
 function tooLarge(maxBytes: number): HttpError {
   return new HttpError(413, tooLargeDetail(maxBytes));

@@ -40,13 +40,19 @@
 import { ConnectionLedger } from "./connection_ledger.ts";
 import { playgroundHandler } from "./serve_static.ts";
 
+/** The drain's default deadline in ms. */
+export const DEFAULT_DRAIN_MS = 10_000;
+
 /** Where and how to listen. */
 export interface ListenOptions {
   /** Default `127.0.0.1` (Deno.serve's own default would be every interface). */
   readonly hostname?: string;
   /** Default 8000; 0 picks a free port. */
   readonly port?: number;
-  /** The drain's deadline in ms (default 10 s): then the socket closes, cutting what is left. */
+  /**
+   * The drain's deadline in ms (default {@link DEFAULT_DRAIN_MS}): then the socket closes,
+   * cutting what is left.
+   */
   readonly drainMs?: number;
   /**
    * How long a keep-alive connection may stay idle during the drain before it counts as
@@ -133,7 +139,7 @@ export function listen(
       for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
       draining = true;
       options.onDrain?.();
-      const deadline = performance.now() + (options.drainMs ?? 10_000);
+      const deadline = performance.now() + (options.drainMs ?? DEFAULT_DRAIN_MS);
       const { promise: settled, resolve: settle } = Promise.withResolvers<void>();
       const timer = setInterval(() => {
         const now = performance.now();

@@ -7,7 +7,8 @@
  * The archive is read with `fflate`'s `unzipSync`, whose per-entry filter sees every central
  * directory record before any bytes are copied: that is where the entry count and the sizes
  * are bounded. torch writes entries stored (no compression), so a compressed entry is refused
- * and no decompression ever runs (no zip bomb can expand).
+ * and no decompression ever runs (no zip bomb can expand). Every entry read must match the CRC-32
+ * its central directory records, as torch's own reader requires.
  *
  * @example
  * ```ts
@@ -26,6 +27,7 @@
 import { unzipSync } from "fflate";
 import { BundleError } from "../bundle.ts";
 import { PT_LIMITS, type PtLimits } from "./pt_limits.ts";
+import { crc32, zipEntryCrcs } from "./zip_crc.ts";
 
 /** What {@link readTorchZip} found in the archive. */
 export interface TorchZip {
@@ -44,8 +46,9 @@ const STORAGE = /^([^/]+)\/data\/([0-9]{1,9})$/;
  * Reads the entries of a `torch.save` zip that a PETRA model needs.
  *
  * @param name how messages name the file
- * @throws {BundleError} when the bytes are not a zip, an entry is compressed, truncated or
- * too large, there are too many entries, or `data.pkl` is missing or ambiguous.
+ * @throws {BundleError} when the bytes are not a zip, an entry is compressed, truncated, too
+ * large or fails its CRC-32 check, there are too many entries, or `data.pkl` is missing or
+ * ambiguous.
  *
  * @example
  * ```ts
@@ -114,6 +117,19 @@ export function readTorchZip(
     // fflate clamps a stored entry that runs past the end of the file: that is truncation.
     if (files[entry]?.length !== size) {
       throw new BundleError(`${name} is truncated: entry ${entry} is cut short`);
+    }
+  }
+  const recorded = zipEntryCrcs(bytes);
+  for (const entry of declared.keys()) {
+    const crc = recorded.get(entry);
+    if (crc === undefined) {
+      throw new BundleError(`${name}: the zip's central directory has no record of ${entry}`);
+    }
+    if (crc32(files[entry]!) !== crc) {
+      throw new BundleError(
+        `${name} is damaged: entry ${entry} does not match its CRC-32 checksum ` +
+          "(the file changed after torch.save wrote it)",
+      );
     }
   }
   return collect(files, name);

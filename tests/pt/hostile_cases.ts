@@ -2,7 +2,7 @@
  * Hostile and broken `.pt` files built by the tests: other globals that would run code
  * (each REDUCE would create a marker file), opcodes outside the subset, misuse of allowed
  * globals, `__proto__` keys, deep nesting, a huge memo, compressed (zip-bomb) and oversized
- * entries, missing and malformed parts. Each case names the reason its refusal must give.
+ * entries, a damaged entry, missing and malformed parts. Each case names the reason its refusal must give.
  *
  * @module
  */
@@ -184,11 +184,34 @@ export async function hostileCases(marker: string): Promise<HostileCase[]> {
       reason: /storage entry data\/0 is missing/,
     },
     {
+      name: "a parameter whose bytes changed after torch.save (CRC-32 mismatch)",
+      pt: flipLastByte(torchZip("model", real), "model/data/0"),
+      reason: /entry model\/data\/0 does not match its CRC-32 checksum/,
+    },
+    {
       name: "a parameter whose storage entry has the wrong size",
       pt: torchZip("model", { ...real, "data/0": new Uint8Array(8) }),
       reason: /storage entry data\/0 is 8 bytes, expected 4/,
     },
   ];
+}
+
+/** Flips the bits of the last byte of stored entry `name`, leaving its recorded CRC-32. */
+function flipLastByte(zip: Uint8Array, name: string): Uint8Array {
+  const out = zip.slice();
+  const view = new DataView(out.buffer);
+  const wanted = new TextEncoder().encode(name);
+  for (let at = 0; at + 30 <= out.length; at++) {
+    if (view.getUint32(at, true) !== 0x04034b50) continue;
+    const nameLength = view.getUint16(at + 26, true);
+    const found = out.subarray(at + 30, at + 30 + nameLength);
+    if (nameLength !== wanted.length || !found.every((b, i) => b === wanted[i])) continue;
+    const start = at + 30 + nameLength + view.getUint16(at + 28, true);
+    const size = view.getUint32(at + 18, true);
+    out[start + size - 1] = out[start + size - 1]! ^ 0xff;
+    return out;
+  }
+  throw new Error(`no local header for ${name}`);
 }
 
 /** Sets both sizes of every central-directory record (the local headers keep the truth). */

@@ -117,3 +117,66 @@ Deno.test("cli.ts serve drains 16 busy keep-alive clients on SIGTERM: every sent
     assert.ok(log.closeAnswers.includes(200), where);
   }
 });
+
+Deno.test("cli.ts serve --drain-ms bounds the drain: a request still in flight at the deadline is cut (at most a 400 for its unfinished body) and the process exits 0", async () => {
+  await using server = await startServerProcess([
+    "run",
+    "-A",
+    "cli.ts",
+    "serve",
+    "--port",
+    "0",
+    "--drain-ms",
+    "200",
+  ]);
+  const port = Number(new URL(server.origin).port);
+  // A request whose body never finishes arriving (the body deadline is 30 s): it stays in
+  // flight, so only the drain's deadline ends the drain.
+  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await connection.write(new TextEncoder().encode(
+      "POST /forward HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
+        'content-length: 100\r\n\r\n{"input_marking":',
+    ));
+    using probe = await RawConnection.open(port);
+    assert.equal(complete(await probe.request("GET", "/readyz")).status, 200);
+    server.kill("SIGTERM");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const exit = await Promise.race([
+      server.finished(),
+      new Promise<"still running">((resolve) => {
+        timer = setTimeout(() => resolve("still running"), 5_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    assert.notEqual(exit, "still running", "--drain-ms 200 ends the drain well before 10 s");
+    if (exit === "still running") return;
+    assert.equal(exit.code, 0, exit.stderr);
+    // Deno either closes the connection at once or first writes the handler's answer to the
+    // broken body: never a 500.
+    const rest = new Uint8Array(1024);
+    const read = await connection.read(rest).catch(() => null);
+    if (read !== null) {
+      const answer = new TextDecoder().decode(rest.subarray(0, read));
+      assert.match(answer, /^HTTP\/1\.1 400 /, answer);
+      assert.match(answer, /connection: close/i, answer);
+      assert.match(answer, /could not be read to its end/, answer);
+    }
+  } finally {
+    connection.close();
+  }
+});
+
+Deno.test("cli.ts serve refuses a --drain-ms that is not a whole number of ms", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "cli.ts", "serve", "--drain-ms", "soon"],
+    cwd: new URL("../../", import.meta.url),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 2);
+  assert.match(
+    new TextDecoder().decode(output.stderr),
+    /--drain-ms must be an integer from 0 to 3600000, got 'soon'/,
+  );
+});

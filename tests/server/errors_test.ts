@@ -575,6 +575,26 @@ Deno.test("a body that has not arrived within the time-out is 408", async () => 
   }, { bodyTimeoutMs: 50 });
 });
 
+Deno.test("a body whose stream breaks before its end is 400, not 500, and closes the connection", async () => {
+  await withApp(async (app) => {
+    const broken = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        controller.enqueue(new TextEncoder().encode('{"input_marking"'));
+        controller.error(new Error("connection reset by peer"));
+      },
+    });
+    const answer = await decode(
+      await app.fetch(new Request("http://localhost/forward", { method: "POST", body: broken })),
+    );
+    equal(answer.status, 400);
+    equal(
+      answer.body.detail,
+      "The request body could not be read to its end: the connection failed before it was complete",
+    );
+    equal(answer.headers.get("connection"), "close");
+  });
+});
+
 Deno.test("createApp rejects a limit that is not a positive number", async () => {
   await using model = await openModel(xorDescription());
   for (const maxBodyBytes of [0, -1, 1.5, NaN]) {
