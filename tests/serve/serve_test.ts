@@ -18,7 +18,13 @@ import {
   exchangeRequest,
   readExchanges,
 } from "../conformance/check_exchange.ts";
-import { ROOT, startServerProcess, tempDir } from "./server_process.ts";
+import {
+  type Exit,
+  ROOT,
+  type ServerProcess,
+  startServerProcess,
+  tempDir,
+} from "./server_process.ts";
 
 const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
 
@@ -325,12 +331,43 @@ Deno.test("deno serve --parallel server/main.ts serves with --allow-read --allow
       });
       assert.equal(forward.status, 200);
       await forward.body?.cancel();
-      server.kill("SIGTERM");
-      const exit = await server.finished();
+      const exit = await stopParallel(server);
       assert.equal(exit.code, 0, `exit code after SIGTERM; stderr: ${exit.stderr}`);
     });
   }
 });
+
+/**
+ * Stops a `deno serve --parallel` process with SIGTERM, bounded. `deno serve` (not our code)
+ * handles the signal: it registers a listener in every instance and aborts each one's server.
+ * With Deno 2.9.6, now and then one instance misses that signal and keeps serving, so the
+ * process never exits (seen twice in fresh-clone CI runs: the instance's listening socket stayed
+ * open, with no connection left); a second SIGTERM stopped it. So: SIGTERM, up to 15 s, one
+ * more SIGTERM (with a warning), up to 15 s, then SIGKILL and a failure.
+ */
+async function stopParallel(server: ServerProcess): Promise<Exit> {
+  const within = async (ms: number): Promise<Exit | undefined> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    });
+    try {
+      return await Promise.race([server.finished(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  server.kill("SIGTERM");
+  const first = await within(15_000);
+  if (first) return first;
+  console.warn("deno serve --parallel missed a SIGTERM (a Deno issue); sending another");
+  server.kill("SIGTERM");
+  const second = await within(15_000);
+  if (second) return second;
+  server.kill("SIGKILL");
+  await server.finished();
+  throw new Error("deno serve --parallel did not exit after two SIGTERMs 15 s apart");
+}
 
 const run = runDeno;
 
