@@ -20,6 +20,7 @@
 import { jsonInvalid, missingBody } from "../core/schemas.ts";
 import { HttpError, ValidationError } from "./errors.ts";
 import { DeadlineSweep } from "./deadline_sweep.ts";
+import { concatBytes } from "../core/concat_bytes.ts";
 
 /** One sweep per time-out length (a server has one), shared by all its requests. */
 const sweeps = new Map<number, DeadlineSweep>();
@@ -126,7 +127,7 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
   } finally {
     cancel?.();
   }
-  return concat(chunks, size);
+  return concatBytes(chunks, size);
 }
 
 /**
@@ -177,15 +178,4 @@ export function lateBodyDetail(timeoutMs: number): string {
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }

@@ -22,6 +22,7 @@ import { BundleError, loadBundle, type LoadOptions, type Model } from "../../cor
 import type { OrtModule } from "../../core/runtime.ts";
 import { loadPtBundle } from "../../core/pt/load_pt_bundle.ts";
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
+import { concatBytes } from "../../core/concat_bytes.ts";
 
 /**
  * The embedded example bundle (the credit-approval model), read with {@link readBundle}; it
@@ -300,13 +301,7 @@ async function readLimited(body: ReadableStream<Uint8Array> | null, url: string)
     }
     chunks.push(chunk);
   }
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return bytes;
+  return concatBytes(chunks, length);
 }
 
 /** A fetch failure on one line (a timeout says so). */

@@ -23,7 +23,7 @@ import { runDeno, type RunResult } from "../run_deno.ts";
 export const ROOT = new URL("../../", import.meta.url);
 
 /** The conformance data recorded from PETRA. */
-export const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
+export { CONFORMANCE } from "../conformance/fixtures.ts";
 
 /** The credit-approval example bundle (a directory holding one bundle). */
 export const CREDIT_BUNDLE = "examples/credit_approval_coloured";

@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { main } from "../../cli.ts";
 import { compileTo, CONFORMANCE, withTempDir } from "./helpers.ts";
+import { RECORDED_MODELS } from "../conformance/fixtures.ts";
 // ORT's one-time set-up, outside any test (see tests/ort.ts).
 import "../ort.ts";
 
@@ -34,18 +35,14 @@ async function ok(args: string[]): Promise<string> {
   return run.stdout;
 }
 
-const MODELS = [...Deno.readDirSync(CONFORMANCE)]
-  .filter((e) => e.isDirectory && e.name !== "hostile_pt")
-  .map((e) => e.name)
-  .sort();
 const LOGS = ["traces.json", "traces.csv", "traces.xes"];
 const SHARDS = [1, 2, 3, 7];
 
 Deno.test("merge of batch --shard I/N outputs equals one whole run, for every log and N", async (t) => {
-  assert.ok(MODELS.length >= 5, `found ${MODELS.length} conformance models`);
+  assert.ok(RECORDED_MODELS.length >= 5, `found ${RECORDED_MODELS.length} conformance models`);
   let errorEntries = 0;
   await withTempDir(async (dir) => {
-    for (const model of MODELS) {
+    for (const model of RECORDED_MODELS) {
       const folder = new URL(`${model}/`, CONFORMANCE);
       const description = JSON.parse(await Deno.readTextFile(new URL("model.json", folder)));
       const bundle = await compileTo(dir, model, description);
@@ -81,7 +78,7 @@ Deno.test("merge of batch --shard I/N outputs equals one whole run, for every lo
 
 Deno.test("batch --output-format jsonl writes the json entries, one compact entry a line", async () => {
   await withTempDir(async (dir) => {
-    for (const model of MODELS) {
+    for (const model of RECORDED_MODELS) {
       const folder = new URL(`${model}/`, CONFORMANCE);
       const description = JSON.parse(await Deno.readTextFile(new URL("model.json", folder)));
       const bundle = await compileTo(dir, model, description);

@@ -21,15 +21,7 @@ import { sensitivity } from "../../core/ops/sensitivity.ts";
 import { loadSchemas, type RequestKind, type Schemas } from "../../core/schemas.ts";
 import { checkExchange, describeExchange, readExchanges } from "../conformance/check_exchange.ts";
 import { ORT } from "../ort.ts";
-
-const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
-const MODELS = [
-  "rest_serving",
-  "credit_approval_coloured",
-  "resource_lock",
-  "triage_softmax_ste",
-  "paint_shop",
-];
+import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
 
 // deno-lint-ignore no-explicit-any
 const OPERATIONS: Record<RequestKind, (model: OpsModel, request: any) => Promise<unknown>> = {
@@ -63,7 +55,7 @@ async function answer(
 
 const schemas = await loadSchemas();
 
-for (const name of MODELS) {
+for (const name of RECORDED_MODELS) {
   Deno.test(`core ops answer every recorded POST exchange of ${name}`, async (t) => {
     const dir = new URL(`${name}/`, CONFORMANCE);
     const description = parseModelDescription(

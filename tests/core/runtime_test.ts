@@ -341,27 +341,3 @@ Deno.test("ModelSession with maxQueueDelayMs waits for more rows, until the queu
   await disposing;
   assert.deepEqual((await third).length, 1);
 });
-
-Deno.test("ModelSession.observe() reports every run and queuedRows counts rows waiting", async () => {
-  const { model, session } = await openExample("rest_serving");
-  await using _ = session;
-  const runs: RunRecord[] = [];
-  const stop = session.observe((run) => runs.push(run));
-  const rows = randomRows(model, 3, 2);
-  const first = session.run(rows, { withGradient: true });
-  const second = session.run(rows.slice(0, 2), { withGradient: false });
-  assert.deepEqual(session.queuedRows, 5);
-  await Promise.all([first, second]);
-  assert.deepEqual(session.queuedRows, 0);
-  assert.deepEqual(runs.reduce((sum, run) => sum + run.rows, 0), 5, "every row in some run");
-  await session.run(rows, { withGradient: true });
-  assert.deepEqual(
-    { rows: runs.at(-1)!.rows, withGradient: runs.at(-1)!.withGradient },
-    { rows: 3, withGradient: true },
-  );
-  assert.ok(runs.every((run) => run.seconds >= 0 && run.seconds < 60));
-  const count = runs.length;
-  stop();
-  await session.run(rows, { withGradient: false });
-  assert.deepEqual(runs.length, count, "a stopped observer hears nothing");
-});

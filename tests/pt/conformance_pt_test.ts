@@ -20,7 +20,7 @@ import {
 } from "../conformance/check_exchange.ts";
 import { runDeno } from "../run_deno.ts";
 import { startServerProcess } from "../serve/server_process.ts";
-import { CONFORMANCE, MODELS } from "./pickles.ts";
+import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
 
 const SERVE = ["run", "-A", "cli.ts", "serve"];
 
@@ -30,7 +30,7 @@ const PAIRS: readonly [string, string][] = [
   ["traces.xes", "score_xes.json"],
 ];
 
-for (const name of MODELS) {
+for (const name of RECORDED_MODELS) {
   Deno.test(`cli.ts serve ${name}/model.pt answers every recorded exchange`, async (t) => {
     const folder = new URL(`${name}/`, CONFORMANCE);
     const description = JSON.parse(await Deno.readTextFile(new URL("model.json", folder)));
@@ -62,7 +62,7 @@ for (const name of MODELS) {
 }
 
 Deno.test("cli.ts batch MODEL.pt prints PETRA's score output for every model", async (t) => {
-  for (const name of MODELS) {
+  for (const name of RECORDED_MODELS) {
     const folder = new URL(`${name}/`, CONFORMANCE);
     const pt = new URL("model.pt", folder).pathname;
     for (const [traceFile, scoreFile] of PAIRS) {

@@ -10,7 +10,8 @@
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
 import { hostileCases } from "./hostile_cases.ts";
-import { CONFORMANCE, fixtureSidecar } from "./pickles.ts";
+import { CONFORMANCE } from "../conformance/fixtures.ts";
+import { fixtureSidecar } from "./pickles.ts";
 
 const HOSTILE = new URL("hostile_pt/", CONFORMANCE);
 const TRACES = new URL("rest_serving/traces.json", CONFORMANCE).pathname;

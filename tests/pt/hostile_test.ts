@@ -14,7 +14,8 @@ import { readPtModel } from "../../core/pt/read_pt_model.ts";
 import { readTorchZip } from "../../core/pt/read_torch_zip.ts";
 import { unpickle } from "../../core/pt/unpickle.ts";
 import { hostileCases } from "./hostile_cases.ts";
-import { CONFORMANCE, fixtureSidecar, Pickle, torchZip } from "./pickles.ts";
+import { CONFORMANCE } from "../conformance/fixtures.ts";
+import { fixtureSidecar, Pickle, torchZip } from "./pickles.ts";
 
 const SHARED: readonly [string, RegExp][] = [
   ["exec_os_system.pt", /pickle global 'posix system' is not allowed/],

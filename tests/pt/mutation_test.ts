@@ -11,7 +11,8 @@ import assert from "node:assert/strict";
 import { BundleError } from "../../core/bundle.ts";
 import { readPtModel } from "../../core/pt/read_pt_model.ts";
 import { mulberry32 } from "../random.ts";
-import { CONFORMANCE, fixtureEntries, fixtureSidecar, MODELS, torchZip } from "./pickles.ts";
+import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
+import { fixtureEntries, fixtureSidecar, torchZip } from "./pickles.ts";
 
 const ROUNDS = 300;
 
@@ -27,7 +28,7 @@ function outcome(pt: Uint8Array, sidecar: string): "loaded" | "refused" {
   }
 }
 
-for (const name of MODELS) {
+for (const name of RECORDED_MODELS) {
   Deno.test(`corrupted copies of ${name}/model.pt load or are refused with a BundleError`, async () => {
     const random = mulberry32(0x5eed + name.length);
     const pick = (n: number) => Math.floor(random() * n);

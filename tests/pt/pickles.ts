@@ -15,17 +15,7 @@
 
 import { unzipSync, zipSync } from "fflate";
 
-/** The recorded PETRA data. */
-export const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
-
-/** The five conformance models. */
-export const MODELS = [
-  "rest_serving",
-  "credit_approval_coloured",
-  "resource_lock",
-  "triage_softmax_ste",
-  "paint_shop",
-] as const;
+import { CONFORMANCE } from "../conformance/fixtures.ts";
 
 /** Writes pickle opcodes; each method appends one opcode with its argument. */
 export class Pickle {

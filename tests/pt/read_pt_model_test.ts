@@ -15,14 +15,8 @@ import { describePetraModule } from "../../core/pt/describe_petra_module.ts";
 import { PyGlobal, type PyObject, PyTuple } from "../../core/pt/pickle_values.ts";
 import { readPtModel } from "../../core/pt/read_pt_model.ts";
 import { unpickle } from "../../core/pt/unpickle.ts";
-import {
-  CONFORMANCE,
-  fixtureEntries,
-  fixtureSidecar,
-  MODELS,
-  renameStrings,
-  torchZip,
-} from "./pickles.ts";
+import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
+import { fixtureEntries, fixtureSidecar, renameStrings, torchZip } from "./pickles.ts";
 
 const SAVED_AT = new Date("2026-11-21T13:06:14Z");
 
@@ -48,7 +42,7 @@ function bits(value: unknown): number {
   return view.getUint32(0, true);
 }
 
-for (const name of MODELS) {
+for (const name of RECORDED_MODELS) {
   Deno.test(`readPtModel() reads ${name}/model.pt as its model.json`, async () => {
     const { description, model } = await readFixture(name);
     const expected = await modelJson(name);

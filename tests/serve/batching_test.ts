@@ -18,7 +18,8 @@ import { listen } from "../../adapter/deno/listen.ts";
 import { compileTo } from "../batch/helpers.ts";
 import { exchangeRequest, readExchanges } from "../conformance/check_exchange.ts";
 import { random } from "../core/fixtures.ts";
-import { CONFORMANCE, CONFORMANCE_MODELS, readConformanceDescription } from "../server/models.ts";
+import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
+import { readConformanceDescription } from "../server/models.ts";
 import { startServerProcess, tempDir } from "./server_process.ts";
 
 const WORKER_ENTRY = new URL("../../adapter/deno/ort_worker.ts", import.meta.url);
@@ -52,7 +53,7 @@ async function concurrently<T>(tasks: (() => Promise<T>)[], limit: number): Prom
   return results;
 }
 
-for (const name of CONFORMANCE_MODELS) {
+for (const name of RECORDED_MODELS) {
   Deno.test(`cli.ts serve answers concurrent mixed requests of ${name} byte for byte as one at a time`, async () => {
     const exchanges = (await readExchanges(new URL(`${name}/`, CONFORMANCE)))
       .filter((exchange) => exchange.method === "POST" && exchange.expect.compare !== "skip");

@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
+import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
 import { netStructure } from "../../core/net/structure.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { assertInputFailure, compileTo } from "../batch/helpers.ts";
@@ -26,22 +27,13 @@ import {
   tempDir,
 } from "./server_process.ts";
 
-const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
-
-/** Every folder of the conformance data that holds a model. */
-const MODELS = [...Deno.readDirSync(CONFORMANCE)]
-  .filter((entry) => entry.isDirectory)
-  .map((entry) => entry.name)
-  .filter((name) => existsSync(new URL(`${name}/model.json`, CONFORMANCE)))
-  .sort();
-
 const SERVE = ["run", "-A", "cli.ts", "serve"];
 
 const SERVING_LINE =
   /^serving (\S+) on (http:\/\/127\.0\.0\.1:\d+) \(docs: (http:\/\/127\.0\.0\.1:\d+)\/docs\)$/;
 
 Deno.test("the conformance data holds the five models", () => {
-  assert.deepEqual(MODELS, [
+  assert.deepEqual(RECORDED_MODELS, [
     "credit_approval_coloured",
     "paint_shop",
     "resource_lock",
@@ -50,7 +42,7 @@ Deno.test("the conformance data holds the five models", () => {
   ]);
 });
 
-for (const name of MODELS) {
+for (const name of RECORDED_MODELS) {
   Deno.test(`cli.ts serve answers every recorded exchange of ${name} over HTTP`, async (t) => {
     const description = JSON.parse(
       await Deno.readTextFile(new URL(`${name}/model.json`, CONFORMANCE)),

@@ -16,7 +16,8 @@ import {
   exchangeRequest,
   readExchanges,
 } from "../conformance/check_exchange.ts";
-import { CONFORMANCE, CONFORMANCE_MODELS, loadConformanceModel } from "./models.ts";
+import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
+import { loadConformanceModel } from "./models.ts";
 
 const { responses } = await loadSchemas();
 const RESPONSE_SCHEMAS: Readonly<
@@ -30,7 +31,7 @@ const RESPONSE_SCHEMAS: Readonly<
   "/sensitivity": responses.sensitivity,
 };
 
-for (const name of CONFORMANCE_MODELS) {
+for (const name of RECORDED_MODELS) {
   Deno.test(`createApp() answers every recorded exchange of ${name}`, async (t) => {
     await using model = await loadConformanceModel(name);
     const app = await createApp(model);

@@ -19,17 +19,7 @@ import { parseModelDescription } from "../../core/net/parse.ts";
 import type { PetriModel } from "../../core/net/types.ts";
 import { ORT } from "../ort.ts";
 
-/** The recorded PETRA conformance data in tests/fixtures (one folder per model). */
-export const CONFORMANCE = new URL("../fixtures/conformance/", import.meta.url);
-
-/** The conformance models, by folder name. */
-export const CONFORMANCE_MODELS = [
-  "rest_serving",
-  "credit_approval_coloured",
-  "resource_lock",
-  "triage_softmax_ste",
-  "paint_shop",
-] as const;
+import { CONFORMANCE } from "../conformance/fixtures.ts";
 
 /**
  * Compiles a model description (JSON) and opens it.
