@@ -28,7 +28,7 @@ import type { TraceEvent } from "../traces/types.ts";
 import { checkPlaceKeys } from "./check.ts";
 import type { IdMap, OpsModel } from "./model.ts";
 import type { Operation } from "./operation.ts";
-import { scoringPlan } from "./anomaly_rows.ts";
+import { scoreRows } from "./anomaly_rows.ts";
 
 /** One event of a trace; only its name matters for scoring, attributes are carried along. */
 export type AnomalyEvent = Pick<TraceEvent, "name"> & Partial<Pick<TraceEvent, "attributes">>;
@@ -101,27 +101,16 @@ export async function scoreTraces(
   traces: readonly AnomalyRequest[],
 ): Promise<AnomalyResponse[]> {
   if (traces.length === 0) return [];
-  const scoring = scoringPlan(model);
   const outputs = await model.run(
     traces.map((t) => ({ marking: t.input_marking, values: t.input_values ?? new Map() })),
     { withGradient: false },
   );
   return traces.map((trace, i) => {
-    const observed = new Set<string>();
-    for (const event of trace.events) {
-      const id = scoring.byLabel.get(event.name);
-      if (id !== undefined) observed.add(id);
-    }
-    const row = outputs[i]!.transitions;
-    const residuals = new Map<string, number>();
-    let score = 0;
-    for (const [id, column] of scoring.columns) {
-      // float32 subtraction, as PETRA computes the residual on float32 tensors
-      const residual = Math.abs(Math.fround(row[column]! - (observed.has(id) ? 1 : 0)));
-      residuals.set(id, residual);
-      score += residual;
-    }
-    return { trace_score: score, per_transition_residuals: residuals };
+    const { ids, residuals, scores } = scoreRows(model, outputs[i]!.transitions, [trace.events]);
+    return {
+      trace_score: scores[0]!,
+      per_transition_residuals: new Map(ids.map((id, j) => [id, residuals[j]!])),
+    };
   });
 }
 

@@ -1,9 +1,8 @@
 /**
  * The anomaly score of many traces straight from the `transitions` output of one packed run,
  * as flat arrays: what `batch` needs to score millions of traces without building a map per
- * trace. The rule is {@link import("./anomaly.ts").anomaly}'s, from the same
- * {@link scoringPlan}: scored transitions are those whose label lacks `->`, in sorted id
- * order; an event observes the scored transition whose label equals its name (the later id
+ * trace; {@link import("./anomaly.ts").anomaly} scores with it too. Scored transitions are
+ * those whose label lacks `->`, in sorted id order; an event observes the scored transition whose label equals its name (the later id
  * wins a shared label); the residual is |predicted − observed| in float32; the score is their
  * sum.
  *
@@ -27,47 +26,6 @@
 
 import type { OpsModel } from "./model.ts";
 
-/** Which output columns are scored, and which label observes which. */
-export interface ScoringPlan {
-  /** Scored transition id -> its output column, sorted by id. */
-  readonly columns: ReadonlyMap<string, number>;
-  /** Label -> the scored transition it observes. */
-  readonly byLabel: ReadonlyMap<string, string>;
-}
-
-const plans = new WeakMap<OpsModel, ScoringPlan>();
-
-/**
- * The scoring plan of `model` (computed once per model).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { scoringPlan } from "./anomaly_rows.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * // The scored transition ids, and the label that observes each.
- * assert.deepEqual([...scoringPlan(model).columns.keys()], ["t_approve", "t_decline"]);
- * assert.equal(scoringPlan(model).byLabel.get("decline loan"), "t_decline");
- * ```
- */
-export function scoringPlan(model: OpsModel): ScoringPlan {
-  const known = plans.get(model);
-  if (known) return known;
-  const columns = new Map<string, number>();
-  const byLabel = new Map<string, string>();
-  model.net.transitions.forEach((t, column) => {
-    const label = model.label(t);
-    if (label.includes("->")) return;
-    columns.set(t, column);
-    byLabel.set(label, t); // sorted ids: a later id with the same label wins
-  });
-  const plan = { columns, byLabel };
-  plans.set(model, plan);
-  return plan;
-}
-
 /** The scores of a batch: row `r`'s residual of `ids[j]` is `residuals[r * ids.length + j]`. */
 export interface ScoredRows {
   /** The scored transition ids, in the plan's (sorted) order. */
@@ -78,8 +36,11 @@ export interface ScoredRows {
   readonly scores: Float64Array;
 }
 
+/** Which output columns are scored, and which label observes which (computed once per model). */
 interface RowPlan {
+  /** The scored transition ids, sorted. */
   readonly ids: readonly string[];
+  /** The output column of each of `ids`. */
   readonly columns: Int32Array;
   /** Label -> position in `ids`. */
   readonly positions: ReadonlyMap<string, number>;
@@ -90,11 +51,17 @@ const rowPlans = new WeakMap<OpsModel, RowPlan>();
 function rowPlan(model: OpsModel): RowPlan {
   const known = rowPlans.get(model);
   if (known) return known;
-  const plan = scoringPlan(model);
-  const ids = [...plan.columns.keys()];
-  const position = new Map(ids.map((id, j) => [id, j]));
-  const positions = new Map([...plan.byLabel].map(([label, id]) => [label, position.get(id)!]));
-  const made = { ids, columns: Int32Array.from(plan.columns.values()), positions };
+  const ids: string[] = [];
+  const columns: number[] = [];
+  const positions = new Map<string, number>();
+  model.net.transitions.forEach((t, column) => {
+    const label = model.label(t);
+    if (label.includes("->")) return;
+    positions.set(label, ids.length); // sorted ids: a later id with the same label wins
+    ids.push(t);
+    columns.push(column);
+  });
+  const made = { ids, columns: Int32Array.from(columns), positions };
   rowPlans.set(model, made);
   return made;
 }
