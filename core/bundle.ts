@@ -43,13 +43,17 @@
  * @module
  */
 
-import { ModelDescriptionError, parseModelDescription } from "./net/parse.ts";
+import {
+  MODEL_DESCRIPTION_FORMAT,
+  ModelDescriptionError,
+  parseModelDescription,
+} from "./net/parse.ts";
 import { type NetStructure, netStructure } from "./net/structure.ts";
 import type { InputSpec, ModuleSettings, Parameters, PetriModel, PetriNet } from "./net/types.ts";
 import { decodeModel, type ModelProto } from "./onnx/proto.ts";
 import { ModelSession, type ModelSessionOptions, type OrtModule } from "./runtime.ts";
 import type { InputRow, OutputRow, RunOptions } from "./runtime.ts";
-import { BundleError, messageOf } from "./bundle/bundle_error.ts";
+import { BundleError, invalidModelError, messageOf } from "./bundle/bundle_error.ts";
 import { METADATA_KEYS } from "./bundle/compile_bundle.ts";
 import { contractError, contractProblems, widthProblems } from "./bundle/graph_contract.ts";
 import { readSidecar, sha256Hex, type Sidecar } from "./bundle/sidecar.ts";
@@ -244,7 +248,7 @@ function readEmbeddedModel(
     }
   };
   const description = {
-    format: "petri-net-model/1",
+    format: MODEL_DESCRIPTION_FORMAT,
     input_marking_spec: sidecar.input_marking_spec,
     input_values_spec: sidecar.input_values_spec,
     net: section(METADATA_KEYS.net),
@@ -255,12 +259,11 @@ function readEmbeddedModel(
     return parseModelDescription(description);
   } catch (error) {
     if (!(error instanceof ModelDescriptionError)) throw error;
-    const first = error.issues[0]!;
-    const inSidecar = first.path.startsWith("input_");
-    const where = inSidecar ? sidecarName : `${onnxName}'s embedded model description`;
-    const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more issues)` : "";
-    throw new BundleError(`${where} is invalid: ${first.path}: ${first.message}${more}`, {
-      cause: error,
-    });
+    throw invalidModelError(
+      error,
+      sidecarName,
+      `${onnxName}'s embedded model description`,
+      "is invalid",
+    );
   }
 }

@@ -21,6 +21,7 @@
  */
 
 import type { Model } from "../core/bundle.ts";
+import { messageOf } from "../core/bundle/bundle_error.ts";
 import { RequestError } from "../core/ops/errors.ts";
 import { OPERATIONS } from "../core/ops/operations.ts";
 import type { Schemas } from "../core/schemas.ts";
@@ -354,10 +355,6 @@ function hintFor(message: string): string {
 
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 await new Playground().start();

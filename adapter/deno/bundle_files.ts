@@ -23,6 +23,7 @@ import type { OrtModule } from "../../core/runtime.ts";
 import { loadPtBundle } from "../../core/pt/load_pt_bundle.ts";
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
 import { concatBytes } from "../../core/concat_bytes.ts";
+import { messageOf } from "../../core/bundle/bundle_error.ts";
 
 /**
  * The embedded example bundle (the credit-approval model), read with {@link readBundle}; it
@@ -320,8 +321,4 @@ function fileUrlPath(url: URL): string {
   const path = decodeURIComponent(url.pathname);
   // file:///C:/x -> C:/x on Windows.
   return /^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

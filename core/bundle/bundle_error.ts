@@ -13,6 +13,8 @@
  * @module
  */
 
+import type { ModelDescriptionError } from "../net/model_description_error.ts";
+
 /**
  * A bundle that cannot be written or loaded; the message names the file and the problem.
  *
@@ -44,6 +46,41 @@ export class BundleError extends Error {
     super(`Cannot load bundle: ${detail}`, options);
     this.name = "BundleError";
   }
+}
+
+/**
+ * The {@link BundleError} for a bundle whose model description fails validation: it names
+ * `sidecarName` when the first issue is in an input spec (those come from the sidecar) and
+ * `modelName` otherwise, then `phrase`, the first issue and how many more there are.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { invalidModelError } from "./bundle_error.ts";
+ * import { ModelDescriptionError } from "../net/model_description_error.ts";
+ * const error = new ModelDescriptionError([
+ *   { path: "input_values_spec.p_x", message: "'p_x' is not a place of the net" },
+ *   { path: "net", message: "expected an object, got nothing" },
+ * ]);
+ * assert.equal(
+ *   invalidModelError(error, "m.pt.meta.json", "m.pt", "holds an invalid model").message,
+ *   "Cannot load bundle: m.pt.meta.json holds an invalid model: input_values_spec.p_x: " +
+ *     "'p_x' is not a place of the net (and 1 more issues)",
+ * );
+ * ```
+ */
+export function invalidModelError(
+  error: ModelDescriptionError,
+  sidecarName: string,
+  modelName: string,
+  phrase: string,
+): BundleError {
+  const first = error.issues[0]!;
+  const where = first.path.startsWith("input_") ? sidecarName : modelName;
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more issues)` : "";
+  return new BundleError(`${where} ${phrase}: ${first.path}: ${first.message}${more}`, {
+    cause: error,
+  });
 }
 
 /** The message of anything thrown. */

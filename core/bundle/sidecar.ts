@@ -26,6 +26,7 @@
  */
 
 import { describeModel } from "../net/describe_model.ts";
+import { isObject, type JsonObject, own } from "../net/json_checks.ts";
 import { quoteId } from "../net/quote_id.ts";
 import { compareIds, type PetriModel } from "../net/types.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../version.ts";
@@ -159,13 +160,7 @@ export function formatSidecar(sidecar: Sidecar): string {
  * @throws {BundleError} naming the file and the field at fault.
  */
 export function readSidecar(text: string, name: string): Sidecar {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new BundleError(`${name} is not valid JSON (${messageOf(error)})`);
-  }
-  if (!isObject(json)) throw new BundleError(`${name} does not hold a JSON object`);
+  const json = parseJsonObject(text, name);
   const format = own(json, "format");
   if (format === undefined) {
     throw new BundleError(`${name} has no format field (expected ${quoteId(BUNDLE_FORMAT)})`);
@@ -206,6 +201,32 @@ export function readSidecar(text: string, name: string): Sidecar {
   };
 }
 
+/**
+ * Parses a sidecar file's text as a JSON object; `name` is how messages name the file.
+ *
+ * @throws {BundleError} when the text is not JSON, or not a JSON object.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseJsonObject } from "./sidecar.ts";
+ * assert.deepEqual(parseJsonObject('{"a": 1}', "m.meta.json"), { a: 1 });
+ * assert.throws(() => parseJsonObject("[]", "m.meta.json"), {
+ *   message: "Cannot load bundle: m.meta.json does not hold a JSON object",
+ * });
+ * ```
+ */
+export function parseJsonObject(text: string, name: string): JsonObject {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new BundleError(`${name} is not valid JSON (${messageOf(error)})`);
+  }
+  if (!isObject(json)) throw new BundleError(`${name} does not hold a JSON object`);
+  return json;
+}
+
 /** SHA-256 of `bytes`, lowercase hex. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
@@ -223,14 +244,6 @@ function sortKeys(value: unknown): unknown {
   if (!isObject(value)) return value;
   const keys = Object.keys(value).sort(compareIds);
   return Object.fromEntries(keys.map((key) => [key, sortKeys(value[key])]));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function own(object: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 function show(value: unknown): string {

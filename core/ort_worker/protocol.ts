@@ -59,19 +59,6 @@ export interface MessageEndpoint {
 }
 
 /**
- * The message of an error, for sending across the boundary (only strings cross it intact).
- *
- * @example
- * ```ts
- * import { messageOf } from "./protocol.ts";
- * messageOf(new Error("no such input")); // "no such input"
- * ```
- */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
  * A buffer that holds exactly `data`, safe to transfer: `data`'s own buffer when the array
  * spans all of it, otherwise a copy (transferring a shared buffer would detach other views).
  *

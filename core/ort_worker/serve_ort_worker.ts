@@ -31,12 +31,12 @@
  * @module
  */
 
+import { messageOf } from "../bundle/bundle_error.ts";
 import type { OrtModule, OrtSession, OrtTensor } from "../runtime.ts";
 import { RunChannel, runChannelSupported } from "./run_channel.ts";
 import {
   type FromWorker,
   type MessageEndpoint,
-  messageOf,
   ownedBuffer,
   type ToWorker,
   type WireTensor,

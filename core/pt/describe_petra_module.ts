@@ -28,6 +28,7 @@
  * @module
  */
 
+import { MODEL_DESCRIPTION_FORMAT } from "../net/describe_model.ts";
 import { compareIds } from "../net/types.ts";
 import { quoteId } from "../net/quote_id.ts";
 import {
@@ -99,7 +100,7 @@ export function describePetraModule(
   const order = readOrder(module);
   if (order !== null) checkOrder(order, net as DescribedNet);
   return {
-    format: "petri-net-model/1",
+    format: MODEL_DESCRIPTION_FORMAT,
     net,
     module: {
       sharpness: num(module, "sharpness"),

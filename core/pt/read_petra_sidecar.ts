@@ -14,7 +14,9 @@
  * @module
  */
 
-import { BundleError } from "../bundle.ts";
+import { BundleError } from "../bundle/bundle_error.ts";
+import { parseJsonObject } from "../bundle/sidecar.ts";
+import { own } from "../net/json_checks.ts";
 
 /** The fields of a PETRA sidecar that petri-serve uses. */
 export interface PetraSidecar {
@@ -47,23 +49,13 @@ export interface PetraSidecar {
  * ```
  */
 export function readPetraSidecar(text: string, name: string): PetraSidecar {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new BundleError(`${name} is not valid JSON (${(error as Error).message})`);
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new BundleError(`${name} does not hold a JSON object`);
-  }
-  const own = (key: string): unknown =>
-    Object.hasOwn(json, key) ? Reflect.get(json, key) : undefined;
-  if (own("onnx_sha256") !== undefined) {
+  const json = parseJsonObject(text, name);
+  if (own(json, "onnx_sha256") !== undefined) {
     throw new BundleError(`${name} is a petri-serve .onnx sidecar, not PETRA's .pt sidecar`);
   }
   const result: Record<string, unknown> = {};
   for (const key of ["scenario_name", "scenario_description", "petra_version", "saved_at"]) {
-    const value = own(key);
+    const value = own(json, key);
     if (value === undefined || value === null) continue;
     if (typeof value !== "string") {
       throw new BundleError(`${name} has ${key} of type ${typeof value}, expected a string`);
@@ -71,7 +63,7 @@ export function readPetraSidecar(text: string, name: string): PetraSidecar {
     result[key] = value;
   }
   for (const key of ["input_marking_spec", "input_values_spec"]) {
-    const value = own(key);
+    const value = own(json, key);
     if (value !== undefined && value !== null) result[key] = value;
   }
   return result as PetraSidecar;

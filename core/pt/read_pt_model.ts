@@ -24,7 +24,7 @@
  * @module
  */
 
-import { BundleError } from "../bundle.ts";
+import { BundleError, invalidModelError } from "../bundle/bundle_error.ts";
 import { ModelDescriptionError, parseModelDescription } from "../net/parse.ts";
 import type { PetriModel } from "../net/types.ts";
 import { describePetraModule, PetraShapeError } from "./describe_petra_module.ts";
@@ -96,15 +96,7 @@ export function readPtModel(files: PtBundleFiles, limits: PtLimits = PT_LIMITS):
     model = parseModelDescription(description);
   } catch (error) {
     if (!(error instanceof ModelDescriptionError)) throw error;
-    const first = error.issues[0]!;
-    const where = first.path.startsWith("input_") ? sidecarName : ptName;
-    const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more issues)` : "";
-    throw new BundleError(
-      `${where} holds an invalid model: ${first.path}: ${first.message}${more}`,
-      {
-        cause: error,
-      },
-    );
+    throw invalidModelError(error, sidecarName, ptName, "holds an invalid model");
   }
   const savedAt = sidecar.saved_at === undefined ? undefined : new Date(sidecar.saved_at);
   return {

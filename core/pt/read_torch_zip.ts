@@ -25,7 +25,7 @@
  */
 
 import { unzipSync } from "fflate";
-import { BundleError } from "../bundle.ts";
+import { BundleError, messageOf } from "../bundle/bundle_error.ts";
 import { PT_LIMITS, type PtLimits } from "./pt_limits.ts";
 import { crc32, zipEntryCrcs } from "./zip_crc.ts";
 
@@ -154,7 +154,3 @@ function collect(files: Record<string, Uint8Array>, name: string): TorchZip {
 
 /** A limit crossed inside fflate's filter, told apart from fflate's own errors. */
 class ZipLimit extends Error {}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
