@@ -122,7 +122,7 @@ export {
   type SensitivityResponse,
 } from "./core/ops/sensitivity.ts";
 export { type BadRequest, defineOperation, type Operation } from "./core/ops/operation.ts";
-export { type RequestOf } from "./core/ops/operation.ts";
+export { type AnyOperation, type RequestOf } from "./core/ops/operation.ts";
 export {
   type OperationName,
   OPERATIONS,

@@ -34,7 +34,7 @@ export function stringifyJson(value: unknown, indent = ""): string {
 }
 
 /**
- * The compact text, as {@link write} gives it with no indent, built by plain concatenation:
+ * The compact text (no indent; {@link write} is the indented one), built by plain concatenation:
  * no closure or array per member (the server writes every answer this way, and the general
  * writer showed in its profile). `String(n)` is `JSON.stringify(n)` for finite numbers.
  */
@@ -79,6 +79,7 @@ function compact(value: unknown): string {
   return text + "}";
 }
 
+/** The indented text; `indent` is never empty ({@link compact} writes that case). */
 function write(value: unknown, indent: string, margin: string): string {
   if (value === null || value === undefined) return "null";
   switch (typeof value) {
@@ -95,11 +96,10 @@ function write(value: unknown, indent: string, margin: string): string {
   const inner = margin + indent;
   const block = (open: string, items: string[], close: string) => {
     if (items.length === 0) return open + close;
-    if (indent === "") return open + items.join(",") + close;
     return `${open}\n${inner}${items.join(`,\n${inner}`)}\n${margin}${close}`;
   };
   const member = ([k, v]: readonly [string, unknown]) =>
-    `${JSON.stringify(k)}:${indent === "" ? "" : " "}${write(v, indent, inner)}`;
+    `${JSON.stringify(k)}: ${write(v, indent, inner)}`;
   if (value instanceof Map) {
     const entries = [...value.entries()].map(([k, v]) => [String(k), v] as const);
     entries.sort(([a], [b]) => compareIds(a, b));

@@ -21,7 +21,11 @@
  */
 
 import type { AnomalyResponse } from "../core/ops/anomaly.ts";
-import type { CounterfactualRequest, CounterfactualResponse } from "../core/ops/counterfactual.ts";
+import {
+  type CounterfactualRequest,
+  type CounterfactualResponse,
+  DEFAULT_TOLERANCE,
+} from "../core/ops/counterfactual.ts";
 import { forward, type ForwardResponse } from "../core/ops/forward.ts";
 import type { IdMap, OpsModel } from "../core/ops/model.ts";
 import type { AnyOperation } from "../core/ops/operation.ts";
@@ -66,7 +70,7 @@ const RENDERERS: Readonly<Record<string, Renderer>> = {
       ),
       `${request.flip_place} (${request.flip_channel ?? "marking"})`,
       request.target_transition,
-      request.tolerance ?? 1e-3,
+      request.tolerance ?? DEFAULT_TOLERANCE,
     ),
   sensitivity: (_model, _request, answer: SensitivityResponse) =>
     Promise.resolve(sensitivityResult(answer)),

@@ -18,7 +18,7 @@
 
 import { stringifyJson } from "../core/json.ts";
 import type { AnomalyResponse } from "../core/ops/anomaly.ts";
-import type { CounterfactualResponse } from "../core/ops/counterfactual.ts";
+import { type CounterfactualResponse, DEFAULT_TOLERANCE } from "../core/ops/counterfactual.ts";
 import type { ForwardResponse } from "../core/ops/forward.ts";
 import type { SensitivityResponse } from "../core/ops/sensitivity.ts";
 import { barChart, curveChart, type CurvePoint } from "./charts.ts";
@@ -93,7 +93,7 @@ export function counterfactualResult(
   curve: readonly CurvePoint[],
   xLabel: string,
   targetName: string,
-  tolerance = 1e-3,
+  tolerance = DEFAULT_TOLERANCE,
 ): HTMLElement {
   const rows: [string, unknown][] = Object.entries(answer);
   const parts: HTMLElement[] = [];

@@ -41,6 +41,18 @@ import type { IdMap, OpsModel } from "./model.ts";
 import type { Operation } from "./operation.ts";
 import type { InputRow, OutputRow } from "../runtime.ts";
 
+/**
+ * The default `tolerance`: |activation − 0.5| below which a probe is on the boundary.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_TOLERANCE } from "./counterfactual.ts";
+ * assert.equal(DEFAULT_TOLERANCE, 0.001);
+ * ```
+ */
+export const DEFAULT_TOLERANCE = 1e-3;
+
 /** Which channel of `flip_place` the search varies. */
 export type FlipChannel = "marking" | "value";
 
@@ -58,7 +70,10 @@ export interface CounterfactualRequest {
   readonly flip_channel?: FlipChannel;
   /** `[lo, hi]` with lo < hi; default `[0, 1]`. */
   readonly search_range?: readonly [number, number];
-  /** |activation − 0.5| below which a probe is on the boundary; > 0, default 1e-3. */
+  /**
+   * |activation − 0.5| below which a probe is on the boundary; > 0, default
+   * {@link DEFAULT_TOLERANCE}.
+   */
   readonly tolerance?: number;
 }
 
@@ -127,7 +142,7 @@ export async function counterfactual(
   checkPlaceKeys(net, "input_values", request.input_values);
   const channel = request.flip_channel ?? "marking";
   const [lo, hi] = request.search_range ?? [0, 1];
-  const tolerance = request.tolerance ?? 1e-3;
+  const tolerance = request.tolerance ?? DEFAULT_TOLERANCE;
   if (!(lo < hi) || !Number.isFinite(lo) || !Number.isFinite(hi)) {
     throw new RequestError(
       `search_range must be two finite numbers with lo < hi, got [${lo}, ${hi}]`,
@@ -391,7 +406,7 @@ export const counterfactualOperation: Operation<
           minItems: 2,
           maxItems: 2,
         }),
-      tolerance: z.number().gt(0).default(1e-3).meta({
+      tolerance: z.number().gt(0).default(DEFAULT_TOLERANCE).meta({
         description: "A finite number > 0: a probe is on the boundary when " +
           "|activation - 0.5| < tolerance",
         example: 0.001,

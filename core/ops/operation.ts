@@ -66,9 +66,6 @@ export type AnyOperation = Operation<string, any, unknown>;
 /** The request type of an operation. */
 export type RequestOf<O> = O extends Operation<string, infer R, unknown> ? R : never;
 
-/** The response type of an operation. */
-export type ResponseOf<O> = O extends Operation<string, never, infer R> ? R : never;
-
 /**
  * Returns `operation` as given; it exists to infer the record's types at its definition.
  *

@@ -2,7 +2,7 @@
  * The table of operations: one row per `POST` operation, in the order the documents and the
  * playground list them. The server's routes, the OpenAPI document, the request schemas and
  * parser, and the playground's forms all iterate it; adding an operation is one new file in
- * `core/ops` exporting its {@link Operation} record, and one row here.
+ * `core/ops` exporting its {@link import("./operation.ts").Operation} record, and one row here.
  *
  * @example
  * ```ts
@@ -22,7 +22,7 @@
 import { anomalyOperation } from "./anomaly.ts";
 import { counterfactualOperation } from "./counterfactual.ts";
 import { forwardOperation } from "./forward.ts";
-import type { Operation, RequestOf } from "./operation.ts";
+import type { AnyOperation, RequestOf } from "./operation.ts";
 import { sensitivityOperation } from "./sensitivity.ts";
 
 /** The operations, in the order they are listed. */
@@ -45,5 +45,4 @@ export type RequestTypes = {
 };
 
 /** Any table of operations (the built-in one, or one with operations added). */
-// deno-lint-ignore no-explicit-any
-export type OperationTable = readonly Operation<string, any, unknown>[];
+export type OperationTable = readonly AnyOperation[];

@@ -74,8 +74,6 @@ function waitChange(control: Int32Array, index: number, value: number): Promise<
 
 /** One side's view of the shared buffer; both sides build one over the same buffer. */
 export class RunChannel {
-  /** The shared buffer, to post to the other side once. */
-  readonly buffer: SharedArrayBuffer;
   readonly #control: Int32Array;
   readonly #words: Int32Array;
   readonly #floats: Float32Array;
@@ -85,12 +83,14 @@ export class RunChannel {
    * ```ts
    * import assert from "node:assert/strict";
    * import { RunChannel } from "./run_channel.ts";
-   * const channel = new RunChannel(new SharedArrayBuffer(4096));
-   * assert.equal(channel.buffer.byteLength, 4096);
+   * const buffer = new SharedArrayBuffer(4096);
+   * const main = new RunChannel(buffer);
+   * const worker = new RunChannel(buffer); // the worker's view of the same memory
+   * worker.writeError("no such input");
+   * assert.equal(main.readError(), "no such input");
    * ```
    */
   constructor(buffer: SharedArrayBuffer) {
-    this.buffer = buffer;
     this.#control = new Int32Array(buffer, 0, DATA_WORD);
     this.#words = new Int32Array(buffer, DATA_WORD * 4);
     this.#floats = new Float32Array(buffer, DATA_WORD * 4);

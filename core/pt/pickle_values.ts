@@ -157,7 +157,7 @@ export class PyStorage {
  * ```ts
  * import assert from "node:assert/strict";
  * import { PyStorage, PyTensor } from "./pickle_values.ts";
- * assert.deepEqual(new PyTensor(new PyStorage("torch FloatStorage", "0", 1), 0, [], []).shape, []);
+ * assert.deepEqual(new PyTensor(new PyStorage("torch FloatStorage", "0", 1), 0, []).shape, []);
  * ```
  */
 export class PyTensor {
@@ -167,14 +167,11 @@ export class PyTensor {
   readonly offset: number;
   /** Sizes; empty for a 0-dimensional tensor. */
   readonly shape: readonly number[];
-  /** Strides in elements. */
-  readonly stride: readonly number[];
   /** Records the view. */
-  constructor(storage: PyStorage, offset: number, shape: number[], stride: number[]) {
+  constructor(storage: PyStorage, offset: number, shape: number[]) {
     this.storage = storage;
     this.offset = offset;
     this.shape = Object.freeze(shape);
-    this.stride = Object.freeze(stride);
     Object.freeze(this);
   }
 }

@@ -3,7 +3,7 @@
  * nothing more. It is written here rather than taken from a general unpickler because it
  * must guarantee three things a general one does not:
  *
- * - only the opcodes listed in {@link ALLOWED_OPCODES} run; any other is refused by name;
+ * - only the opcodes of the `OP` table below run; any other is refused by name;
  * - only the globals in {@link ALLOWED_GLOBALS} may appear, each mapped to a fixed role: a
  *   class becomes a {@link PyObject} record, `OrderedDict` / `set` / `_rebuild_tensor_v2` /
  *   `_rebuild_parameter` are data builders written below, checking their arguments. Nothing
@@ -96,21 +96,6 @@ const OP = {
   BUILD: 0x62, // b
   BINPERSID: 0x51, // Q
 } as const;
-
-/**
- * The opcodes this machine runs, by name.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ALLOWED_OPCODES } from "./unpickle.ts";
- * assert.ok(ALLOWED_OPCODES.includes("REDUCE"));
- * assert.ok(!ALLOWED_OPCODES.includes("INST"));
- * ```
- */
-export const ALLOWED_OPCODES: readonly string[] = Object.keys(OP);
-
-const OP_NAMES = new Map<number, string>(Object.entries(OP).map(([name, code]) => [code, name]));
 
 /** Names of opcodes outside the subset, so a refusal can say what the file asked for. */
 const OTHER_OPCODES: Readonly<Record<number, string>> = {
@@ -317,7 +302,8 @@ class Machine {
       case OP.BINPERSID:
         return this.#push(this.#persistent(this.#pop()));
       default: {
-        const name = OTHER_OPCODES[code] ?? OP_NAMES.get(code);
+        // Every opcode of OP has its case above (STOP is handled by run), so this is one outside.
+        const name = OTHER_OPCODES[code];
         const hex = `0x${code.toString(16).padStart(2, "0")}`;
         this.#fail(
           name === undefined
@@ -406,7 +392,7 @@ class Machine {
     ) {
       this.#fail(`${quote(name)} with arguments other than a plain tensor's`);
     }
-    return new PyTensor(storage, offset, [...shape], [...strides]);
+    return new PyTensor(storage, offset, [...shape]);
   }
 
   /** torch's persistent id: `('storage', StorageType, key, location, numel)`. */

@@ -146,8 +146,9 @@ function entryTrace(entry: unknown, element: JsonElementText, name: string): Tra
 }
 
 /**
- * The attributes of every event given as a bare name: one shared empty map, which refuses
- * changes (a log of millions of events would otherwise allocate a map for each).
+ * The attributes of every event given as a bare name or without attributes: one shared empty
+ * map, which refuses changes (a log of millions of events would otherwise allocate a map for
+ * each).
  */
 class NoAttributes extends Map<string, string> {
   override set(key: string): this {
@@ -174,7 +175,10 @@ function entryEvent(event: unknown, where: string): TraceEvent {
   if (typeof name !== "string") {
     throw new TraceReadError(`${where}: the event's 'name' is not a string: ${snippet(event)}`);
   }
-  return { name, attributes: attributeMap(event.attributes, `${where}: 'attributes'`) };
+  const { attributes } = event;
+  // No attributes: the shared empty map, as for a bare name.
+  if (attributes === undefined || attributes === null) return { name, attributes: NO_ATTRIBUTES };
+  return { name, attributes: attributeMap(attributes, `${where}: 'attributes'`) };
 }
 
 /** Attribute object -> Map; absent or null -> empty; non-strings -> their JSON text (D14). */
