@@ -50,10 +50,10 @@ import { loadPackages, type PackageLoaders } from "./packages.ts";
 import { Readiness } from "./readiness.ts";
 import type { RequestRecord } from "./access_log.ts";
 import { METRICS_CONTENT_TYPE, metricsFor } from "./metrics.ts";
-import { countRows } from "./request_rows.ts";
+import { rowCounter } from "./request_rows.ts";
 import { createOip, oipModelName } from "./oip.ts";
 import { REDOC_ASSETS, redocPage, redocResponse } from "./redoc.ts";
-import { observeRequests } from "./request_observer.ts";
+import { observeRequests, type ResolvedRequest } from "./request_observer.ts";
 import { pathOf } from "./request_path.ts";
 
 /**
@@ -183,6 +183,11 @@ export interface App {
 type Handler = (request: Request) => Promise<Response> | Response;
 type Method = "GET" | "POST";
 
+/** A request's path and route template, found once, and the handler that answers it. */
+interface Target extends ResolvedRequest {
+  readonly handle: Handler;
+}
+
 /**
  * Builds the app for `model`. Loads zod and zod-to-openapi (lazily: here, not when this module
  * is imported) and generates the OpenAPI document once.
@@ -269,11 +274,12 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     );
   const docsHtml = docsPage(info);
 
+  const counted = rowCounter(model);
   const operation = (row: OperationTable[number]): Handler => async (request) => {
     const body = await readJsonBody(request, limits);
     const parsed = parseWithSchema(schemas.requests[row.name], body);
     if (!parsed.success) throw new ValidationError(parsed.issues);
-    return jsonResponse(200, await row.run(countRows(model, request), parsed.data));
+    return jsonResponse(200, await row.run(counted(request), parsed.data));
   };
 
   const routes = new Map<string, Partial<Record<Method, Handler>>>([
@@ -318,36 +324,51 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     });
   }
 
-  const mounted = (path: string) => {
-    const prefix = options.mount?.[0];
-    return prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`));
+  // Each path's handler, with the method dispatch: HEAD is GET without the body, and any other
+  // method is answered 405 with the route's methods in `Allow`.
+  const targets = new Map<string, Handler>();
+  for (const [path, methods] of routes) {
+    const allow = Object.keys(methods).flatMap((m) => m === "GET" ? ["GET", "HEAD"] : [m])
+      .join(", ");
+    targets.set(path, async (request) => {
+      const head = request.method === "HEAD";
+      const method = head ? "GET" : request.method;
+      // Own keys only: a method such as "constructor" must not find Object.prototype's.
+      const handler = Object.hasOwn(methods, method) ? methods[method as Method] : undefined;
+      if (handler === undefined) throw new HttpError(405, "Method Not Allowed", { allow });
+      const response = await handler(request);
+      return head ? new Response(null, response) : response;
+    });
+  }
+  const notFound: Handler = () => {
+    throw new HttpError(404, "Not Found");
   };
-  const handle = async (request: Request): Promise<Response> => {
-    const path = pathOf(request);
-    if (mounted(path)) {
-      const answer = await options.mount![1](request);
-      if (answer === undefined) throw new HttpError(404, "Not Found");
-      return answer;
-    }
-    const v2 = oip.route(path);
-    if (v2 !== undefined) return oip.fetch(v2, request);
-    const route = routes.get(path);
-    if (route === undefined) throw new HttpError(404, "Not Found");
-    const head = request.method === "HEAD";
-    const method = head ? "GET" : request.method;
-    // Own keys only: a method such as "constructor" must not find Object.prototype's.
-    const handler = Object.hasOwn(route, method) ? route[method as Method] : undefined;
-    if (handler === undefined) {
-      const allow = Object.keys(route).flatMap((m) => m === "GET" ? ["GET", "HEAD"] : [m]);
-      throw new HttpError(405, "Method Not Allowed", { allow: allow.join(", ") });
-    }
-    const response = await handler(request);
-    return head ? new Response(null, response) : response;
+  const [prefix, mountHandler] = options.mount ?? [];
+  const mountRoute = `${prefix}/*`;
+  const mounted: Handler = async (request) => {
+    const answer = await mountHandler!(request);
+    if (answer === undefined) throw new HttpError(404, "Not Found");
+    return answer;
   };
 
-  const answer = async (request: Request): Promise<Response> => {
+  const resolve = (request: Request): Target => {
+    const path = pathOf(request);
+    if (prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) {
+      return { path, route: mountRoute, handle: mounted };
+    }
+    const v2 = oip.route(path);
+    if (v2 !== undefined) {
+      return { path, route: v2.template, handle: (request) => oip.fetch(v2, request) };
+    }
+    const handle = targets.get(path);
+    return handle === undefined
+      ? { path, route: "unmatched", handle: notFound }
+      : { path, route: path, handle };
+  };
+
+  const answer = async (request: Request, target: Target): Promise<Response> => {
     try {
-      return await handle(request);
+      return await target.handle(request);
     } catch (error) {
       try {
         return errorResponse(error, (e) => onError(e, request));
@@ -362,16 +383,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     }
   };
   return {
-    fetch: observeRequests(answer, {
-      routeOf: (path) =>
-        routes.has(path)
-          ? path
-          : mounted(path)
-          ? `${options.mount![0]}/*`
-          : oip.route(path)?.template ?? "unmatched",
-      metrics,
-      onRequest: options.onRequest,
-    }),
+    fetch: observeRequests(resolve, answer, { metrics, onRequest: options.onRequest }),
   };
 }
 

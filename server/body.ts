@@ -60,20 +60,77 @@ export interface BodyLimits {
 export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
   const bytes = await readBody(request, limits);
   if (bytes.length === 0) throw new ValidationError([missingBody()]);
+  try {
+    return parseJsonBytes(bytes);
+  } catch (error) {
+    if (!(error instanceof NotJsonError)) throw error;
+    // V8 states a position for some syntax errors only, so loc is always ["body", 0]; the
+    // message (with the position, when known) is ctx.error.
+    const message = error.step === "utf-8" ? "The body is not valid UTF-8" : error.message;
+    throw new ValidationError([jsonInvalid(0, message)]);
+  }
+}
+
+/**
+ * Why bytes are not a JSON value: which step failed, with that step's own message (the
+ * decoder's or `JSON.parse`'s).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NotJsonError, parseJsonBytes } from "./body.ts";
+ * assert.throws(() => parseJsonBytes(new Uint8Array([0xff])), NotJsonError);
+ * ```
+ */
+export class NotJsonError extends Error {
+  /**
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { NotJsonError } from "./body.ts";
+   * assert.equal(new NotJsonError("json", "Unexpected end").step, "json");
+   * ```
+   */
+  constructor(readonly step: "utf-8" | "json", message: string) {
+    super(message);
+    this.name = "NotJsonError";
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Decodes `bytes` as UTF-8 (strictly) and parses the text as JSON: the step shared by
+ * {@link readJsonBody} and the Open Inference Protocol's `infer`, which word their errors
+ * differently.
+ *
+ * @throws {NotJsonError} when the bytes are not UTF-8 or the text is not JSON (empty
+ * included).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NotJsonError, parseJsonBytes } from "./body.ts";
+ * assert.deepEqual(parseJsonBytes(new TextEncoder().encode('{"a": [1]}')), { a: [1] });
+ * assert.throws(() => parseJsonBytes(new TextEncoder().encode("NaN")), NotJsonError);
+ * ```
+ */
+export function parseJsonBytes(bytes: Uint8Array): unknown {
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new ValidationError([jsonInvalid(0, "The body is not valid UTF-8")]);
+    text = utf8.decode(bytes);
+  } catch (error) {
+    throw new NotJsonError("utf-8", messageOf(error));
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    // V8 states a position for some syntax errors only, so loc is always ["body", 0]; the
-    // message (with the position, when known) is ctx.error.
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ValidationError([jsonInvalid(0, message)]);
+    throw new NotJsonError("json", messageOf(error));
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

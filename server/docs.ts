@@ -22,7 +22,7 @@
 
 import { escapeHtml } from "./escape_html.ts";
 
-/** A static file served under `/docs/`. */
+/** A static file served under `/docs/` (or `/redoc/`). */
 export interface DocsAsset {
   readonly contentType: string;
   /** The file's text, imported on first use. */
@@ -43,7 +43,7 @@ export interface DocsAsset {
 export const DOCS_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([
   [
     "swagger-ui.css",
-    once(
+    lazyAsset(
       "text/css; charset=utf-8",
       async () =>
         (await import("swagger-ui-dist/swagger-ui.css", { with: { type: "text" } })).default,
@@ -51,7 +51,7 @@ export const DOCS_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([
   ],
   [
     "swagger-ui-bundle.js",
-    once(
+    lazyAsset(
       "text/javascript; charset=utf-8",
       async () =>
         (await import("swagger-ui-dist/swagger-ui-bundle.js", { with: { type: "text" } }))
@@ -60,7 +60,21 @@ export const DOCS_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([
   ],
 ]);
 
-function once(contentType: string, importText: () => Promise<string>): DocsAsset {
+/**
+ * A static file whose text `importText` gives, imported on the first {@link DocsAsset.load}
+ * and kept; a failed import is retried by the next load. `/docs` and `/redoc` serve theirs so.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { lazyAsset } from "./docs.ts";
+ * let imports = 0;
+ * const asset = lazyAsset("text/plain", () => Promise.resolve(`text ${++imports}`));
+ * assert.equal(await asset.load(), "text 1");
+ * assert.equal(await asset.load(), "text 1"); // imported once
+ * ```
+ */
+export function lazyAsset(contentType: string, importText: () => Promise<string>): DocsAsset {
   let text: Promise<string> | undefined;
   return {
     contentType,

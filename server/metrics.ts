@@ -28,6 +28,8 @@
  * @module
  */
 
+import type { ModelSession, RunRecord } from "../core/runtime.ts";
+
 /** The content type of the text format. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -40,19 +42,10 @@ export interface RequestSample {
   readonly seconds: number;
 }
 
-/** One ORT run (the fields of core/runtime.ts's `RunRecord`). */
-export interface RunSample {
-  readonly rows: number;
-  readonly withGradient: boolean;
-  readonly seconds: number;
-}
-
 /** What the metrics read at scrape time. */
 export interface Gauges {
   /** Rows waiting for the next ORT run. */
   readonly queuedRows?: (() => number) | undefined;
-  /** The process's resident set size in bytes; default: `Deno.memoryUsage().rss` if present. */
-  readonly residentMemoryBytes?: (() => number) | undefined;
 }
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]);
@@ -90,10 +83,7 @@ const RUN_DURATION_BUCKETS = [
 const ROW_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
 /** The part of core/runtime.ts's `ModelSession` the metrics read. */
-interface RunSource {
-  observe(observer: (run: RunSample) => void): () => void;
-  readonly queuedRows: number;
-}
+type RunSource = Pick<ModelSession, "observe" | "queuedRows">;
 
 /**
  * Metrics for `model`: when it has a session that reports its runs (core/bundle.ts's models do),
@@ -143,6 +133,8 @@ class Histogram {
 
 /** The server's metrics; see the module doc. */
 export class Metrics {
+  /** The rendered label sets of each (method, status, route) seen, so each is escaped once. */
+  readonly #requestLabels = new Map<string, { labels: string; key: string }>();
   readonly #requests = new Map<string, number>();
   readonly #durations = new Map<string, Histogram>();
   readonly #runRows = new Map<string, Histogram>();
@@ -178,8 +170,15 @@ export class Metrics {
   recordRequest(sample: RequestSample): void {
     // Methods come from clients: unknown ones share one label value, so series stay bounded.
     const method = METHODS.has(sample.method) ? sample.method : "other";
-    const labels = `method=${label(method)},route=${label(sample.route)}`;
-    const key = `${labels},status=${label(String(sample.status))}`;
+    // Rendered once per (method, status, route): methods and statuses hold no space.
+    const cacheKey = `${method} ${sample.status} ${sample.route}`;
+    let rendered = this.#requestLabels.get(cacheKey);
+    if (rendered === undefined) {
+      const labels = `method=${label(method)},route=${label(sample.route)}`;
+      rendered = { labels, key: `${labels},status=${label(String(sample.status))}` };
+      this.#requestLabels.set(cacheKey, rendered);
+    }
+    const { labels, key } = rendered;
     this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
     histogram(this.#durations, labels, DURATION_BUCKETS).observe(sample.seconds);
   }
@@ -196,7 +195,7 @@ export class Metrics {
    * assert.ok(metrics.render().includes('petri_serve_ort_run_rows_sum{gradient="false"} 16'));
    * ```
    */
-  recordRun(sample: RunSample): void {
+  recordRun(sample: RunRecord): void {
     const labels = `gradient=${label(String(sample.withGradient))}`;
     histogram(this.#runRows, labels, ROW_BUCKETS).observe(sample.rows);
     histogram(this.#runDurations, labels, RUN_DURATION_BUCKETS).observe(sample.seconds);
@@ -247,7 +246,7 @@ export class Metrics {
       head("petri_serve_queue_rows", "gauge", "Rows waiting for the next ONNX Runtime run.");
       out.push(`petri_serve_queue_rows ${number(queued())}`);
     }
-    const rss = this.#gauges.residentMemoryBytes ?? denoResidentMemory();
+    const rss = denoResidentMemory();
     if (rss) {
       head("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
       out.push(`process_resident_memory_bytes ${number(rss())}`);

@@ -40,11 +40,11 @@
 
 import type { OpsModel } from "../core/ops/model.ts";
 import type { InputRow } from "../core/runtime.ts";
-import { type BodyLimits, readBody } from "./body.ts";
+import { type BodyLimits, NotJsonError, parseJsonBytes, readBody } from "./body.ts";
 import { HttpError } from "./errors.ts";
-import { jsonResponse } from "./json.ts";
+import { jsonResponse, stringifyJson } from "./json.ts";
 import type { Readiness } from "./readiness.ts";
-import { countRows } from "./request_rows.ts";
+import { rowCounter } from "./request_rows.ts";
 
 /** What the protocol's metadata reports. */
 export interface OipInfo {
@@ -72,9 +72,30 @@ export interface Oip {
   fetch(route: OipRoute, request: Request): Promise<Response>;
 }
 
-const INPUTS = ["marking", "marking_mask", "values", "values_mask"] as const;
+/**
+ * The input tensors `infer` takes, in the graph contract's order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { INPUTS } from "./oip.ts";
+ * assert.deepEqual(INPUTS, ["marking", "marking_mask", "values", "values_mask"]);
+ * ```
+ */
+export const INPUTS = ["marking", "marking_mask", "values", "values_mask"] as const;
 type InputName = typeof INPUTS[number];
-const OUTPUTS = ["transitions", "places"] as const;
+
+/**
+ * The output tensors `infer` returns (all of them unless the request names some).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { OUTPUTS } from "./oip.ts";
+ * assert.deepEqual(OUTPUTS, ["transitions", "places"]);
+ * ```
+ */
+export const OUTPUTS = ["transitions", "places"] as const;
 
 /** A client error of the protocol, answered `{"error": message}`. */
 class OipError extends Error {
@@ -110,10 +131,16 @@ class OipError extends Error {
 export function createOip(model: OpsModel, info: OipInfo): Oip {
   const P = model.net.places.length;
   const T = model.net.transitions.length;
-  const ready = (body: Record<string, unknown>) =>
-    info.readiness.ready
-      ? jsonResponse(200, { ...body, ready: true })
-      : jsonResponse(503, { ...body, ready: false });
+  // The constant answers, written once; the readiness ones once per state.
+  const fixedJson = (status: number, body: unknown) => {
+    const text = stringifyJson(body);
+    return () => new Response(text, { status, headers: { "content-type": "application/json" } });
+  };
+  const ready = (body: Record<string, unknown>) => {
+    const yes = fixedJson(200, { ...body, ready: true });
+    const no = fixedJson(503, { ...body, ready: false });
+    return () => info.readiness.ready ? yes() : no();
+  };
   const tensor = (name: string, width: number) => ({ name, datatype: "FP32", shape: [-1, width] });
   const metadata = {
     name: info.name,
@@ -126,21 +153,20 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
     "/v2": {
       template: "/v2",
       methods: {
-        GET: () =>
-          jsonResponse(200, { name: "petri-serve", version: info.version, extensions: [] }),
+        GET: fixedJson(200, { name: "petri-serve", version: info.version, extensions: [] }),
       },
     },
     "/v2/health/live": {
       template: "/v2/health/live",
-      methods: { GET: () => jsonResponse(200, { live: true }) },
+      methods: { GET: fixedJson(200, { live: true }) },
     },
-    "/v2/health/ready": { template: "/v2/health/ready", methods: { GET: () => ready({}) } },
+    "/v2/health/ready": { template: "/v2/health/ready", methods: { GET: ready({}) } },
   };
   const modelRoutes: Record<string, OipRoute> = {
-    "": { template: "/v2/models/{name}", methods: { GET: () => jsonResponse(200, metadata) } },
+    "": { template: "/v2/models/{name}", methods: { GET: fixedJson(200, metadata) } },
     "/ready": {
       template: "/v2/models/{name}/ready",
-      methods: { GET: () => ready({ name: info.name }) },
+      methods: { GET: ready({ name: info.name }) },
     },
     "/infer": {
       template: "/v2/models/{name}/infer",
@@ -152,6 +178,7 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
     methods: {},
   };
   const MODEL = /^\/v2\/models\/([^/]+)(\/ready|\/infer)?$/;
+  const countRows = rowCounter(model);
 
   return {
     route(pathname) {
@@ -189,7 +216,7 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
             allow,
           });
         }
-        const response = await handler(request, countRows(model, request));
+        const response = await handler(request, countRows(request));
         return request.method === "HEAD" ? new Response(null, response) : response;
       } catch (error) {
         if (error instanceof OipError) return jsonResponse(error.status, { error: error.message });
@@ -238,9 +265,10 @@ async function infer(
   const bytes = await readBody(request, info.limits);
   let body: unknown;
   try {
-    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    body = parseJsonBytes(bytes);
   } catch (error) {
-    throw new OipError(400, `The body is not JSON: ${(error as Error).message}`);
+    if (!(error instanceof NotJsonError)) throw error;
+    throw new OipError(400, `The body is not JSON: ${error.message}`);
   }
   if (!isObject(body)) throw new OipError(400, "The body must be a JSON object with inputs");
   const { inputs, outputs, id } = body;

@@ -16,6 +16,7 @@
  * @module
  */
 
+import { INPUTS, OUTPUTS } from "./oip.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;
@@ -162,14 +163,13 @@ export function registerServingPaths(registry: Registry, info: ServingInfo): voi
 
   const P = info.places;
   const tensor = {
-    type: "object",
+    ...tensorMeta,
     properties: {
-      name: { type: "string" },
-      datatype: { const: "FP32" },
-      shape: { type: "array", items: { type: "integer" }, minItems: 2, maxItems: 2 },
+      ...tensorMeta.properties,
+      shape: { ...tensorMeta.properties.shape, minItems: 2, maxItems: 2 },
       data: { type: "array", description: "Row-major numbers (flat, or nested rows)" },
     },
-    required: ["name", "datatype", "shape", "data"],
+    required: [...tensorMeta.required, "data"],
   };
   const inferRequest = {
     type: "object",
@@ -177,14 +177,14 @@ export function registerServingPaths(registry: Registry, info: ServingInfo): voi
       id: { type: "string" },
       inputs: {
         type: "array",
-        description: "Any of marking, marking_mask, values, values_mask, each FP32 [B, P] with " +
+        description: `Any of ${INPUTS.join(", ")}, each FP32 [B, P] with ` +
           "columns in /schema's place order; an absent input is zeros; masks hold 0 or 1",
         items: tensor,
       },
       outputs: {
         type: "array",
         description: "Which outputs to return (default both)",
-        items: object({ name: { enum: ["transitions", "places"] } }),
+        items: object({ name: { enum: [...OUTPUTS] } }),
       },
     },
     required: ["inputs"],

@@ -36,20 +36,6 @@ export class Readiness {
   }
 
   /**
-   * True once {@link Readiness.drain} has been called.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Readiness } from "./readiness.ts";
-   * assert.equal(new Readiness().draining, false);
-   * ```
-   */
-  get draining(): boolean {
-    return this.#draining;
-  }
-
-  /**
    * Marks the server as draining; it never becomes ready again.
    *
    * @example
@@ -58,7 +44,7 @@ export class Readiness {
    * import { Readiness } from "./readiness.ts";
    * const readiness = new Readiness();
    * readiness.drain();
-   * assert.equal(readiness.draining, true);
+   * assert.equal(readiness.ready, false);
    * ```
    */
   drain(): void {

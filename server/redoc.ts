@@ -16,6 +16,7 @@
  * @module
  */
 
+import { type DocsAsset, lazyAsset } from "./docs.ts";
 import { escapeHtml } from "./escape_html.ts";
 
 /**
@@ -34,15 +35,6 @@ import { escapeHtml } from "./escape_html.ts";
 export const REDOC_CSP = "default-src 'self'; img-src 'self' data:; " +
   "style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; script-src 'self'";
 
-/** A static file served under `/redoc/`. */
-export interface RedocAsset {
-  readonly contentType: string;
-  /** The file's text, imported on first use. */
-  load(): Promise<string>;
-}
-
-let bundle: Promise<string> | undefined;
-
 /**
  * ReDoc's files served under `/redoc/`, by file name.
  *
@@ -54,20 +46,13 @@ let bundle: Promise<string> | undefined;
  * assert.ok(script!.length > 500_000); // about 1.1 MB
  * ```
  */
-export const REDOC_ASSETS: ReadonlyMap<string, RedocAsset> = new Map([[
+export const REDOC_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([[
   "redoc.standalone.js",
-  {
-    contentType: "text/javascript; charset=utf-8",
-    load() {
-      bundle ??= import("redoc/bundles/redoc.standalone.js", { with: { type: "text" } })
-        .then((module) => module.default)
-        .catch((error) => {
-          bundle = undefined; // let a later request try again
-          throw error;
-        });
-      return bundle;
-    },
-  },
+  lazyAsset(
+    "text/javascript; charset=utf-8",
+    async () =>
+      (await import("redoc/bundles/redoc.standalone.js", { with: { type: "text" } })).default,
+  ),
 ]]);
 
 /**

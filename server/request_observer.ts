@@ -1,7 +1,8 @@
 /**
  * Observes every answered request once: the metrics count it, and an optional sink (the access
- * log) gets its record. {@link observeRequests} wraps the app's handler; the route template comes
- * from the app, so the labels never hold raw paths.
+ * log) gets its record. {@link observeRequests} wraps the app's handler; the app resolves each
+ * request's path and route template once, before answering it, so the labels never hold raw
+ * paths and the route is found by one lookup.
  *
  * @example
  * ```ts
@@ -9,10 +10,11 @@
  * import { Metrics } from "./metrics.ts";
  * import { observeRequests } from "./request_observer.ts";
  * const metrics = new Metrics();
- * const fetch = observeRequests(() => Promise.resolve(new Response("ok")), {
- *   routeOf: () => "/healthz",
- *   metrics,
- * });
+ * const fetch = observeRequests(
+ *   () => ({ path: "/healthz", route: "/healthz" }),
+ *   () => Promise.resolve(new Response("ok")),
+ *   { metrics },
+ * );
  * await (await fetch(new Request("http://localhost/healthz"))).text();
  * assert.ok(metrics.render().includes('route="/healthz",status="200"} 1'));
  * ```
@@ -23,19 +25,25 @@
 import type { RequestRecord } from "./access_log.ts";
 import type { Metrics } from "./metrics.ts";
 import { rowsOf } from "./request_rows.ts";
-import { pathOf } from "./request_path.ts";
+
+/** A request's path and its route template (`unmatched` when none), as the app resolved them. */
+export interface ResolvedRequest {
+  /** The URL's path, as `new URL(url).pathname` gives it. */
+  readonly path: string;
+  /** The route template, for the metrics' labels and the access log. */
+  readonly route: string;
+}
 
 /** Where the observations go. */
 export interface Observers {
-  /** The route template of a path (`unmatched` when none). */
-  readonly routeOf: (path: string) => string;
   readonly metrics: Metrics;
   /** Gets one record per answered request (e.g. `accessLog.record`); must not throw. */
   readonly onRequest?: ((record: RequestRecord) => void) | undefined;
 }
 
 /**
- * `handle`, timed and recorded. `handle` must never reject (the app maps every error).
+ * `handle`, timed and recorded: `resolve` finds the request's path and route once, `handle`
+ * answers it with what `resolve` found and must never reject (the app maps every error).
  *
  * @example
  * ```ts
@@ -43,27 +51,28 @@ export interface Observers {
  * import { Metrics } from "./metrics.ts";
  * import { observeRequests } from "./request_observer.ts";
  * const statuses: number[] = [];
- * const fetch = observeRequests(() => Promise.resolve(new Response(null, { status: 204 })), {
- *   routeOf: (path) => path,
- *   metrics: new Metrics(),
- *   onRequest: (record) => statuses.push(record.status),
- * });
+ * const fetch = observeRequests(
+ *   () => ({ path: "/ping", route: "/ping", status: 204 }),
+ *   (_request, resolved) => Promise.resolve(new Response(null, { status: resolved.status })),
+ *   { metrics: new Metrics(), onRequest: (record) => statuses.push(record.status) },
+ * );
  * await fetch(new Request("http://localhost/ping"));
  * assert.deepEqual(statuses, [204]);
  * ```
  */
-export function observeRequests(
-  handle: (request: Request) => Promise<Response>,
+export function observeRequests<R extends ResolvedRequest>(
+  resolve: (request: Request) => R,
+  handle: (request: Request, resolved: R) => Promise<Response>,
   observers: Observers,
 ): (request: Request) => Promise<Response> {
-  const { routeOf, metrics, onRequest } = observers;
+  const { metrics, onRequest } = observers;
   return async (request) => {
     const time = Date.now();
     const started = performance.now();
-    const response = await handle(request);
+    const resolved = resolve(request);
+    const response = await handle(request, resolved);
     const seconds = (performance.now() - started) / 1000;
-    const path = pathOf(request);
-    const route = routeOf(path);
+    const { path, route } = resolved;
     const { method } = request;
     metrics.recordRequest({ method, route, status: response.status, seconds });
     onRequest?.({

@@ -2,7 +2,8 @@
  * The path of a request's URL, as `new URL(request.url).pathname` gives it, without parsing the
  * URL when it is plainly `scheme://authority/path` with a path of letters, digits, `/`, `_` and
  * `-` (every route of the server): such a path is already in the parser's normal form. The app
- * and its request observer each needed the path, and URL parsing showed in the profile.
+ * needs the path of every request (once, to resolve its route), and URL parsing showed in the
+ * profile.
  *
  * @example
  * ```ts

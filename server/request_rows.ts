@@ -1,18 +1,18 @@
 /**
- * Rows per request, for the access log: {@link countRows} wraps the model an operation runs on
- * so that every row it sends to the model is counted against the request, and
- * {@link rowsOf} reads the count once the request is answered. A `WeakMap` keyed by the
- * `Request` keeps concurrent requests apart with no context threading through `core/ops`.
+ * Rows per request, for the access log: {@link rowCounter} gives the operations a model whose
+ * `run` counts every row it sends against the request, and {@link rowsOf} reads the count once
+ * the request is answered. A `WeakMap` keyed by the `Request` keeps concurrent requests apart
+ * with no context threading through `core/ops`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { countRows, rowsOf } from "./request_rows.ts";
+ * import { rowCounter, rowsOf } from "./request_rows.ts";
  * import { loadOrt } from "../adapter/deno/ort.ts";
  * import { readBundle } from "../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const request = new Request("http://localhost/forward", { method: "POST" });
- * await countRows(model, request).run([{ marking: new Map() }], { withGradient: false });
+ * await rowCounter(model)(request).run([{ marking: new Map() }], { withGradient: false });
  * assert.equal(rowsOf(request), 1);
  * ```
  *
@@ -24,35 +24,38 @@ import type { OpsModel } from "../core/ops/model.ts";
 const rows = new WeakMap<Request, number>();
 
 /**
- * `model`, with `run` counting rows against `request`.
+ * For each request, `model` as the operations see it ({@link OpsModel}'s members only), with
+ * `run` counting rows against the request. `label` is bound once, here.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { countRows, rowsOf } from "./request_rows.ts";
+ * import { rowCounter, rowsOf } from "./request_rows.ts";
  * import { loadOrt } from "../adapter/deno/ort.ts";
  * import { readBundle } from "../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const request = new Request("http://localhost/");
- * const counted = countRows(model, request);
+ * const counted = rowCounter(model)(request);
  * assert.equal(rowsOf(request), 0); // counted from now on, even if nothing runs
  * assert.equal(counted.net, model.net); // everything but run is the model's own
  * ```
  */
-export function countRows(model: OpsModel, request: Request): OpsModel {
-  rows.set(request, rows.get(request) ?? 0);
-  const run: OpsModel["run"] = (batch, options) => {
-    rows.set(request, (rows.get(request) ?? 0) + batch.length);
-    return model.run(batch, options);
+export function rowCounter(model: OpsModel): (request: Request) => OpsModel {
+  const label = model.label.bind(model);
+  return (request) => {
+    rows.set(request, rows.get(request) ?? 0);
+    return {
+      net: model.net,
+      module: model.module,
+      parameters: model.parameters,
+      structure: model.structure,
+      label,
+      run(batch, options) {
+        rows.set(request, (rows.get(request) ?? 0) + batch.length);
+        return model.run(batch, options);
+      },
+    };
   };
-  // A proxy, not a copy: the model's other members (getters, private fields) stay its own.
-  return new Proxy(model, {
-    get(target, key) {
-      if (key === "run") return run;
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
 }
 
 /**
@@ -67,20 +70,4 @@ export function countRows(model: OpsModel, request: Request): OpsModel {
  */
 export function rowsOf(request: Request): number | undefined {
   return rows.get(request);
-}
-
-/**
- * Adds `n` rows to `request`'s count (for handlers that run a session directly).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { addRows, rowsOf } from "./request_rows.ts";
- * const request = new Request("http://localhost/");
- * addRows(request, 3);
- * assert.equal(rowsOf(request), 3);
- * ```
- */
-export function addRows(request: Request, n: number): void {
-  rows.set(request, (rows.get(request) ?? 0) + n);
 }
