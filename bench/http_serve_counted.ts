@@ -38,6 +38,6 @@ const counted = {
       ? Promise.resolve(Response.json({ runs, rows, seconds }))
       : app.fetch(request),
 };
-const running = listen(counted, { hostname: "127.0.0.1", port: 0, playground: false });
+const running = listen(counted, { hostname: "127.0.0.1", port: 0 });
 console.error(`serving ${name} on ${running.url} (ORT runs at ${running.url}/__runs)`);
 await running.finished;

@@ -42,8 +42,14 @@ import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, InputError } from "./command.ts";
+import { fileProblem, sameFile } from "./file_problems.ts";
 import { AtomicFile } from "./batch/atomic_file.ts";
-import { entryLayout, OUTPUT_FORMATS, type OutputFormat } from "./batch/entry_layout.ts";
+import {
+  type EntryLayout,
+  entryLayout,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+} from "./batch/entry_layout.ts";
 import { type EntrySink, openEntrySink } from "./batch/entry_sink.ts";
 import { measureBatchSize } from "./batch/measure_batch_size.ts";
 import { ByteCounter, Progress } from "./batch/progress.ts";
@@ -162,11 +168,19 @@ export const batchCommand: Command = {
       : await AtomicFile.create(settings.output);
     const stop = new AbortController();
     using _signals = file && onSignals(stop);
-    const sink = openEntrySink(file, entryLayout(settings.outputFormat), io.out);
+    const layout = entryLayout(settings.outputFormat);
+    const sink = openEntrySink(file, layout, io.out);
     const scoring = performance.now();
     let tally: Tally;
     try {
-      tally = await scoreFile(model, settings, { size, format, batchSize }, sink, stop.signal, io);
+      tally = await scoreFile(
+        model,
+        settings,
+        { size, format, batchSize },
+        { sink, layout },
+        stop.signal,
+        io,
+      );
     } catch (error) {
       await sink.abort();
       if (error instanceof Interrupted) {
@@ -240,7 +254,10 @@ async function traceFileSize(path: string): Promise<number> {
   try {
     info = await Deno.stat(path);
   } catch (error) {
-    throw new InputError(`${path}: ${fileProblem(error)}`);
+    const problem = error instanceof Deno.errors.PermissionDenied
+      ? "permission denied"
+      : fileProblem(error);
+    throw new InputError(`${path}: ${problem}`);
   }
   if (info.isDirectory) throw new InputError(`${path}: is a directory, not a trace file`);
   return info.size;
@@ -258,21 +275,9 @@ function traceFormat(settings: Settings): TraceFormat {
 /** The output must not be the traces file (it would be truncated while being read). */
 async function checkOutput(settings: Settings): Promise<void> {
   if (settings.output === undefined) return;
-  const [output, traces] = await Promise.all(
-    [settings.output, settings.traces].map((p) => Deno.realPath(p).catch(() => undefined)),
-  );
-  if (output !== undefined && output === traces) {
+  if (await sameFile(settings.output, [settings.traces])) {
     throw new UsageError(`--output ${settings.output} is the traces file itself`);
   }
-}
-
-function fileProblem(error: unknown): string {
-  if (error instanceof Deno.errors.NotFound) return "no such file";
-  if (error instanceof Deno.errors.PermissionDenied) return "permission denied";
-  if (error instanceof Deno.errors.NotCapable) {
-    return "no read permission (run deno with --allow-read)";
-  }
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -325,7 +330,7 @@ async function scoreFile(
   model: Model,
   settings: Settings,
   file: LogFile,
-  sink: EntrySink,
+  { sink, layout }: { readonly sink: EntrySink; readonly layout: EntryLayout },
   signal: AbortSignal,
   io: CliIo,
 ): Promise<Tally> {
@@ -343,7 +348,7 @@ async function scoreFile(
       batchSize: file.batchSize,
       depth: PIPELINE_DEPTH,
       shard: settings.shard,
-      layout: entryLayout(settings.outputFormat),
+      layout,
       signal,
       onProgress: (entries) => progress.traces = entries,
     });

@@ -22,7 +22,7 @@
 import { compileBundle } from "../core/bundle.ts";
 import { ModelDescriptionError, parseModelDescription } from "../core/net/parse.ts";
 import type { PetriModel } from "../core/net/types.ts";
-import { readPtFiles, writeBundle } from "../adapter/deno/bundle_files.ts";
+import { bundleKind, readPtFiles, writeBundle } from "../adapter/deno/bundle_files.ts";
 import { readPtModel } from "../core/pt/read_pt_model.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type Command, InputError } from "./command.ts";
@@ -78,7 +78,7 @@ export const compileCommand: Command = {
     }
     const given = flags["saved-at"] === undefined ? undefined : parseTime(flags["saved-at"]);
 
-    const { model, savedAt } = modelPath.endsWith(".pt")
+    const { model, savedAt } = bundleKind(modelPath) === "pt"
       ? readPtModel(await readPtFiles(modelPath))
       : { model: await readModel(modelPath), savedAt: undefined };
     const bundle = await compileBundle(model, { savedAt: given ?? savedAt ?? new Date() });

@@ -31,6 +31,7 @@
 
 import { parseArgs, UsageError } from "./args.ts";
 import { type Command, InputError } from "./command.ts";
+import { sameFile } from "./file_problems.ts";
 import { AtomicFile } from "./batch/atomic_file.ts";
 import { entryLayout } from "./batch/entry_layout.ts";
 import { openEntrySink } from "./batch/entry_sink.ts";
@@ -119,13 +120,8 @@ export const mergeCommand: Command = {
 
 /** The output must not be one of the parts (it would be replaced while being read). */
 async function checkOutput(output: string, paths: readonly string[]): Promise<void> {
-  const real = (p: string) => Deno.realPath(p).catch(() => undefined);
-  const target = await real(output);
-  if (target === undefined) return;
-  for (const path of paths) {
-    if ((await real(path)) === target) {
-      throw new UsageError(`--output ${output} is one of the parts`);
-    }
+  if (await sameFile(output, paths)) {
+    throw new UsageError(`--output ${output} is one of the parts`);
   }
 }
 

@@ -135,16 +135,15 @@ export const serveCommand: Command = {
       : bundleLocation(positionals[0]);
     const path = typeof location === "string" ? await resolveBundlePath(location) : location;
     const ort = flags["ort-in-process"] ? await loadOrt() : await loadWorkerOrt();
-    // The HTTP face's packages load while the model compiles (in the worker, on another core).
-    const packages = loadPackages();
-    packages.catch(() => {}); // createApp reports a missing package itself
+    // The HTTP face's packages load while the model compiles (in the worker, on another core);
+    // createApp awaits them (the import is cached) and reports a missing package itself.
+    loadPackages().catch(() => {});
     await using model = await readBundle(ort, path, {
       maxBatchRows,
       maxQueueDelayMs,
     });
-    await packages.catch(() => {});
     const readiness = new Readiness();
-    const accessLog = accessLogFlag === "on" ? new AccessLog(writeStdout) : undefined;
+    const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
     const { scenario_name: name, scenario_description: description } = model.sidecar;
     const app = await createApp(model, {
       ...(name ? { title: name } : {}),
@@ -158,7 +157,6 @@ export const serveCommand: Command = {
     const running = listen(app, {
       hostname: flags.host ?? "127.0.0.1",
       port,
-      playground: false, // mounted in the app, so the metrics and the access log see it
       drainMs,
       onDrain: () => readiness.drain(),
     });
@@ -175,11 +173,4 @@ function integerFlag(flag: string, text: string, min: number, max: number): numb
     throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got '${text}'`);
   }
   return value;
-}
-
-const encoder = new TextEncoder();
-
-function writeStdout(text: string): void {
-  const bytes = encoder.encode(text);
-  for (let at = 0; at < bytes.length;) at += Deno.stdout.writeSync(bytes.subarray(at));
 }

@@ -24,7 +24,7 @@ import { PACKAGE_VERSION } from "../core/version.ts";
 import { BundleError, type Model } from "../core/bundle.ts";
 import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
-import { playgroundHandler } from "../adapter/deno/serve_static.ts";
+import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
 
 const model = await load(Deno.env.get("PETRI_SERVE_BUNDLE"));
@@ -33,8 +33,8 @@ const app = await createApp(model, {
   ...(name ? { title: name } : {}),
   version: PACKAGE_VERSION,
   ...(description ? { description } : {}),
+  mount: [PLAYGROUND_PREFIX, playgroundHandler()],
 });
-const playground = playgroundHandler();
 
 async function load(location: string | undefined): Promise<Model> {
   try {
@@ -48,8 +48,4 @@ async function load(location: string | undefined): Promise<Model> {
 }
 
 /** The handler `deno serve` runs. */
-export default {
-  async fetch(request: Request): Promise<Response> {
-    return (await playground(request)) ?? await app.fetch(request);
-  },
-} satisfies Deno.ServeDefaultExport;
+export default { fetch: app.fetch } satisfies Deno.ServeDefaultExport;

@@ -1,7 +1,8 @@
 /**
  * Opening what the user picked in the browser: petri-serve's `.onnx` pair (checked by
  * `loadBundle`) or PETRA's own `.pt` pair (read without running anything from it and compiled
- * in memory by `loadPtBundle`, exactly as `cli.ts serve model.pt` does).
+ * in memory by `loadPtBundle`, exactly as `cli.ts serve model.pt` does). Loading is
+ * `core/open_bundle.ts`'s {@link openBundle}, re-exported here.
  *
  * @example
  * ```ts
@@ -13,13 +14,9 @@
  * @module
  */
 
-import { type BundleFiles, loadBundle, type LoadOptions, type Model } from "../core/bundle.ts";
-import { loadPtBundle } from "../core/pt/load_pt_bundle.ts";
-import type { PtBundleFiles } from "../core/pt/read_pt_model.ts";
-import type { OrtModule } from "../core/runtime.ts";
+import type { AnyBundleFiles } from "../core/open_bundle.ts";
 
-/** Either kind of bundle's files. */
-export type AnyBundleFiles = BundleFiles | PtBundleFiles;
+export { type AnyBundleFiles, openBundle } from "../core/open_bundle.ts";
 
 /**
  * The model file's name (`NAME.onnx` or `NAME.pt`).
@@ -33,27 +30,4 @@ export type AnyBundleFiles = BundleFiles | PtBundleFiles;
  */
 export function bundleFileName(files: AnyBundleFiles): string {
   return "pt" in files ? files.ptName : files.onnxName;
-}
-
-/**
- * Loads either kind of bundle.
- *
- * @throws {import("../core/bundle.ts").BundleError} naming the file at fault.
- *
- * @example
- * ```ts
- * import * as ort from "onnxruntime-web";
- * import { openBundle } from "./open_bundle.ts";
- * declare const files: import("./open_bundle.ts").AnyBundleFiles;
- * await using model = await openBundle(ort, files);
- * ```
- */
-export async function openBundle(
-  ort: OrtModule,
-  files: AnyBundleFiles,
-  options: LoadOptions = {},
-): Promise<Model> {
-  return "pt" in files
-    ? await loadPtBundle(ort, files, options)
-    : await loadBundle(ort, files, options);
 }

@@ -24,6 +24,7 @@
  */
 
 import { WASM_FILES } from "../../web/backends.ts";
+import { EXAMPLE_BUNDLE_URL, SIDECAR_SUFFIX } from "./bundle_files.ts";
 import { stableChunkNames } from "./stable_chunk_names.ts";
 
 /** The limit on the site's JavaScript (all chunks, before gzip; the `.wasm` files excluded). */
@@ -59,7 +60,6 @@ export interface BuiltSite {
 
 const ROOT = new URL("../../", import.meta.url);
 const WEB = new URL("web/", ROOT);
-const EXAMPLE = new URL("examples/credit_approval_coloured/credit_approval_coloured.onnx", ROOT);
 const STATIC_FILES = ["index.html", "style.css"];
 
 /**
@@ -92,7 +92,7 @@ export async function buildWeb(options: BuildOptions = {}): Promise<BuiltSite> {
   for (const file of Object.values(WASM_FILES)) {
     await Deno.copyFile(ortFile(file), `${outDir}/ort/${file}`);
   }
-  for (const url of [EXAMPLE, new URL(EXAMPLE.href + ".meta.json")]) {
+  for (const url of [EXAMPLE_BUNDLE_URL, new URL(EXAMPLE_BUNDLE_URL.href + SIDECAR_SUFFIX)]) {
     const name = url.pathname.split("/").pop()!;
     await Deno.copyFile(url, `${outDir}/examples/${name}`);
   }

@@ -18,9 +18,9 @@
  * @module
  */
 
-import { BundleError, loadBundle, type LoadOptions, type Model } from "../../core/bundle.ts";
+import { BundleError, type LoadOptions, type Model } from "../../core/bundle.ts";
 import type { OrtModule } from "../../core/runtime.ts";
-import { loadPtBundle } from "../../core/pt/load_pt_bundle.ts";
+import { type AnyBundleFiles, openBundle } from "../../core/open_bundle.ts";
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
 import { concatBytes } from "../../core/concat_bytes.ts";
 import { messageOf } from "../../core/bundle/bundle_error.ts";
@@ -147,8 +147,8 @@ export async function resolveBundlePath(path: string): Promise<string> {
 
 /**
  * Reads a bundle (a `.onnx` or `.pt` path, a directory holding one bundle, or a URL of either
- * file) and loads it: `.onnx` with {@link loadBundle}, `.pt` with `loadPtBundle` (read
- * without running anything from the file, then compiled in memory).
+ * file) and loads it with `core/open_bundle.ts`: `.onnx` with `loadBundle`, `.pt` with
+ * `loadPtBundle` (read without running anything from the file, then compiled in memory).
  *
  * @throws {BundleError} naming the missing, unreadable or invalid file.
  *
@@ -166,29 +166,28 @@ export async function readBundle(
   path: string | URL,
   options: LoadOptions = {},
 ): Promise<Model> {
-  let onnxName: string;
+  let modelName: string;
   let sidecarName: string;
   let read: (name: string) => Promise<Uint8Array>;
   if (path instanceof URL && path.protocol !== "file:") {
-    onnxName = path.href;
+    modelName = path.href;
     const sidecar = new URL(path);
-    // Beside the .onnx file, so that a query string (a signed URL) stays at the end.
+    // Beside the model file, so that a query string (a signed URL) stays at the end.
     sidecar.pathname += SIDECAR_SUFFIX;
     sidecarName = sidecar.href;
     read = fetchFile;
   } else {
-    onnxName = await resolveBundlePath(path instanceof URL ? fileUrlPath(path) : path);
-    sidecarName = onnxName + SIDECAR_SUFFIX;
+    modelName = await resolveBundlePath(path instanceof URL ? fileUrlPath(path) : path);
+    sidecarName = modelName + SIDECAR_SUFFIX;
     read = readLocalFile;
   }
-  const onnx = await read(onnxName);
-  const sidecar = new TextDecoder().decode(await read(sidecarName));
+  const { bytes, sidecar } = await readPair(read, modelName, sidecarName);
   // A URL's kind is its path's (a signed URL's query string comes after the name).
-  const kindOf = path instanceof URL && path.protocol !== "file:" ? path.pathname : onnxName;
-  if (bundleKind(kindOf) === "pt") {
-    return await loadPtBundle(ort, { pt: onnx, sidecar, ptName: onnxName, sidecarName }, options);
-  }
-  return await loadBundle(ort, { onnx, sidecar, onnxName, sidecarName }, options);
+  const kindOf = path instanceof URL && path.protocol !== "file:" ? path.pathname : modelName;
+  const files: AnyBundleFiles = bundleKind(kindOf) === "pt"
+    ? { pt: bytes, sidecar, ptName: modelName, sidecarName }
+    : { onnx: bytes, sidecar, onnxName: modelName, sidecarName };
+  return await openBundle(ort, files, options);
 }
 
 /**
@@ -208,9 +207,19 @@ export async function readBundle(
  */
 export async function readPtFiles(path: string): Promise<PtBundleFiles> {
   const sidecarName = path + SIDECAR_SUFFIX;
-  const pt = await readLocalFile(path);
-  const sidecar = new TextDecoder().decode(await readLocalFile(sidecarName));
-  return { pt, sidecar, ptName: path, sidecarName };
+  const { bytes, sidecar } = await readPair(readLocalFile, path, sidecarName);
+  return { pt: bytes, sidecar, ptName: path, sidecarName };
+}
+
+/** Reads a bundle's model file, then its sidecar as text, with `read`. */
+async function readPair(
+  read: (name: string) => Promise<Uint8Array>,
+  modelName: string,
+  sidecarName: string,
+): Promise<{ readonly bytes: Uint8Array; readonly sidecar: string }> {
+  const bytes = await read(modelName);
+  const sidecar = new TextDecoder().decode(await read(sidecarName));
+  return { bytes, sidecar };
 }
 
 /** Where {@link writeBundle} put the two files. */

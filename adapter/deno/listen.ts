@@ -1,7 +1,7 @@
 /**
  * Runs a fetch handler on a real socket with the lifecycle `serve` promises: binds
- * 127.0.0.1 by default, mounts the playground under `/playground`, and on SIGINT or SIGTERM
- * drains without losing a request that a client has sent, then resolves.
+ * 127.0.0.1 by default, and on SIGINT or SIGTERM drains without losing a request that a client
+ * has sent, then resolves. Mount the playground in the app (`createApp`'s `mount` option).
  *
  * What Deno 2.9's `Deno.serve` does on `shutdown()` (checked with raw keep-alive sockets):
  * it closes the listening socket and, at once, every idle keep-alive connection, so a request
@@ -25,10 +25,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { listen } from "./listen.ts";
- * const running = listen({ fetch: () => Promise.resolve(new Response("ok")) }, {
- *   port: 0,
- *   playground: false,
- * });
+ * const running = listen({ fetch: () => Promise.resolve(new Response("ok")) }, { port: 0 });
  * assert.equal(await (await fetch(`${running.url}/anything`)).text(), "ok");
  * await running.stop();
  * await running.finished;
@@ -38,7 +35,6 @@
  */
 
 import { ConnectionLedger } from "./connection_ledger.ts";
-import { playgroundHandler } from "./serve_static.ts";
 
 /** The drain's default deadline in ms. */
 export const DEFAULT_DRAIN_MS = 10_000;
@@ -59,8 +55,6 @@ export interface ListenOptions {
    * abandoned, in ms (default 1 s).
    */
   readonly idleMs?: number;
-  /** Serve the built playground at `/playground` (default true). */
-  readonly playground?: boolean;
   /** Called once when the drain begins (e.g. `readiness.drain()`), before any other step. */
   readonly onDrain?: () => void;
 }
@@ -88,7 +82,7 @@ const POLL_MS = 20;
  * import assert from "node:assert/strict";
  * import { listen } from "./listen.ts";
  * const app = { fetch: (request: Request) => Promise.resolve(new Response(request.method)) };
- * const running = listen(app, { hostname: "127.0.0.1", port: 0, playground: false });
+ * const running = listen(app, { hostname: "127.0.0.1", port: 0 });
  * assert.equal(await (await fetch(running.url, { method: "DELETE" })).text(), "DELETE");
  * // `running.finished` resolves after stop() or SIGINT / SIGTERM.
  * await running.stop();
@@ -98,7 +92,6 @@ export function listen(
   app: { fetch(request: Request): Promise<Response> },
   options: ListenOptions = {},
 ): Running {
-  const playground = options.playground === false ? undefined : playgroundHandler();
   const idleMs = options.idleMs ?? 1000;
   const ledger = new ConnectionLedger();
   let draining = false;
@@ -110,14 +103,10 @@ export function listen(
     ledger.begin(key);
     let closing = request.headers.get("connection")?.toLowerCase() === "close";
     try {
-      const response = (await playground?.(request)) ?? await app.fetch(request);
+      const response = await app.fetch(request);
       if (!draining) return response;
       closing = true;
       return withConnectionClose(response);
-    } catch (error) {
-      // app.fetch answers every error itself; only the static files can get here.
-      console.error(error);
-      return Response.json({ detail: "Internal Server Error" }, { status: 500 });
     } finally {
       ledger.end(key, performance.now(), closing || draining, idleMs);
     }

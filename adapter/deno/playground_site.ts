@@ -9,7 +9,8 @@
  * `import.meta.resolve` of the npm package gives the file in Deno's npm cache wherever the
  * importing module lives. The `.wasm` files are binary, and Deno 2.9's `bytes` imports are
  * still unstable, so they are streamed from that file (read permission, which `serve` has). The
- * example `.onnx` is read from beside this module (a file in a clone, fetched from JSR).
+ * example `.onnx` is `EXAMPLE_BUNDLE_URL`, read from beside the module (a file in a clone,
+ * fetched from JSR).
  *
  * @example
  * ```ts
@@ -23,14 +24,10 @@
  */
 
 import { PLAYGROUND_SCRIPTS } from "./playground_bundle.ts";
+import { EXAMPLE_BUNDLE_URL } from "./bundle_files.ts";
 
 /** A file's body: text, or a byte stream read on request. */
 export type FileBody = string | ReadableStream<Uint8Array>;
-
-const EXAMPLE_ONNX = new URL(
-  "../../examples/credit_approval_coloured/credit_approval_coloured.onnx",
-  import.meta.url,
-);
 
 /**
  * Every file of the playground by its path below `/playground/`; each loader runs per request.
@@ -63,7 +60,7 @@ export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = ne
     "ort/ort-wasm-simd-threaded.asyncify.wasm",
     () => readUrl(import.meta.resolve("onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm")),
   ],
-  ["examples/credit_approval_coloured.onnx", () => readUrl(EXAMPLE_ONNX.href)],
+  ["examples/credit_approval_coloured.onnx", () => readUrl(EXAMPLE_BUNDLE_URL.href)],
   [
     "examples/credit_approval_coloured.onnx.meta.json",
     async () =>

@@ -57,8 +57,6 @@ export interface EntryScore {
  * ```
  */
 export interface EntryLayout {
-  /** The format's name. */
-  readonly format: OutputFormat;
   /** A scored trace's entry (no separator around it). */
   scored(index: number, attributes: ReadonlyMap<string, string>, score: EntryScore): string;
   /** A failed trace's entry (no separator around it). */
@@ -142,7 +140,6 @@ function objectText<V>(
 }
 
 const JSON_LAYOUT: EntryLayout = {
-  format: "json",
   scored: (index, attributes, score) =>
     `  {\n    "attributes": ${indented(attributes, pythonString)},\n` +
     `    "per_transition_residuals": ${residualsText(score, JSON_KEYS)},\n` +
@@ -161,7 +158,6 @@ function indented<V>(map: ReadonlyMap<string, V>, value: (v: V) => string): stri
 }
 
 const JSONL_LAYOUT: EntryLayout = {
-  format: "jsonl",
   scored: (index, attributes, score) =>
     `{"attributes":${compact(attributes, pythonString)},` +
     `"per_transition_residuals":${residualsText(score, JSONL_KEYS)},` +

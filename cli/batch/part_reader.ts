@@ -25,6 +25,7 @@
  */
 
 import { InputError } from "../command.ts";
+import { fileProblem } from "../file_problems.ts";
 import type { OutputFormat } from "./entry_layout.ts";
 
 /** One entry of a part. */
@@ -239,11 +240,7 @@ export class PartReader implements AsyncDisposable {
 }
 
 function readProblem(error: unknown): string {
-  if (error instanceof Deno.errors.NotFound) return "no such file";
   if (error instanceof Deno.errors.IsADirectory) return "is a directory, not a part file";
-  if (error instanceof Deno.errors.NotCapable) {
-    return "no read permission (run deno with --allow-read)";
-  }
   if (error instanceof TypeError) return "not UTF-8 text";
-  return error instanceof Error ? error.message : String(error);
+  return fileProblem(error);
 }

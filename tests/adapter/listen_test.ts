@@ -39,7 +39,7 @@ Deno.test("Deno.serve keeps a connection open after a Connection: close response
 
 Deno.test("listen() drains: an open connection is answered with Connection: close, a new one gets 503", async () => {
   let drained = 0;
-  const running = listen(ok, { port: 0, playground: false, onDrain: () => drained++ });
+  const running = listen(ok, { port: 0, onDrain: () => drained++ });
   const port = Number(new URL(running.url).port);
   using open = await RawConnection.open(port);
   assert.equal(complete(await open.request("GET", "/")).headers.get("connection"), undefined);
@@ -62,7 +62,7 @@ Deno.test("listen() drains: an open connection is answered with Connection: clos
 });
 
 Deno.test("listen() waits for an idle keep-alive connection up to idleMs before closing", async () => {
-  const running = listen(ok, { port: 0, playground: false, idleMs: 300 });
+  const running = listen(ok, { port: 0, idleMs: 300 });
   using idle = await RawConnection.open(Number(new URL(running.url).port));
   complete(await idle.request("GET", "/"));
   const started = performance.now();

@@ -113,7 +113,7 @@ Deno.test("Concurrent HTTP requests share ORT runs of a worker session", async (
     sidecarName: "model.onnx.meta.json",
   });
   const app = await createApp(model);
-  const running = listen(app, { hostname: "127.0.0.1", port: 0, playground: false });
+  const running = listen(app, { hostname: "127.0.0.1", port: 0 });
   const runs: RunRecord[] = [];
   const stop = model.session.observe((run) => runs.push(run));
   try {

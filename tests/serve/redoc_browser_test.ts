@@ -30,7 +30,7 @@ Deno.test({
     await using model = await readBundle(ort, EXAMPLE_BUNDLE_URL);
     const title = model.sidecar.scenario_name!;
     const app = await createApp(model, { title, version: PACKAGE_VERSION });
-    const running = listen(app, { hostname: "127.0.0.1", port: 0, playground: false });
+    const running = listen(app, { hostname: "127.0.0.1", port: 0 });
     try {
       const port = new URL(running.url).port;
       const origin = `http://${HOST}:${port}`;
