@@ -14,6 +14,8 @@
 
 import { parseArgs } from "node:util";
 import { startServerProcess } from "../tests/serve/server_process.ts";
+import { median } from "./stats.ts";
+import { runWrk } from "./wrk.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -23,23 +25,16 @@ const BODY = JSON.stringify({
   input_marking: { p_submitted: 1 },
   input_values: { p_submitted: 4000 },
 });
-const script = await Deno.makeTempFile({ suffix: ".lua" });
-await Deno.writeTextFile(
-  script,
-  `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["content-type"] = "application/json"\n`,
-);
 
 async function wrk(origin: string): Promise<number> {
-  const output = await new Deno.Command("/usr/bin/wrk", {
-    args: ["-t1", "-c16", `-d${values.seconds}s`, "-s", script, `${origin}/forward`],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(output.stdout);
-  const match = /Requests\/sec:\s+([\d.]+)/.exec(text);
-  if (!output.success || !match) throw new Error(`wrk failed: ${text}`);
-  if (/Non-2xx/.test(text)) throw new Error(`wrk saw errors: ${text}`);
-  return Number(match[1]);
+  const result = await runWrk(`${origin}/forward`, [BODY], {
+    connections: 16,
+    seconds: Number(values.seconds),
+  });
+  if (result.statusErrors > 0) {
+    throw new Error(`wrk saw ${result.statusErrors} answers that were not 2xx or 3xx`);
+  }
+  return result.requestsPerSecond;
 }
 
 const SERVE = ["run", "-A", "cli.ts", "serve", "--port", "0"];
@@ -56,9 +51,7 @@ on.kill("SIGTERM");
 off.kill("SIGTERM");
 const lines = (await on.finished()).stdout.split("\n").length - 1;
 await off.finished();
-await Deno.remove(script);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log("| access log | req/s per round | median |");
 console.log("|---|---|---|");
 for (const [name, xs] of Object.entries(rates)) {

@@ -14,6 +14,7 @@
 
 import { parseArgs } from "node:util";
 import { startServerProcess } from "../tests/serve/server_process.ts";
+import { median } from "./stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -44,11 +45,6 @@ async function firstAnswer(args: string[], cwd?: string): Promise<[number, numbe
   server.kill("SIGTERM");
   await server.finished();
   return [healthMs, forwardMs];
-}
-
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 const echoFile = await Deno.makeTempFile({ suffix: ".ts" });

@@ -20,13 +20,33 @@ export interface RunResult {
 
 const ROOT = new URL("../", import.meta.url);
 
-/** Runs `deno ARGS…` from the repository root with no stdin and no colours. */
-export async function runDeno(args: readonly string[]): Promise<RunResult> {
+/** What else {@link runDeno} sets in the subprocess. */
+export interface RunOptions {
+  /** Environment variables added to the inherited environment (and `NO_COLOR=1`). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Runs `deno ARGS…` from the repository root with no stdin and no colours.
+ *
+ * @example
+ * ```ts
+ * import { runDeno } from "./run_deno.ts";
+ * const { code } = await runDeno(["eval", "Deno.exit(Number(Deno.env.get('CODE')))"], {
+ *   env: { CODE: "3" },
+ * });
+ * code; // 3
+ * ```
+ */
+export async function runDeno(
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: [...args],
     cwd: ROOT,
     stdin: "null",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...options.env },
   }).output();
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };

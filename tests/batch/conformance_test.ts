@@ -10,25 +10,35 @@
 
 import assert from "node:assert/strict";
 import {
+  assertBatchMatchesScore,
   assertMatchesPetra,
-  assertSummary,
   batch,
   compileTo,
-  CONFORMANCE,
   withTempDir,
 } from "./helpers.ts";
+import {
+  CONFORMANCE,
+  readConformanceDescription,
+  RECORDED_MODELS,
+  SCORE_FILES,
+} from "../conformance/fixtures.ts";
 
-const PAIRS: readonly [string, string][] = [
-  ["traces.json", "score.json"],
-  ["traces.csv", "score_csv.json"],
-  ["traces.xes", "score_xes.json"],
-];
-
-const models = [...Deno.readDirSync(CONFORMANCE)]
-  .filter((entry) => entry.isDirectory)
-  .map((entry) => entry.name)
-  .filter((name) => existsSync(new URL(`${name}/score.json`, CONFORMANCE)))
-  .sort();
+Deno.test("batch reproduces PETRA's score output for every conformance model", async (t) => {
+  assert.ok(RECORDED_MODELS.length >= 5, `found ${RECORDED_MODELS.length} conformance models`);
+  await withTempDir(async (dir) => {
+    for (const model of RECORDED_MODELS) {
+      const folder = new URL(`${model}/`, CONFORMANCE);
+      const bundle = await compileTo(dir, model, await readConformanceDescription(model));
+      for (const [traceFile, scoreFile] of SCORE_FILES) {
+        // Every conformance model ships all three formats (conformance/README.md).
+        assert.ok(existsSync(new URL(traceFile, folder)), `${model}/${traceFile} is missing`);
+        await t.step(`${model}/${traceFile}`, async () => {
+          await assertBatchMatchesScore(bundle, folder, traceFile, scoreFile);
+        });
+      }
+    }
+  });
+});
 
 function existsSync(url: URL): boolean {
   try {
@@ -39,35 +49,10 @@ function existsSync(url: URL): boolean {
   }
 }
 
-Deno.test("batch reproduces PETRA's score output for every conformance model", async (t) => {
-  assert.ok(models.length >= 5, `found ${models.length} conformance models`);
-  await withTempDir(async (dir) => {
-    for (const model of models) {
-      const folder = new URL(`${model}/`, CONFORMANCE);
-      const description = JSON.parse(await Deno.readTextFile(new URL("model.json", folder)));
-      const bundle = await compileTo(dir, model, description);
-      for (const [traceFile, scoreFile] of PAIRS) {
-        const traces = new URL(traceFile, folder);
-        // Every conformance model ships all three formats (conformance/README.md).
-        assert.ok(existsSync(traces), `${model}/${traceFile} is missing`);
-        await t.step(`${model}/${traceFile}`, async () => {
-          const result = await batch([bundle, "--traces", traces.pathname]);
-          assert.equal(result.code, 0, result.stderr);
-          const expected = await Deno.readTextFile(new URL(scoreFile, folder));
-          assertMatchesPetra(result.stdout, expected);
-          const entries = JSON.parse(expected) as { error?: string }[];
-          const errors = entries.filter((e) => e.error !== undefined).length;
-          assertSummary(result.stderr, entries.length, errors);
-        });
-      }
-    }
-  });
-});
-
 Deno.test("batch reads a gzipped XES log (.xes.gz) as PETRA does", async () => {
   await withTempDir(async (dir) => {
     const folder = new URL("credit_approval_coloured/", CONFORMANCE);
-    const description = JSON.parse(await Deno.readTextFile(new URL("model.json", folder)));
+    const description = await readConformanceDescription("credit_approval_coloured");
     const bundle = await compileTo(dir, "credit", description);
     const gz = `${dir}/traces.XES.gz`;
     const xes = await Deno.open(new URL("traces.xes", folder));

@@ -159,3 +159,32 @@ export function assertMatchesPetra(ours: string, theirs: string, atol = 1e-5): v
     assert.equal(/[.eE]/.test(text), /[.eE]/.test(theirNumbers[i]!), `number ${i}: ${text}`);
   });
 }
+
+/**
+ * Runs `batch BUNDLE --traces FOLDER/TRACE_FILE` and checks that it succeeds, prints PETRA's
+ * `FOLDER/SCORE_FILE` (by {@link assertMatchesPetra}) and ends with a summary line counting its
+ * traces and error entries.
+ *
+ * @example
+ * ```ts
+ * import { assertBatchMatchesScore } from "./helpers.ts";
+ * import { CONFORMANCE } from "../conformance/fixtures.ts";
+ * const folder = new URL("paint_shop/", CONFORMANCE);
+ * const bundle = new URL("model.pt", folder).pathname;
+ * await assertBatchMatchesScore(bundle, folder, "traces.csv", "score_csv.json");
+ * ```
+ */
+export async function assertBatchMatchesScore(
+  bundle: string,
+  folder: URL,
+  traceFile: string,
+  scoreFile: string,
+): Promise<void> {
+  const result = await batch([bundle, "--traces", new URL(traceFile, folder).pathname]);
+  assert.equal(result.code, 0, result.stderr);
+  const expected = await Deno.readTextFile(new URL(scoreFile, folder));
+  assertMatchesPetra(result.stdout, expected);
+  const entries = JSON.parse(expected) as { error?: string }[];
+  const errors = entries.filter((e) => e.error !== undefined).length;
+  assertSummary(result.stderr, entries.length, errors);
+}

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { main } from "../../cli.ts";
 import { compileTo, CONFORMANCE, withTempDir } from "./helpers.ts";
-import { RECORDED_MODELS } from "../conformance/fixtures.ts";
+import { readConformanceDescription, RECORDED_MODELS } from "../conformance/fixtures.ts";
 // ORT's one-time set-up, outside any test (see tests/ort.ts).
 import "../ort.ts";
 
@@ -44,8 +44,7 @@ Deno.test("merge of batch --shard I/N outputs equals one whole run, for every lo
   await withTempDir(async (dir) => {
     for (const model of RECORDED_MODELS) {
       const folder = new URL(`${model}/`, CONFORMANCE);
-      const description = JSON.parse(await Deno.readTextFile(new URL("model.json", folder)));
-      const bundle = await compileTo(dir, model, description);
+      const bundle = await compileTo(dir, model, await readConformanceDescription(model));
       for (const log of LOGS) {
         const traces = new URL(log, folder).pathname;
         await t.step(`${model}/${log}`, async () => {
@@ -80,8 +79,7 @@ Deno.test("batch --output-format jsonl writes the json entries, one compact entr
   await withTempDir(async (dir) => {
     for (const model of RECORDED_MODELS) {
       const folder = new URL(`${model}/`, CONFORMANCE);
-      const description = JSON.parse(await Deno.readTextFile(new URL("model.json", folder)));
-      const bundle = await compileTo(dir, model, description);
+      const bundle = await compileTo(dir, model, await readConformanceDescription(model));
       for (const log of LOGS) {
         const traces = new URL(log, folder).pathname;
         const json = await ok(["batch", bundle, "--traces", traces, "-q"]);

@@ -21,7 +21,10 @@
  * @module
  */
 
+import { fail } from "node:assert/strict";
+import { parseModelDescription } from "../../core/net/parse.ts";
 import { quoteId } from "../../core/net/quote_id.ts";
+import { netStructure } from "../../core/net/structure.ts";
 
 /** One recorded exchange (one line of exchanges.jsonl). */
 export interface Exchange {
@@ -106,6 +109,63 @@ export function exchangeRequest(exchange: Exchange, origin: string): Request | u
  */
 export function describeExchange(exchange: Exchange): string {
   return `#${exchange.i} ${exchange.method} ${exchange.path} (${exchange.note ?? ""})`;
+}
+
+/**
+ * The facts {@link checkExchange} needs about the net of a model description (a recorded
+ * `model.json`, parsed JSON).
+ *
+ * @example
+ * ```ts
+ * import { exchangeContext } from "./check_exchange.ts";
+ * import { readConformanceDescription } from "./fixtures.ts";
+ * exchangeContext(await readConformanceDescription("rest_serving")).sourcePlaces;
+ * ```
+ */
+export function exchangeContext(description: unknown): CheckContext {
+  return {
+    sourcePlaces: new Set(netStructure(parseModelDescription(description).net).sourcePlaces),
+  };
+}
+
+/**
+ * Replays `exchanges` over HTTP against a running server at `origin`, one test step per
+ * exchange (skipped exchanges are ignored steps); a step fails with the mismatches
+ * {@link checkExchange} found.
+ *
+ * @example
+ * ```ts
+ * import { exchangeContext, readExchanges, replayExchanges } from "./check_exchange.ts";
+ * import { CONFORMANCE, readConformanceDescription } from "./fixtures.ts";
+ * declare const t: Deno.TestContext;
+ * declare const origin: string; // e.g. "http://127.0.0.1:8000"
+ * const context = exchangeContext(await readConformanceDescription("paint_shop"));
+ * const exchanges = await readExchanges(new URL("paint_shop/", CONFORMANCE));
+ * await replayExchanges(t, exchanges, origin, context);
+ * ```
+ */
+export async function replayExchanges(
+  t: Deno.TestContext,
+  exchanges: readonly Exchange[],
+  origin: string,
+  context: CheckContext,
+): Promise<void> {
+  for (const exchange of exchanges) {
+    await t.step({
+      name: describeExchange(exchange),
+      ignore: exchange.expect.compare === "skip",
+      fn: async () => {
+        const response = await fetch(exchangeRequest(exchange, origin)!);
+        const problems = await checkExchange(exchange, response, context);
+        if (problems.length > 0) {
+          fail(
+            `${describeExchange(exchange)}\n${problems.join("\n")}\n` +
+              `exchange: ${JSON.stringify(exchange)}`,
+          );
+        }
+      },
+    });
+  }
 }
 
 /**

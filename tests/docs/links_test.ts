@@ -9,6 +9,7 @@
  */
 
 import assert from "node:assert/strict";
+import { trackedFiles } from "../layout/standalone.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -20,7 +21,7 @@ interface Link {
 }
 
 Deno.test("every relative link in README.md and docs/ resolves to a published, tracked file", async (t) => {
-  const tracked = new Set(await trackedFiles());
+  const tracked = new Set(await trackedFiles(ROOT));
   const excluded = await publishExcludes();
   const pages = [...tracked].filter((path) =>
     path === "README.md" || /^docs\/[^/]+\.md$/.test(path)
@@ -140,18 +141,6 @@ function headingSlugs(text: string): Set<string> {
     slugs.add(seen === 0 ? base : `${base}-${seen}`);
   }
   return slugs;
-}
-
-/** Paths git tracks, relative to the repository root. */
-async function trackedFiles(): Promise<string[]> {
-  const output = await new Deno.Command("git", {
-    args: ["ls-files", "-z", "--cached"],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(output.success, new TextDecoder().decode(output.stderr));
-  return new TextDecoder().decode(output.stdout).split("\0").filter((path) => path !== "");
 }
 
 /** `deno.json`'s `publish.exclude`, each a folder (ending in `/`) or a file. */

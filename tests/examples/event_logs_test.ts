@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { batch } from "../batch/helpers.ts";
 import { runDeno } from "../run_deno.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -33,15 +34,7 @@ interface Entry {
 Deno.test("every example event log is scored by cli.ts batch, one entry per trace", async (t) => {
   for (const [bundle, log] of LOGS) {
     await t.step(log, async () => {
-      const result = await runDeno([
-        "run",
-        "--allow-read",
-        "cli.ts",
-        "batch",
-        bundle,
-        "--traces",
-        log,
-      ]);
+      const result = await batch([bundle, "--traces", log]);
       assert.equal(result.code, 0, result.stderr);
       const entries: Entry[] = JSON.parse(result.stdout);
       assertEntries(entries, await countTraces(log));
@@ -68,15 +61,7 @@ Deno.test("the README's batch commands run as written on the example logs", asyn
 
 Deno.test("the JSON credit log shows an error entry for the trace without an amount", async () => {
   const log = "examples/credit_approval_coloured/loans.json";
-  const result = await runDeno([
-    "run",
-    "--allow-read",
-    "cli.ts",
-    "batch",
-    "examples/credit_approval_coloured",
-    "--traces",
-    log,
-  ]);
+  const result = await batch(["examples/credit_approval_coloured", "--traces", log]);
   assert.equal(result.code, 0, result.stderr);
   const entries: Entry[] = JSON.parse(result.stdout);
   const failed = entries.filter((entry) => entry.error !== undefined);

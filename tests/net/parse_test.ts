@@ -7,7 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
+import {
+  CONFORMANCE,
+  readConformanceDescription,
+  RECORDED_MODELS,
+} from "../conformance/fixtures.ts";
 import {
   describeModel,
   ModelDescriptionError,
@@ -165,8 +169,7 @@ Deno.test("parseModelDescription() reads every conformance model and describeMod
   for (const name of RECORDED_MODELS) {
     count++;
     await t.step(name, async () => {
-      const text = await Deno.readTextFile(new URL(`${name}/model.json`, CONFORMANCE));
-      const original = JSON.parse(text);
+      const original = await readConformanceDescription(name);
       const model = parseModelDescription(original);
       const described = describeModel(model);
       assert.deepEqual(parseModelDescription(JSON.parse(JSON.stringify(described))), model);

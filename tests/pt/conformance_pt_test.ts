@@ -9,53 +9,30 @@
  */
 
 import assert from "node:assert/strict";
-import { parseModelDescription } from "../../core/net/parse.ts";
-import { netStructure } from "../../core/net/structure.ts";
-import { assertMatchesPetra, assertSummary, batch } from "../batch/helpers.ts";
-import {
-  checkExchange,
-  describeExchange,
-  exchangeRequest,
-  readExchanges,
-} from "../conformance/check_exchange.ts";
+import { assertBatchMatchesScore } from "../batch/helpers.ts";
+import { exchangeContext, readExchanges, replayExchanges } from "../conformance/check_exchange.ts";
 import { runDeno } from "../run_deno.ts";
 import { startServerProcess } from "../serve/server_process.ts";
-import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
+import {
+  CONFORMANCE,
+  readConformanceDescription,
+  RECORDED_MODELS,
+  SCORE_FILES,
+} from "../conformance/fixtures.ts";
 
 const SERVE = ["run", "-A", "cli.ts", "serve"];
-
-const PAIRS: readonly [string, string][] = [
-  ["traces.json", "score.json"],
-  ["traces.csv", "score_csv.json"],
-  ["traces.xes", "score_xes.json"],
-];
 
 for (const name of RECORDED_MODELS) {
   Deno.test(`cli.ts serve ${name}/model.pt answers every recorded exchange`, async (t) => {
     const folder = new URL(`${name}/`, CONFORMANCE);
-    const description = JSON.parse(await Deno.readTextFile(new URL("model.json", folder)));
-    const context = {
-      sourcePlaces: new Set(netStructure(parseModelDescription(description).net).sourcePlaces),
-    };
+    const context = exchangeContext(await readConformanceDescription(name));
     const exchanges = await readExchanges(folder);
     assert.ok(exchanges.length > 0);
     // One model is served through its directory (it holds model.pt as its only bundle).
     const bundle = name === "rest_serving" ? folder.pathname : new URL("model.pt", folder).pathname;
     await using server = await startServerProcess([...SERVE, bundle, "--port", "0"]);
     assert.match(server.firstLine, /^serving \S+ on http:\/\/127\.0\.0\.1:\d+/);
-    for (const exchange of exchanges) {
-      await t.step({
-        name: describeExchange(exchange),
-        ignore: exchange.expect.compare === "skip",
-        fn: async () => {
-          const response = await fetch(exchangeRequest(exchange, server.origin)!);
-          const problems = await checkExchange(exchange, response, context);
-          if (problems.length > 0) {
-            assert.fail(`${problems.join("\n")}\nexchange: ${JSON.stringify(exchange)}`);
-          }
-        },
-      });
-    }
+    await replayExchanges(t, exchanges, server.origin, context);
     server.kill("SIGTERM");
     assert.equal((await server.finished()).code, 0);
   });
@@ -65,14 +42,9 @@ Deno.test("cli.ts batch MODEL.pt prints PETRA's score output for every model", a
   for (const name of RECORDED_MODELS) {
     const folder = new URL(`${name}/`, CONFORMANCE);
     const pt = new URL("model.pt", folder).pathname;
-    for (const [traceFile, scoreFile] of PAIRS) {
+    for (const [traceFile, scoreFile] of SCORE_FILES) {
       await t.step(`${name}/${traceFile}`, async () => {
-        const result = await batch([pt, "--traces", new URL(traceFile, folder).pathname]);
-        assert.equal(result.code, 0, result.stderr);
-        const expected = await Deno.readTextFile(new URL(scoreFile, folder));
-        assertMatchesPetra(result.stdout, expected);
-        const entries = JSON.parse(expected) as { error?: string }[];
-        assertSummary(result.stderr, entries.length, entries.filter((e) => e.error).length);
+        await assertBatchMatchesScore(pt, folder, traceFile, scoreFile);
       });
     }
   }

@@ -3,12 +3,54 @@
  * (each REDUCE would create a marker file), opcodes outside the subset, misuse of allowed
  * globals, `__proto__` keys, deep nesting, a huge memo, compressed (zip-bomb) and oversized
  * entries, a damaged entry, missing and malformed parts. Each case names the reason its refusal must give.
+ * Also the recorded files of `tests/fixtures/conformance/hostile_pt/` with the reasons their
+ * refusals must give in process and through the CLI, and the marker file the recorded attack
+ * would create.
  *
  * @module
  */
 
 import { zipSync } from "fflate";
 import { fixtureEntries, Pickle, torchZip } from "./pickles.ts";
+
+/**
+ * The file the recorded `hostile_pt/exec_os_system.pt` would create if its pickle ran
+ * (`posix.system("touch /tmp/petri-serve-pwned")`).
+ */
+export const MARKER = "/tmp/petri-serve-pwned";
+
+/** One recorded file of `tests/fixtures/conformance/hostile_pt/` and what its refusal must match. */
+export interface RecordedHostile {
+  readonly file: string;
+  /** What `readPtModel`'s error must match (./hostile_test.ts). */
+  readonly inProcess: RegExp;
+  /** What the CLI's one stderr line must match (./hostile_cli_test.ts). */
+  readonly cli: RegExp;
+}
+
+/** The four recorded hostile files. */
+export const RECORDED_HOSTILE: readonly RecordedHostile[] = [
+  {
+    file: "exec_os_system.pt",
+    inProcess: /pickle global 'posix system' is not allowed/,
+    cli: /pickle global 'posix system' is not allowed/,
+  },
+  {
+    file: "raw_not_a_zip.pt",
+    inProcess: /is not a torch\.save zip archive/,
+    cli: /is not a torch\.save zip archive/,
+  },
+  {
+    file: "state_dict_only.pt",
+    inProcess: /the pickle holds a dict, not a PETRA PetriNetModule/,
+    cli: /not a PETRA PetriNetModule/,
+  },
+  {
+    file: "truncated.pt",
+    inProcess: /not a zip file, or a truncated one/,
+    cli: /a truncated one/,
+  },
+];
 
 /** One hostile file and the reason its refusal must state. */
 export interface HostileCase {

@@ -9,19 +9,12 @@
 
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
-import { hostileCases } from "./hostile_cases.ts";
+import { hostileCases, MARKER, RECORDED_HOSTILE } from "./hostile_cases.ts";
 import { CONFORMANCE } from "../conformance/fixtures.ts";
 import { fixtureSidecar } from "./pickles.ts";
 
 const HOSTILE = new URL("hostile_pt/", CONFORMANCE);
 const TRACES = new URL("rest_serving/traces.json", CONFORMANCE).pathname;
-
-const SHARED: readonly [string, RegExp][] = [
-  ["exec_os_system.pt", /pickle global 'posix system' is not allowed/],
-  ["raw_not_a_zip.pt", /is not a torch\.save zip archive/],
-  ["state_dict_only.pt", /not a PETRA PetriNetModule/],
-  ["truncated.pt", /a truncated one/],
-];
 
 const COMMANDS: Readonly<Record<string, (path: string) => string[]>> = {
   serve: (path) => ["run", "-A", "cli.ts", "serve", path, "--port", "0"],
@@ -42,9 +35,8 @@ function assertRefused(
 }
 
 Deno.test("serve, inspect and batch refuse every file of hostile_pt/ with one line", async (t) => {
-  const marker = "/tmp/petri-serve-pwned";
-  await Deno.remove(marker).catch(() => {});
-  for (const [file, reason] of SHARED) {
+  await Deno.remove(MARKER).catch(() => {});
+  for (const { file, cli: reason } of RECORDED_HOSTILE) {
     const path = new URL(file, HOSTILE).pathname;
     for (const [command, args] of Object.entries(COMMANDS)) {
       await t.step(`${command} ${file}`, async () => {
@@ -52,7 +44,7 @@ Deno.test("serve, inspect and batch refuse every file of hostile_pt/ with one li
       });
     }
   }
-  await assert.rejects(Deno.stat(marker), Deno.errors.NotFound);
+  await assert.rejects(Deno.stat(MARKER), Deno.errors.NotFound);
 });
 
 const SELECTED = [

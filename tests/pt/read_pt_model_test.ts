@@ -15,7 +15,11 @@ import { describePetraModule } from "../../core/pt/describe_petra_module.ts";
 import { PyGlobal, type PyObject, PyTuple } from "../../core/pt/pickle_values.ts";
 import { readPtModel } from "../../core/pt/read_pt_model.ts";
 import { unpickle } from "../../core/pt/unpickle.ts";
-import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
+import {
+  CONFORMANCE,
+  readConformanceDescription,
+  RECORDED_MODELS,
+} from "../conformance/fixtures.ts";
 import { fixtureEntries, fixtureSidecar, renameStrings, torchZip } from "./pickles.ts";
 
 const SAVED_AT = new Date("2026-11-21T13:06:14Z");
@@ -30,7 +34,7 @@ async function readFixture(model: string) {
 }
 
 async function modelJson(model: string): Promise<Record<string, Record<string, unknown>>> {
-  return JSON.parse(await Deno.readTextFile(new URL(`${model}/model.json`, CONFORMANCE)));
+  return await readConformanceDescription(model) as Record<string, Record<string, unknown>>;
 }
 
 /** Float32 bits of a number, so "equal" means bit-equal, -0 and NaN included. */

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { AccessLog, formatLine } from "../../server/access_log.ts";
 import { startServerProcess } from "./server_process.ts";
+import { runDeno } from "../run_deno.ts";
 
 const LINE =
   /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (GET|POST) (\S+) (\d{3}) (\d+\.\d{3})ms (rows=\d+|-)$/;
@@ -111,12 +112,7 @@ Deno.test("cli.ts serve --access-log off writes nothing on stdout; a bad value e
   assert.equal(exit.code, 0);
   assert.equal(exit.stdout, "");
 
-  const bad = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "cli.ts", "serve", "--access-log", "maybe"],
-    cwd: new URL("../../", import.meta.url),
-    stdout: "null",
-    stderr: "piped",
-  }).output();
+  const bad = await runDeno(["run", "-A", "cli.ts", "serve", "--access-log", "maybe"]);
   assert.equal(bad.code, 2);
-  assert.match(new TextDecoder().decode(bad.stderr), /--access-log must be on or off, got 'maybe'/);
+  assert.match(bad.stderr, /--access-log must be on or off, got 'maybe'/);
 });

@@ -7,8 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { startServerProcess } from "./server_process.ts";
-import { ROOT } from "./server_process.ts";
+import { runDeno } from "../run_deno.ts";
+import { ROOT, startServerProcess } from "./server_process.ts";
 
 const MAIN = ["serve", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"];
 const ADDRESS = { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0" };
@@ -32,15 +32,8 @@ function fileServer() {
 }
 
 /** Runs `deno serve server/main.ts` expecting it to fail at start-up. */
-async function failedStart(bundle: string) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: MAIN,
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "null",
-    env: { ...ADDRESS, NO_COLOR: "1", PETRI_SERVE_BUNDLE: bundle },
-  }).output();
-  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+function failedStart(bundle: string) {
+  return runDeno(MAIN, { env: { ...ADDRESS, PETRI_SERVE_BUNDLE: bundle } });
 }
 
 Deno.test("deno serve server/main.ts loads PETRI_SERVE_BUNDLE from an http URL", async () => {

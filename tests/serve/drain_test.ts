@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { complete, RawConnection, type RawResponse } from "./raw_http.ts";
 import { startServerProcess } from "./server_process.ts";
+import { runDeno } from "../run_deno.ts";
 
 const CLIENTS = 16;
 /** Each client stops after this many requests at most, so the test is bounded. */
@@ -168,15 +169,7 @@ Deno.test("cli.ts serve --drain-ms bounds the drain: a request still in flight a
 });
 
 Deno.test("cli.ts serve refuses a --drain-ms that is not a whole number of ms", async () => {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "cli.ts", "serve", "--drain-ms", "soon"],
-    cwd: new URL("../../", import.meta.url),
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const output = await runDeno(["run", "-A", "cli.ts", "serve", "--drain-ms", "soon"]);
   assert.equal(output.code, 2);
-  assert.match(
-    new TextDecoder().decode(output.stderr),
-    /--drain-ms must be an integer from 0 to 3600000, got 'soon'/,
-  );
+  assert.match(output.stderr, /--drain-ms must be an integer from 0 to 3600000, got 'soon'/);
 });

@@ -9,16 +9,13 @@
 
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
-import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
-import { netStructure } from "../../core/net/structure.ts";
-import { parseModelDescription } from "../../core/net/parse.ts";
-import { assertInputFailure, compileTo } from "../batch/helpers.ts";
 import {
-  checkExchange,
-  describeExchange,
-  exchangeRequest,
-  readExchanges,
-} from "../conformance/check_exchange.ts";
+  CONFORMANCE,
+  readConformanceDescription,
+  RECORDED_MODELS,
+} from "../conformance/fixtures.ts";
+import { assertInputFailure, compileTo } from "../batch/helpers.ts";
+import { exchangeContext, readExchanges, replayExchanges } from "../conformance/check_exchange.ts";
 import {
   type Exit,
   ROOT,
@@ -44,34 +41,14 @@ Deno.test("the conformance data holds the five models", () => {
 
 for (const name of RECORDED_MODELS) {
   Deno.test(`cli.ts serve answers every recorded exchange of ${name} over HTTP`, async (t) => {
-    const description = JSON.parse(
-      await Deno.readTextFile(new URL(`${name}/model.json`, CONFORMANCE)),
-    );
-    const context = {
-      sourcePlaces: new Set(netStructure(parseModelDescription(description).net).sourcePlaces),
-    };
+    const description = await readConformanceDescription(name);
     const exchanges = await readExchanges(new URL(`${name}/`, CONFORMANCE));
     await using dir = await tempDir();
     const bundle = await compileTo(dir.path, name, description);
     await using server = await startServerProcess([...SERVE, bundle, "--port", "0"]);
     assert.match(server.firstLine, SERVING_LINE);
 
-    for (const exchange of exchanges) {
-      await t.step({
-        name: describeExchange(exchange),
-        ignore: exchange.expect.compare === "skip",
-        fn: async () => {
-          const response = await fetch(exchangeRequest(exchange, server.origin)!);
-          const problems = await checkExchange(exchange, response, context);
-          if (problems.length > 0) {
-            assert.fail(
-              `${describeExchange(exchange)}\n${problems.join("\n")}\n` +
-                `exchange: ${JSON.stringify(exchange)}`,
-            );
-          }
-        },
-      });
-    }
+    await replayExchanges(t, exchanges, server.origin, exchangeContext(description));
 
     server.kill("SIGTERM");
     const exit = await server.finished();

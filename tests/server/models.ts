@@ -19,7 +19,10 @@ import { parseModelDescription } from "../../core/net/parse.ts";
 import type { PetriModel } from "../../core/net/types.ts";
 import { ORT } from "../ort.ts";
 
-import { CONFORMANCE } from "../conformance/fixtures.ts";
+import { readConformanceDescription } from "../conformance/fixtures.ts";
+
+/** Re-exported for the tests that import it from here. */
+export { readConformanceDescription };
 
 /**
  * Compiles a model description (JSON) and opens it.
@@ -52,19 +55,6 @@ export async function openPetriModel(petriModel: PetriModel): Promise<Model> {
     onnxName: "model.onnx",
     sidecarName: "model.onnx.meta.json",
   });
-}
-
-/**
- * Reads `conformance/NAME/model.json`.
- *
- * @example
- * ```ts
- * import { readConformanceDescription } from "./models.ts";
- * (await readConformanceDescription("rest_serving")).format; // "petri-net-model/1"
- * ```
- */
-export async function readConformanceDescription(name: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await Deno.readTextFile(new URL(`${name}/model.json`, CONFORMANCE)));
 }
 
 /**

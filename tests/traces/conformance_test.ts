@@ -8,13 +8,16 @@
  */
 
 import assert from "node:assert/strict";
-import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
+import {
+  CONFORMANCE,
+  readConformanceDescription,
+  RECORDED_MODELS,
+  SCORE_FILES,
+} from "../conformance/fixtures.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { compareIds } from "../../core/net/types.ts";
 import { readTraces } from "../../core/traces/read.ts";
 import { resolveTraceInputs, SpecError, specErrorEntry } from "../../core/traces/specs.ts";
-
-const ROOT = CONFORMANCE;
 
 interface ScoreEntry {
   trace_index: number;
@@ -22,24 +25,16 @@ interface ScoreEntry {
   error?: string;
 }
 
-const PAIRS: [string, string][] = [
-  ["traces.json", "score.json"],
-  ["traces.csv", "score_csv.json"],
-  ["traces.xes", "score_xes.json"],
-];
-
-const models = RECORDED_MODELS;
-
 async function readJson(url: URL): Promise<unknown> {
   return JSON.parse(await Deno.readTextFile(url));
 }
 
 Deno.test("trace readers and spec resolution agree with PETRA's score output", async (t) => {
-  assert.ok(models.length >= 5, `found ${models.length} conformance models`);
-  for (const model of models) {
-    const dir = new URL(`${model}/`, ROOT);
-    const description = parseModelDescription(await readJson(new URL("model.json", dir)));
-    for (const [traceFile, scoreFile] of PAIRS) {
+  assert.ok(RECORDED_MODELS.length >= 5, `found ${RECORDED_MODELS.length} conformance models`);
+  for (const model of RECORDED_MODELS) {
+    const dir = new URL(`${model}/`, CONFORMANCE);
+    const description = parseModelDescription(await readConformanceDescription(model));
+    for (const [traceFile, scoreFile] of SCORE_FILES) {
       await t.step(`${model}/${traceFile}`, async () => {
         const expected = await readJson(new URL(scoreFile, dir)) as ScoreEntry[];
         const open = () => Deno.openSync(new URL(traceFile, dir)).readable;

@@ -2,8 +2,7 @@
  * The playground under test: {@link startSite} serves the packaged playground (the committed
  * bundle, as `cli.ts serve` serves it with no build step) at `/playground/` next to the HTTP
  * service of the same example model, on 127.0.0.1 and a free port. Every request the page makes
- * is to this one origin. {@link builtSite} builds the static-site variant once per test process
- * (into a temporary directory, removed when the process ends) for the tests of that build.
+ * is to this one origin.
  *
  * @example
  * ```ts
@@ -19,7 +18,6 @@ import "../ort.ts";
 import * as ort from "onnxruntime-web";
 import { loadBundle, type Model } from "../../core/bundle.ts";
 import { createApp } from "../../server/mod.ts";
-import { buildWeb, type BuiltSite } from "../../adapter/deno/build_web.ts";
 import { playgroundHandler } from "../../adapter/deno/serve_static.ts";
 
 /** The example bundle the page loads by default. */
@@ -27,33 +25,6 @@ export const EXAMPLE_ONNX = new URL(
   "../../examples/credit_approval_coloured/credit_approval_coloured.onnx",
   import.meta.url,
 );
-
-let built: Promise<BuiltSite> | undefined;
-
-/**
- * Builds the site once; later calls share the build.
- *
- * @example
- * ```ts
- * import { builtSite } from "./site.ts";
- * (await builtSite()).jsBytes;
- * ```
- */
-export function builtSite(): Promise<BuiltSite> {
-  if (!built) {
-    built = Deno.makeTempDir({ prefix: "petri-playground-" }).then((dir) => {
-      globalThis.addEventListener("unload", () => {
-        try {
-          Deno.removeSync(dir, { recursive: true });
-        } catch {
-          // Already gone.
-        }
-      });
-      return buildWeb({ outDir: dir });
-    });
-  }
-  return built;
-}
 
 /** A running server: the playground at `/playground/` and the HTTP service beside it. */
 export interface Site extends AsyncDisposable {

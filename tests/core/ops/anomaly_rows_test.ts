@@ -9,17 +9,14 @@
 import assert from "node:assert/strict";
 import { type AnomalyRequest, scoreTraces } from "../../../core/ops/anomaly.ts";
 import { scoreRows } from "../../../core/ops/anomaly_rows.ts";
-import { openModel } from "../../server/models.ts";
-import { CONFORMANCE, RECORDED_MODELS } from "../../conformance/fixtures.ts";
+import { loadConformanceModel } from "../../server/models.ts";
+import { RECORDED_MODELS } from "../../conformance/fixtures.ts";
 
 Deno.test("scoreRows() equals scoreTraces() on every conformance model", async (t) => {
   assert.ok(RECORDED_MODELS.length >= 5);
   for (const name of RECORDED_MODELS) {
     await t.step(name, async () => {
-      const description = JSON.parse(
-        await Deno.readTextFile(new URL(`${name}/model.json`, CONFORMANCE)),
-      );
-      await using model = await openModel(description);
+      await using model = await loadConformanceModel(name);
       const labels = model.net.transitions.map((id) => model.label(id));
       const places = model.net.places;
       const requests: AnomalyRequest[] = labels.map((label, i) => ({
