@@ -7,13 +7,17 @@
  * forever for a client that stopped; a `Connection: close` header on the answer (which Deno
  * even adds itself in that case) does not change that, and neither does cancelling the
  * request's body stream. The one thing that makes it close the connection is an answer body
- * stream that fails. So {@link closingResponse} sends the answer's body as a stream that,
- * after its last byte, fails with {@link ConnectionEnd}: the client gets the status, the
- * headers and every byte of the body, in one chunk, and then the end of the connection, but not
- * the empty chunk that would end a chunked body, so a strict client (fetch's `text()`, curl)
- * reports the body as cut short. `listen.ts` uses it for a 408, whose client has stalled
- * mid-body: leaving such a connection open would let a client hold a descriptor for as long
- * as it likes.
+ * stream that fails, and only while no read of the request's body is pending: with one
+ * pending, the connection stays open even after that read is done. So {@link closingResponse}
+ * sends the answer's body as a stream that, after its last byte and once the given `after`
+ * has settled (the request body's pending read is done), fails with {@link ConnectionEnd}: the
+ * client gets the status, the headers and every byte of the body, in one chunk, and then the
+ * end of the connection, but not the empty chunk that would end a chunked body, so a strict
+ * client (fetch's `text()`, curl) reports the body as cut short. `listen.ts` uses it for a
+ * 408, whose client has stalled mid-body: leaving such a connection open would let a client
+ * hold a descriptor for as long as it likes. A client that sends nothing more at all keeps
+ * its read pending, so its connection stays open until it closes it (as does one that sends
+ * half a request head): only a proxy's timeouts end those.
  *
  * @example
  * ```ts
@@ -53,8 +57,8 @@ export class ConnectionEnd extends Error {
 
 /**
  * `response` with the same status and headers (`Connection: close` added, `Content-Length`
- * dropped), whose body fails with {@link ConnectionEnd} after its last byte, so that
- * `Deno.serve` closes the connection; see the module doc.
+ * dropped), whose body fails with {@link ConnectionEnd} after its last byte and once `after`
+ * has settled, so that `Deno.serve` closes the connection; see the module doc.
  *
  * @example
  * ```ts
@@ -64,7 +68,10 @@ export class ConnectionEnd extends Error {
  * await assert.rejects(answer.body!.getReader().read(), { name: "ConnectionEnd" });
  * ```
  */
-export function closingResponse(response: Response): Response {
+export function closingResponse(
+  response: Response,
+  after: Promise<unknown> = Promise.resolve(),
+): Response {
   const headers = new Headers(response.headers);
   headers.set("connection", "close");
   headers.delete("content-length");
@@ -72,8 +79,9 @@ export function closingResponse(response: Response): Response {
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = reader ? await reader.read() : { done: true as const };
-      if (next.done) controller.error(new ConnectionEnd());
-      else controller.enqueue(next.value);
+      if (!next.done) return controller.enqueue(next.value);
+      await after.catch(() => {});
+      controller.error(new ConnectionEnd());
     },
     cancel: (reason) => reader?.cancel(reason),
   });

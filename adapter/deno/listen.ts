@@ -27,7 +27,7 @@
  * of descriptors), its socket closes for good and the process would exit: the socket is
  * reopened instead (`reopening_server.ts`), and `finished` rejects only when that is
  * impossible. And a 408 (a body that stalled) leaves its connection open: it is closed
- * (`closing_response.ts`).
+ * once the client sends anything more (`closing_response.ts`).
  *
  * @example
  * ```ts
@@ -124,7 +124,7 @@ export function listen(
       const response = await app.fetch(request);
       if (response.status === 408) {
         closing = true;
-        return closingResponse(response);
+        return closingResponse(response, uploadStopped(request));
       }
       if (!draining) return response;
       closing = true;
@@ -178,6 +178,19 @@ export function listen(
     broke(error);
   });
   return { url: `http://${host}:${port}`, finished, stop };
+}
+
+/**
+ * Settles once no read of `request`'s body is pending any more (see `closing_response.ts`): the
+ * app let go of a stalled body (`body.ts` releases its reader at a 408), so one more read
+ * settles when the client sends its next bytes (or its connection fails); then the body is
+ * cancelled. A body the app still holds is left alone.
+ */
+async function uploadStopped(request: Request): Promise<void> {
+  if (request.body === null || request.body.locked) return;
+  const reader = request.body.getReader();
+  await reader.read().catch(() => {});
+  await reader.cancel().catch(() => {});
 }
 
 /** Waits for `promise`, but at most `ms` (its failure is ignored). */
