@@ -100,8 +100,8 @@ console.log(onnx.length > 0 ? "compiled" : "empty");
       );
       const alone = await ortOnly.deno(["run", "--allow-read", "main.ts"]);
       assert.equal(succeeded("onnxruntime-web alone", alone), "function\n");
-    // onnxruntime-web's own dependency protobufjs has an install script: the box is ORT's.
-    assert.match(ignoredScripts(alone.stderr).join(" "), /^npm:protobufjs@7\.\S+$/);
+      // onnxruntime-web's own dependency protobufjs has an install script: the box is ORT's.
+      assert.match(ignoredScripts(alone.stderr).join(" "), /^npm:protobufjs@7\.\S+$/);
       await using both = await denoConsumer(
         { "main.ts": useOrt + compile, "model.json": description },
         await denoAddImports(`deno add jsr:${name} ${ORT}`),
