@@ -1,8 +1,8 @@
 /**
- * The README's library section as the consumer tests use it: its code blocks, each file by the
- * `title` on its fence (` ```ts title="service.ts" `), and its `deno add` lines turned into the
- * `imports` that `deno add` writes (JSR itself is not reached: the consumer projects link this
- * checkout instead, see `consumer_project.ts`).
+ * The README's library section as the consumer tests use it: its code blocks, each file by
+ * the `title` on its fence (`title="service.ts"` after the language), and its `deno add` lines
+ * turned into the `imports` that `deno add` writes (JSR itself is not reached: the consumer
+ * projects link this checkout instead, see `consumer_project.ts`).
  *
  * @example
  * ```ts
