@@ -40,13 +40,16 @@ const answers = await runCases(ort, cases, async (name) => ({
 process.stdout.write(JSON.stringify(answers));
 `;
 
-const hasNode = (() => {
+/** Whether `command --version` runs. */
+function installed(command: string): boolean {
   try {
-    return new Deno.Command("node", { args: ["--version"] }).outputSync().success;
+    return new Deno.Command(command, { args: ["--version"] }).outputSync().success;
   } catch {
     return false;
   }
-})();
+}
+
+const hasNode = installed("node") && installed("npm");
 
 /** `npm install ...packages` in the project, offline when npm's cache has them. */
 async function npmInstall(
