@@ -36,6 +36,7 @@ export {
   DEFAULT_MAX_REQUEST_ROWS,
   DEFAULT_MAX_TRACE_EVENTS,
   defaultMaxResponseBytes,
+  type NetWidths,
   type RequestLimits,
 } from "./request_limits.ts";
 export { AccessLog, type AccessLogOptions, type RequestRecord } from "./access_log.ts";
