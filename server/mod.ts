@@ -32,4 +32,11 @@ export { type ErrorLogger, HttpError, ValidationError } from "./errors.ts";
 export { MissingPackageError, type PackageLoaders } from "./packages.ts";
 export type { ZodToOpenApiModule } from "./packages.ts";
 export { Readiness } from "./readiness.ts";
+export {
+  DEFAULT_MAX_REQUEST_ROWS,
+  DEFAULT_MAX_TRACE_EVENTS,
+  defaultMaxResponseBytes,
+  type NetWidths,
+  type RequestLimits,
+} from "./request_limits.ts";
 export { AccessLog, type AccessLogOptions, type RequestRecord } from "./access_log.ts";
