@@ -35,6 +35,13 @@ export { type ErrorLogger, HttpError, ValidationError } from "./errors.ts";
 export { MissingPackageError, type PackageLoaders } from "./packages.ts";
 export type { ZodToOpenApiModule } from "./packages.ts";
 export { Readiness } from "./readiness.ts";
+export {
+  DEFAULT_MAX_REQUEST_ROWS,
+  DEFAULT_MAX_TRACE_EVENTS,
+  defaultMaxResponseBytes,
+  type NetWidths,
+  type RequestLimits,
+} from "./request_limits.ts";
 export { AccessLog, type AccessLogOptions, type RequestRecord } from "./access_log.ts";
 
 // The core's types that the server's API names, so that this entry point documents them too.
