@@ -34,6 +34,12 @@ import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { DEFAULT_MAX_BATCH_ROWS } from "../core/runtime.ts";
+import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
+import {
+  DEFAULT_MAX_REQUEST_ROWS,
+  DEFAULT_MAX_TRACE_EVENTS,
+  MIN_DEFAULT_MAX_RESPONSE_BYTES,
+} from "../server/request_limits.ts";
 
 const OPTIONS = {
   host: { type: "string" },
@@ -45,11 +51,15 @@ const OPTIONS = {
   "ort-in-process": { type: "boolean" },
   "drain-ms": { type: "string" },
   "body-timeout-ms": { type: "string" },
+  "max-trace-events": { type: "string" },
+  "max-request-rows": { type: "string" },
+  "max-response-bytes": { type: "string" },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
                     [--access-log on|off] [--drain-ms MS] [--body-timeout-ms MS]
+                    [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
@@ -84,6 +94,15 @@ Options:
   --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then the listener closes
                         and what is still in flight is cut (default ${DEFAULT_DRAIN_MS}; keep it under
                         the orchestrator's grace period, e.g. Kubernetes' 30 s)
+  --max-trace-events N  most events in one /anomaly trace, more get 413 (default
+                        ${DEFAULT_MAX_TRACE_EVENTS}: more than a 1 MiB body can hold)
+  --max-request-rows N  most model rows one request runs, more get 413: the rows of a /v2 infer
+                        (default ${DEFAULT_MAX_REQUEST_ROWS}, as many as a 1 MiB body can hold; at least
+                        ${MAX_SEARCH_ROWS}, the most a /counterfactual search runs)
+  --max-response-bytes N
+                        largest /v2 infer answer, estimated before the run at 26 bytes per number;
+                        larger ones get 413 (default ${MIN_DEFAULT_MAX_RESPONSE_BYTES} bytes, more on a net with
+                        many more transitions than places: enough for any infer within 1 MiB)
   -h, --help            show this help
 `;
 
@@ -137,6 +156,15 @@ export const serveCommand: Command = {
       1,
       3_600_000,
     );
+    const limitFlag = (name: keyof typeof OPTIONS, min: number) => {
+      const text = flags[name];
+      return typeof text === "string"
+        ? integerFlag(`--${name}`, text, min, Number.MAX_SAFE_INTEGER)
+        : undefined;
+    };
+    const maxTraceEvents = limitFlag("max-trace-events", 1);
+    const maxRequestRows = limitFlag("max-request-rows", MAX_SEARCH_ROWS);
+    const maxResponseBytes = limitFlag("max-response-bytes", 1);
     const accessLogFlag = flags["access-log"] ?? "on";
     if (accessLogFlag !== "on" && accessLogFlag !== "off") {
       throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
@@ -161,6 +189,9 @@ export const serveCommand: Command = {
       version: PACKAGE_VERSION,
       ...(description ? { description } : {}),
       maxBodyBytes,
+      maxTraceEvents,
+      maxRequestRows,
+      maxResponseBytes,
       bodyTimeoutMs,
       readiness,
       mount: [PLAYGROUND_PREFIX, playgroundHandler()],

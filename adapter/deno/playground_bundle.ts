@@ -19,25 +19,25 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
-    "chunk-LR2SUWDX.js",
+    "chunk-VLIIDUDM.js",
     async () =>
-      (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-VLIIDUDM.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",
     async () => (await import("../../web/bundle/main.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "ort.wasm.bundle.min-DKN3THJK.js",
+    "ort.wasm.bundle.min-IJH33TCN.js",
     async () =>
-      (await import("../../web/bundle/ort.wasm.bundle.min-DKN3THJK.js.txt", {
+      (await import("../../web/bundle/ort.wasm.bundle.min-IJH33TCN.js.txt", {
         with: { type: "text" },
       })).default,
   ],
   [
-    "ort.webgpu.bundle.min-SXNXTCKG.js",
+    "ort.webgpu.bundle.min-JHEUU7AZ.js",
     async () =>
-      (await import("../../web/bundle/ort.webgpu.bundle.min-SXNXTCKG.js.txt", {
+      (await import("../../web/bundle/ort.webgpu.bundle.min-JHEUU7AZ.js.txt", {
         with: { type: "text" },
       })).default,
   ],
