@@ -24,8 +24,9 @@ import {
   resolveBundlePath,
 } from "../adapter/deno/bundle_files.ts";
 import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
+import { openFileLimitWarning, readOpenFileLimit } from "../adapter/deno/open_file_limit.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
-import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
+import { createApp, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { Readiness } from "../server/readiness.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
@@ -49,6 +50,7 @@ const OPTIONS = {
   "max-queue-delay-ms": { type: "string" },
   "ort-in-process": { type: "boolean" },
   "drain-ms": { type: "string" },
+  "body-timeout-ms": { type: "string" },
   "max-trace-events": { type: "string" },
   "max-request-rows": { type: "string" },
   "max-response-bytes": { type: "string" },
@@ -56,8 +58,8 @@ const OPTIONS = {
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
-                    [--access-log on|off] [--drain-ms MS] [--max-trace-events N]
-                    [--max-request-rows N] [--max-response-bytes N]
+                    [--access-log on|off] [--drain-ms MS] [--body-timeout-ms MS]
+                    [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
@@ -76,6 +78,9 @@ Options:
   --host HOST           address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
   -p, --port PORT       port (default 8000; 0 picks a free one)
   --max-body-bytes N    largest request body accepted, larger ones get 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  --body-timeout-ms MS  time a request body may take to arrive once the server starts reading
+                        it; a slower one is answered 408 and its connection is closed
+                        (default ${DEFAULT_BODY_TIMEOUT_MS})
   --max-batch-rows N    most rows one model run takes from the queue (default ${DEFAULT_MAX_BATCH_ROWS}); a
                         larger request still runs whole
   --max-queue-delay-ms MS
@@ -145,6 +150,12 @@ export const serveCommand: Command = {
       0,
       3_600_000,
     );
+    const bodyTimeoutMs = integerFlag(
+      "--body-timeout-ms",
+      flags["body-timeout-ms"] ?? String(DEFAULT_BODY_TIMEOUT_MS),
+      1,
+      3_600_000,
+    );
     const limitFlag = (name: keyof typeof OPTIONS, min: number) => {
       const text = flags[name];
       return typeof text === "string"
@@ -181,6 +192,7 @@ export const serveCommand: Command = {
       maxTraceEvents,
       maxRequestRows,
       maxResponseBytes,
+      bodyTimeoutMs,
       readiness,
       mount: [PLAYGROUND_PREFIX, playgroundHandler()],
       ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
@@ -190,8 +202,12 @@ export const serveCommand: Command = {
       port,
       drainMs,
       onDrain: () => readiness.drain(),
+      log: (line) => io.err(line),
     });
     io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
+    const openFiles = await readOpenFileLimit();
+    const lowOpenFiles = openFiles && openFileLimitWarning(openFiles);
+    if (lowOpenFiles) io.err(lowOpenFiles);
     await running.finished;
     accessLog?.close();
     return 0;
