@@ -36,7 +36,7 @@ import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import { createSchemas } from "../core/schemas.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
-import { DOCS_ASSETS, docsPage } from "./docs.ts";
+import { DOCS_ASSETS, type DocsAsset, docsPage } from "./docs.ts";
 import {
   type ErrorLogger,
   errorResponse,
@@ -52,9 +52,13 @@ import type { RequestRecord } from "./access_log.ts";
 import { METRICS_CONTENT_TYPE, metricsFor } from "./metrics.ts";
 import { rowCounter } from "./request_rows.ts";
 import { createOip, oipModelName } from "./oip.ts";
-import { REDOC_ASSETS, redocPage, redocResponse } from "./redoc.ts";
+import { REDOC_ASSETS, REDOC_CSP, redocPage } from "./redoc.ts";
 import { observeRequests, type ResolvedRequest } from "./request_observer.ts";
 import { pathOf } from "./request_path.ts";
+import { requestIdOf } from "./request_id.ts";
+import { REVALIDATE, StaticAsset } from "./static_asset.ts";
+import { type AnswerConventions, finishAnswer } from "./finish_answer.ts";
+import { Cors } from "./cors.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -156,6 +160,11 @@ export interface AppOptions {
   readonly onRequest?: ((record: RequestRecord) => void) | undefined;
   /** The operations served under `POST`; default: the built-in table (`core/ops/operations.ts`). */
   readonly operations?: OperationTable | undefined;
+  /**
+   * Origins whose pages may call the API (CORS, `./cors.ts`): bare origins such as
+   * `https://app.example`, or `*` for any. Default: none (no CORS headers; preflights get 405).
+   */
+  readonly corsOrigins?: readonly string[] | undefined;
 }
 
 /** A web-standard HTTP handler. */
@@ -260,19 +269,27 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   });
   // Built on the first request for it: it is the largest part of createApp's work, and start-up
   // (spawn to first answer) should not wait for a document most clients never fetch.
-  let openApiText: string | undefined;
-  const openApi = (): Response =>
-    new Response(
-      openApiText ??= stringifyJson(
+  const openApi = new StaticAsset({
+    contentType: "application/json",
+    cacheControl: REVALIDATE,
+    read: () =>
+      Promise.resolve(stringifyJson(
         buildOpenApiDocument(schemas, zodToOpenApi, info, limits, {
           modelName,
           places: net.places.length,
           transitions: net.transitions.length,
         }, operations),
-      ),
-      { headers: { "content-type": "application/json" } },
-    );
-  const docsHtml = docsPage(info);
+      )),
+  });
+  const page = (html: string, headers: Record<string, string> = {}) =>
+    new StaticAsset({
+      contentType: "text/html; charset=utf-8",
+      cacheControl: REVALIDATE,
+      headers,
+      read: () => Promise.resolve(html),
+    });
+  const cors = options.corsOrigins?.length ? new Cors(options.corsOrigins) : undefined;
+  const conventions: AnswerConventions = { cors };
 
   const counted = rowCounter(model);
   const operation = (row: OperationTable[number]): Handler => async (request) => {
@@ -290,7 +307,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       row.path,
       { POST: operation(row) },
     ]),
-    ["/openapi.json", { GET: openApi }],
+    ["/openapi.json", { GET: (request) => openApi.respond(request) }],
     [
       "/metrics",
       {
@@ -298,46 +315,29 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
           new Response(metrics.render(), { headers: { "content-type": METRICS_CONTENT_TYPE } }),
       },
     ],
-    [
-      "/docs",
-      {
-        GET: () =>
-          new Response(docsHtml, { headers: { "content-type": "text/html; charset=utf-8" } }),
-      },
-    ],
   ]);
-  const redocHtml = redocPage(info);
-  routes.set("/redoc", { GET: () => redocResponse(redocHtml) });
-  const assets = [
-    ...[...DOCS_ASSETS].map(([name, asset]) => [`/docs/${name}`, asset] as const),
-    ...[...REDOC_ASSETS].map(([name, asset]) => [`/redoc/${name}`, asset] as const),
+  const statics: [string, StaticAsset][] = [
+    ["/docs", page(docsPage(info))],
+    ["/redoc", page(redocPage(info), { "content-security-policy": REDOC_CSP })],
+    ...[...DOCS_ASSETS].map(([name, asset]) => docsAsset(`/docs/${name}`, asset)),
+    ...[...REDOC_ASSETS].map(([name, asset]) => docsAsset(`/redoc/${name}`, asset)),
   ];
-  for (const [path, asset] of assets) {
-    routes.set(path, {
-      GET: async () =>
-        new Response(await asset.load(), {
-          headers: {
-            "content-type": asset.contentType,
-            "cache-control": "public, max-age=86400",
-          },
-        }),
-    });
+  for (const [path, asset] of statics) {
+    routes.set(path, { GET: (request) => asset.respond(request) });
   }
 
-  // Each path's handler, with the method dispatch: HEAD is GET without the body, and any other
-  // method is answered 405 with the route's methods in `Allow`.
+  // Each path's handler, with the method dispatch: HEAD is GET (finishAnswer drops the body),
+  // and any other method is answered 405 with the route's methods in `Allow`.
   const targets = new Map<string, Handler>();
   for (const [path, methods] of routes) {
     const allow = Object.keys(methods).flatMap((m) => m === "GET" ? ["GET", "HEAD"] : [m])
       .join(", ");
     targets.set(path, async (request) => {
-      const head = request.method === "HEAD";
-      const method = head ? "GET" : request.method;
+      const method = request.method === "HEAD" ? "GET" : request.method;
       // Own keys only: a method such as "constructor" must not find Object.prototype's.
       const handler = Object.hasOwn(methods, method) ? methods[method as Method] : undefined;
       if (handler === undefined) throw new HttpError(405, "Method Not Allowed", { allow });
-      const response = await handler(request);
-      return head ? new Response(null, response) : response;
+      return await handler(request);
     });
   }
   const notFound: Handler = () => {
@@ -353,20 +353,30 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
 
   const resolve = (request: Request): Target => {
     const path = pathOf(request);
+    const requestId = requestIdOf(request);
     if (prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) {
-      return { path, route: mountRoute, handle: mounted };
+      return { path, route: mountRoute, requestId, handle: mounted };
     }
     const v2 = oip.route(path);
     if (v2 !== undefined) {
-      return { path, route: v2.template, handle: (request) => oip.fetch(v2, request) };
+      return { path, route: v2.template, requestId, handle: (request) => oip.fetch(v2, request) };
     }
     const handle = targets.get(path);
     return handle === undefined
-      ? { path, route: "unmatched", handle: notFound }
-      : { path, route: path, handle };
+      ? { path, route: "unmatched", requestId, handle: notFound }
+      : { path, route: path, requestId, handle };
   };
 
   const answer = async (request: Request, target: Target): Promise<Response> => {
+    const response = cors?.preflight(request) ?? await handled(request, target);
+    try {
+      return await finishAnswer(request, response, target.requestId, conventions);
+    } catch (error) {
+      onError(error, request);
+      return internalError();
+    }
+  };
+  const handled = async (request: Request, target: Target): Promise<Response> => {
     try {
       return await target.handle(request);
     } catch (error) {
@@ -375,16 +385,32 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       } catch (failure) {
         // Writing the error failed too (e.g. an echoed input too deep to serialise).
         onError(failure, request);
-        return new Response('{"detail":"Internal Server Error"}', {
-          status: 500,
-          headers: { "content-type": "application/json" },
-        });
+        return internalError();
       }
     }
   };
   return {
     fetch: observeRequests(resolve, answer, { metrics, onRequest: options.onRequest }),
   };
+}
+
+/** A Swagger UI or ReDoc file at `path`: cached for a day (its URL has no version in it). */
+function docsAsset(path: string, asset: DocsAsset): [string, StaticAsset] {
+  return [
+    path,
+    new StaticAsset({
+      contentType: asset.contentType,
+      cacheControl: "public, max-age=86400",
+      read: () => asset.load(),
+    }),
+  ];
+}
+
+function internalError(): Response {
+  return new Response('{"detail":"Internal Server Error"}', {
+    status: 500,
+    headers: { "content-type": "application/json" },
+  });
 }
 
 function positive(name: string, value: number, integer: boolean): number {

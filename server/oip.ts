@@ -216,8 +216,8 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
             allow,
           });
         }
-        const response = await handler(request, countRows(request));
-        return request.method === "HEAD" ? new Response(null, response) : response;
+        // HEAD runs GET's handler; the app drops the body and keeps its length.
+        return await handler(request, countRows(request));
       } catch (error) {
         if (error instanceof OipError) return jsonResponse(error.status, { error: error.message });
         if (error instanceof HttpError) {

@@ -28,17 +28,23 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     async () => (await import("../../web/bundle/main.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "ort.wasm.bundle.min-DKN3THJK.js",
+    "ort.wasm.bundle.min-SSIDBLMT.js",
     async () =>
-      (await import("../../web/bundle/ort.wasm.bundle.min-DKN3THJK.js.txt", {
+      (await import("../../web/bundle/ort.wasm.bundle.min-SSIDBLMT.js.txt", {
         with: { type: "text" },
       })).default,
   ],
   [
-    "ort.webgpu.bundle.min-SXNXTCKG.js",
+    "ort.webgpu.bundle.min-K2UNL2DW.js",
     async () =>
-      (await import("../../web/bundle/ort.webgpu.bundle.min-SXNXTCKG.js.txt", {
+      (await import("../../web/bundle/ort.webgpu.bundle.min-K2UNL2DW.js.txt", {
         with: { type: "text" },
       })).default,
   ],
+]);
+
+/** ORT's `.wasm` files by the content-hashed name the bundle loads them under (under `ort/`). */
+export const PLAYGROUND_WASM: ReadonlyMap<string, string> = new Map([
+  ["ort-wasm-simd-threaded.asyncify-HH47BCKN.wasm", "ort-wasm-simd-threaded.asyncify.wasm"],
+  ["ort-wasm-simd-threaded-GOMMCDIH.wasm", "ort-wasm-simd-threaded.wasm"],
 ]);

@@ -124,7 +124,10 @@ Deno.test("cli.ts serve from a fresh clone (no dist/) serves the playground, lin
     assert.equal(response.status, 200, chunk);
     await response.body?.cancel();
   }
-  const wasm = await fetch(`${server.origin}/playground/ort/ort-wasm-simd-threaded.wasm`);
+  // main.js names the .wasm files it loads by content-hashed names.
+  const [wasmName] = (await (await fetch(`${server.origin}/playground/main.js`)).text())
+    .match(/ort-wasm-simd-threaded-[A-Z2-7]{8}\.wasm/)!;
+  const wasm = await fetch(`${server.origin}/playground/ort/${wasmName}`);
   assert.equal(wasm.status, 200);
   assert.equal(wasm.headers.get("content-type"), "application/wasm");
   const bytes = new Uint8Array(await wasm.arrayBuffer());
