@@ -27,6 +27,7 @@ import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { Readiness } from "../server/readiness.ts";
+import { checkOrigins } from "../server/cors.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
@@ -43,11 +44,12 @@ const OPTIONS = {
   "max-queue-delay-ms": { type: "string" },
   "ort-in-process": { type: "boolean" },
   "drain-ms": { type: "string" },
+  "cors-origin": { type: "string", multiple: true },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
-                    [--access-log on|off] [--drain-ms MS]
+                    [--access-log on|off] [--drain-ms MS] [--cors-origin ORIGIN]...
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
@@ -79,6 +81,9 @@ Options:
   --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then the listener closes
                         and what is still in flight is cut (default ${DEFAULT_DRAIN_MS}; keep it under
                         the orchestrator's grace period, e.g. Kubernetes' 30 s)
+  --cors-origin ORIGIN  let pages from ORIGIN (scheme://host[:port]) call the API from the
+                        browser (CORS); repeat it for more origins, or give * for any
+                        (default: none, no CORS headers)
   -h, --help            show this help
 `;
 
@@ -130,6 +135,12 @@ export const serveCommand: Command = {
     if (accessLogFlag !== "on" && accessLogFlag !== "off") {
       throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
     }
+    const corsOrigins = flags["cors-origin"] ?? [];
+    try {
+      checkOrigins(corsOrigins);
+    } catch (error) {
+      throw new UsageError(`--cors-origin: ${(error as Error).message}`);
+    }
     const location = positionals[0] === undefined
       ? EXAMPLE_BUNDLE_URL
       : bundleLocation(positionals[0]);
@@ -152,17 +163,25 @@ export const serveCommand: Command = {
       maxBodyBytes,
       readiness,
       mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+      corsOrigins,
       ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
     });
     const running = listen(app, {
       hostname: flags.host ?? "127.0.0.1",
       port,
       drainMs,
-      onDrain: () => readiness.drain(),
+      onDrain: () => {
+        readiness.drain();
+        io.err(
+          `draining: /readyz answers 503, open requests finish, new connections get 503 ` +
+            `(at most ${drainMs} ms)`,
+        );
+      },
     });
     io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
     await running.finished;
     accessLog?.close();
+    io.err("stopped");
     return 0;
   },
 };

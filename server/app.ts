@@ -59,6 +59,9 @@ import { requestIdOf } from "./request_id.ts";
 import { REVALIDATE, StaticAsset } from "./static_asset.ts";
 import { type AnswerConventions, finishAnswer } from "./finish_answer.ts";
 import { Cors } from "./cors.ts";
+import { identityParameters, modelIdentity } from "./model_identity.ts";
+import { homePage } from "./home.ts";
+import { faviconIco } from "./favicon.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -187,7 +190,35 @@ export interface App {
    * ```
    */
   readonly fetch: (request: Request) => Promise<Response>;
+  /**
+   * Answers a request that arrives on a new connection while the server drains
+   * (`adapter/deno/listen.ts`): the probes (`/healthz`, `/readyz`, `/v2/health/live`,
+   * `/v2/health/ready`) as usual, so an orchestrator sees "alive, not ready", and anything else
+   * 503 with `Retry-After`. Counted and logged like every answer.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { createApp } from "./app.ts";
+   * import { Readiness } from "./readiness.ts";
+   * import { loadOrt } from "../adapter/deno/ort.ts";
+   * import { readBundle } from "../adapter/deno/bundle_files.ts";
+   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+   * const readiness = new Readiness();
+   * const app = await createApp(model, { readiness });
+   * readiness.drain();
+   * const health = await app.fetchWhileDraining(new Request("http://localhost/healthz"));
+   * const ready = await app.fetchWhileDraining(new Request("http://localhost/readyz"));
+   * const schema = await app.fetchWhileDraining(new Request("http://localhost/schema"));
+   * assert.deepEqual([health.status, ready.status, schema.status], [200, 503, 503]);
+   * await Promise.all([health, ready, schema].map((r) => r.body?.cancel()));
+   * ```
+   */
+  readonly fetchWhileDraining: (request: Request) => Promise<Response>;
 }
+
+/** The probes answered as usual on connections opened during a drain. */
+const PROBES = new Set(["/healthz", "/readyz", "/v2/health/live", "/v2/health/ready"]);
 
 type Handler = (request: Request) => Promise<Response> | Response;
 type Method = "GET" | "POST";
@@ -250,7 +281,15 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const { net } = model;
   const readiness = options.readiness ?? new Readiness();
   const modelName = options.modelName ?? oipModelName(model);
-  const oip = createOip(model, { name: modelName, version: info.version, readiness, limits });
+  const identity = modelIdentity(model, modelName);
+  const oip = createOip(model, {
+    name: modelName,
+    version: info.version,
+    modelVersion: identity.version,
+    modelParameters: identityParameters(identity),
+    readiness,
+    limits,
+  });
   const metrics = metricsFor(model);
   const json = (text: string): Handler => () =>
     new Response(text, { headers: { "content-type": "application/json" } });
@@ -317,6 +356,8 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     ],
   ]);
   const statics: [string, StaticAsset][] = [
+    ["/", page(homePage(info, identity))],
+    ["/favicon.ico", favicon],
     ["/docs", page(docsPage(info))],
     ["/redoc", page(redocPage(info), { "content-security-policy": REDOC_CSP })],
     ...[...DOCS_ASSETS].map(([name, asset]) => docsAsset(`/docs/${name}`, asset)),
@@ -389,10 +430,26 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       }
     }
   };
+  const observers = { metrics, onRequest: options.onRequest };
+  const refuse: Handler = () => {
+    throw new HttpError(503, "The server is shutting down", { "retry-after": "1" });
+  };
+  const resolveWhileDraining = (request: Request): Target => {
+    const target = resolve(request);
+    return PROBES.has(target.path) ? target : { ...target, handle: refuse };
+  };
   return {
-    fetch: observeRequests(resolve, answer, { metrics, onRequest: options.onRequest }),
+    fetch: observeRequests(resolve, answer, observers),
+    fetchWhileDraining: observeRequests(resolveWhileDraining, answer, observers),
   };
 }
+
+/** The favicon, drawn once per process; browsers keep it for a day. */
+const favicon = new StaticAsset({
+  contentType: "image/x-icon",
+  cacheControl: "public, max-age=86400",
+  read: () => Promise.resolve(faviconIco()),
+});
 
 /** A Swagger UI or ReDoc file at `path`: cached for a day (its URL has no version in it). */
 function docsAsset(path: string, asset: DocsAsset): [string, StaticAsset] {

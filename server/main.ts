@@ -9,7 +9,11 @@
  * deno serve --parallel --allow-read --allow-env --allow-net server/main.ts
  * ```
  *
- * A bundle that cannot be loaded stops the process with one line on stderr and exit code 2.
+ * `PETRI_SERVE_CORS_ORIGIN` lets pages from other origins call the API (CORS): origins
+ * (`scheme://host[:port]`) separated by commas or spaces, or `*` for any; default none.
+ *
+ * A bundle that cannot be loaded, or a CORS origin that is not one, stops the process with one
+ * line on stderr and exit code 2.
  *
  * Each instance runs the model on its own thread (in-process ORT), not in a worker as
  * `cli.ts serve` does: `--parallel` already gives one instance per core, so a worker per
@@ -26,7 +30,9 @@ import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/
 import { loadOrt } from "../adapter/deno/ort.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
+import { checkOrigins } from "./cors.ts";
 
+const corsOrigins = origins(Deno.env.get("PETRI_SERVE_CORS_ORIGIN"));
 const model = await load(Deno.env.get("PETRI_SERVE_BUNDLE"));
 const { scenario_name: name, scenario_description: description } = model.sidecar;
 const app = await createApp(model, {
@@ -34,7 +40,18 @@ const app = await createApp(model, {
   version: PACKAGE_VERSION,
   ...(description ? { description } : {}),
   mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+  corsOrigins,
 });
+
+function origins(text: string | undefined): string[] {
+  const list = (text ?? "").split(/[\s,]+/).filter((origin) => origin !== "");
+  try {
+    return checkOrigins(list);
+  } catch (error) {
+    console.error(`PETRI_SERVE_CORS_ORIGIN: ${(error as Error).message}`);
+    Deno.exit(2);
+  }
+}
 
 async function load(location: string | undefined): Promise<Model> {
   try {
