@@ -28,6 +28,7 @@ import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_stat
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { Readiness } from "../server/readiness.ts";
 import { checkOrigins } from "../server/cors.ts";
+import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
@@ -164,6 +165,7 @@ export const serveCommand: Command = {
       readiness,
       mount: [PLAYGROUND_PREFIX, playgroundHandler()],
       corsOrigins,
+      extraMetrics: processMetrics,
       ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
     });
     const running = listen(app, {

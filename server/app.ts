@@ -59,7 +59,9 @@ import { requestIdOf } from "./request_id.ts";
 import { REVALIDATE, StaticAsset } from "./static_asset.ts";
 import { type AnswerConventions, finishAnswer } from "./finish_answer.ts";
 import { Cors } from "./cors.ts";
-import { identityParameters, modelIdentity } from "./model_identity.ts";
+import { buildInfoMetric, identityParameters, modelIdentity } from "./model_identity.ts";
+import { mergeExpositions, selectFamilies } from "./metrics_exposition.ts";
+import { InstanceMetrics } from "./metrics_instances.ts";
 import { homePage } from "./home.ts";
 import { faviconIco } from "./favicon.ts";
 
@@ -168,6 +170,17 @@ export interface AppOptions {
    * `https://app.example`, or `*` for any. Default: none (no CORS headers; preflights get 405).
    */
   readonly corsOrigins?: readonly string[] | undefined;
+  /**
+   * More exposition text for `/metrics`, read at each scrape: `cli.ts serve` and
+   * `server/main.ts` pass the process metrics (`adapter/deno/process_metrics.ts`).
+   */
+  readonly extraMetrics?: (() => string) | undefined;
+  /**
+   * Gather the metrics of every instance of `deno serve --parallel` into each scrape, labelled
+   * `instance_id` (`./metrics_instances.ts`), until `signal` aborts: the instances' channel
+   * keeps an isolate alive, so abort it at shutdown. `server/main.ts` does. Default: off.
+   */
+  readonly metricsInstances?: { readonly signal: AbortSignal } | undefined;
 }
 
 /** A web-standard HTTP handler. */
@@ -282,6 +295,14 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const readiness = options.readiness ?? new Readiness();
   const modelName = options.modelName ?? oipModelName(model);
   const identity = modelIdentity(model, modelName);
+  const buildInfo = buildInfoMetric(info.version, identity);
+  const exposition = async () => {
+    const own = metrics.render();
+    const extra = options.extraMetrics?.() ?? "";
+    if (instances === undefined) return mergeExpositions([own, buildInfo, extra]);
+    const process = selectFamilies(own, processWide);
+    return mergeExpositions([...await instances.gather(), buildInfo, process, extra]);
+  };
   const oip = createOip(model, {
     name: modelName,
     version: info.version,
@@ -291,6 +312,11 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     limits,
   });
   const metrics = metricsFor(model);
+  const processWide = (family: string) => family.startsWith("process_");
+  const instances = options.metricsInstances && !options.metricsInstances.signal.aborted
+    ? new InstanceMetrics(() => selectFamilies(metrics.render(), (f) => !processWide(f)))
+    : undefined;
+  options.metricsInstances?.signal.addEventListener("abort", () => instances?.[Symbol.dispose]());
   const json = (text: string): Handler => () =>
     new Response(text, { headers: { "content-type": "application/json" } });
   const healthText = stringifyJson({
@@ -350,8 +376,8 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     [
       "/metrics",
       {
-        GET: () =>
-          new Response(metrics.render(), { headers: { "content-type": METRICS_CONTENT_TYPE } }),
+        GET: async () =>
+          new Response(await exposition(), { headers: { "content-type": METRICS_CONTENT_TYPE } }),
       },
     ],
   ]);

@@ -21,6 +21,9 @@
  * instance that `deno serve`'s signal did not reach would keep the process from exiting on
  * SIGTERM. Calls made in the same tick still share a run.
  *
+ * Under `--parallel` each instance is an isolate with its own counters; `/metrics` gathers
+ * every instance's series into each scrape, labelled `instance_id` (`./metrics_instances.ts`).
+ *
  * @module
  */
 
@@ -31,6 +34,7 @@ import { loadOrt } from "../adapter/deno/ort.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
 import { checkOrigins } from "./cors.ts";
+import { processMetrics } from "../adapter/deno/process_metrics.ts";
 
 const corsOrigins = origins(Deno.env.get("PETRI_SERVE_CORS_ORIGIN"));
 const model = await load(Deno.env.get("PETRI_SERVE_BUNDLE"));
@@ -41,7 +45,22 @@ const app = await createApp(model, {
   ...(description ? { description } : {}),
   mount: [PLAYGROUND_PREFIX, playgroundHandler()],
   corsOrigins,
+  extraMetrics: processMetrics,
+  // Under --parallel each instance counts alone; every scrape gathers them all.
+  metricsInstances: { signal: stopping() },
 });
+
+/** Aborts on SIGINT or SIGTERM (`deno serve` stops the server itself on them). */
+function stopping(): AbortSignal {
+  const controller = new AbortController();
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  const stop = () => {
+    for (const signal of signals) Deno.removeSignalListener(signal, stop);
+    controller.abort();
+  };
+  for (const signal of signals) Deno.addSignalListener(signal, stop);
+  return controller.signal;
+}
 
 function origins(text: string | undefined): string[] {
   const list = (text ?? "").split(/[\s,]+/).filter((origin) => origin !== "");

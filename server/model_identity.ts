@@ -90,3 +90,29 @@ export function identityParameters(
   }).filter((entry): entry is [string, string] => entry[1] !== null);
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
+
+/**
+ * The `petri_serve_build_info` gauge (always 1, the labels carry the information): the
+ * server's `version`, the served `model` (its name under `/v2/models/`) and its
+ * `model_sha256`, so dashboards and alerts can tell which build serves which model.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildInfoMetric } from "./model_identity.ts";
+ * const identity = { name: "loans", version: "1", scenario: null, sha256: null, savedAt: null };
+ * assert.ok(
+ *   buildInfoMetric("0.1.0", identity).endsWith(
+ *     'petri_serve_build_info{version="0.1.0",model="loans",model_sha256=""} 1\n',
+ *   ),
+ * );
+ * ```
+ */
+export function buildInfoMetric(serverVersion: string, identity: ModelIdentity): string {
+  const label = (value: string) =>
+    `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
+  return "# HELP petri_serve_build_info The server's version and the served model; always 1.\n" +
+    "# TYPE petri_serve_build_info gauge\n" +
+    `petri_serve_build_info{version=${label(serverVersion)},model=${label(identity.name)},` +
+    `model_sha256=${label(identity.sha256 ?? "")}} 1\n`;
+}
