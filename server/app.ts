@@ -341,8 +341,12 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       Promise.resolve(stringifyJson(
         buildOpenApiDocument(schemas, zodToOpenApi, info, limits, {
           modelName,
+          modelVersion: identity.version,
           places: net.places.length,
           transitions: net.transitions.length,
+          docsFiles: [...DOCS_ASSETS.keys()],
+          redocFiles: [...REDOC_ASSETS.keys()],
+          mountPrefix: options.mount?.[0],
         }, operations),
       )),
   });
