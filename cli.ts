@@ -88,7 +88,7 @@ const STD_IO: CliIo = {
  * // Bad usage: exit 2 and one line on stderr.
  * assert.equal(await main(["inspect", "--fast"], io), 2);
  * assert.equal(await main(["--version"], io), 0);
- * assert.match(out.at(-2)!, /^@petri\/serve 0\.1\.0 \(deno /);
+ * assert.match(out.at(-1)!, /^@petri\/serve 0\.1\.0 \(deno /);
  * ```
  */
 export async function main(args: readonly string[], io: CliIo = STD_IO): Promise<number> {

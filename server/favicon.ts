@@ -35,7 +35,8 @@ function covered(x: number, y: number): boolean {
  * import { faviconIco } from "./favicon.ts";
  * const ico = faviconIco();
  * const view = new DataView(ico.buffer);
- * assert.equal(view.getUint32(6 + 12, true), ico.length - 22); // the image's byte count
+ * assert.equal(view.getUint32(6 + 8, true), ico.length - 22); // the image's byte count
+ * assert.equal(view.getUint32(6 + 12, true), 22); // where the image starts
  * ```
  */
 export function faviconIco(): Uint8Array<ArrayBuffer> {
