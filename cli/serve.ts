@@ -175,8 +175,8 @@ export const serveCommand: Command = {
       onDrain: () => {
         readiness.drain();
         io.err(
-          `draining: /readyz answers 503, open requests finish, new connections get 503 ` +
-            `(at most ${drainMs} ms)`,
+          `draining (at most ${drainMs} ms): /readyz answers 503, requests on open ` +
+            "connections finish, new connections get 503 except the probes",
         );
       },
     });
