@@ -3,7 +3,9 @@
  * (Chrome's `encodedDataLength`: headers and the body as sent, compressed or not) and the
  * number of requests, from opening `/playground/` on a fresh `cli.ts serve` to the first
  * forward result; then a reload of the same page in the same browser (the repeat visit, where
- * `ETag`s and immutable URLs count). `/docs` is measured the same way. `--root DIR` measures
+ * `ETag`s and immutable URLs count). `/docs` is measured the same way. The time to ready is
+ * printed too, but on 127.0.0.1 bytes cost almost nothing, while a fresh server compresses each
+ * static file on its first request (the 14 MB `.wasm`: about a second). `--root DIR` measures
  * another checkout (e.g. an older commit) in the same run, for a before/after comparison.
  *
  * ```sh
@@ -28,6 +30,8 @@ interface Load {
   readonly requests: number;
   readonly bytes: number;
   readonly biggest: string;
+  /** From navigation to ready, ms (on 127.0.0.1: bytes cost almost nothing here). */
+  readonly ms: number;
 }
 
 /** Loads `url` (twice: first visit, then a reload) and sums what crossed the wire. */
@@ -66,13 +70,16 @@ async function measure(ready: (page: import("playwright-core").Page) => Promise<
   });
   const visit = async (): Promise<Load> => {
     loads = [];
+    const started = performance.now();
     await ready(page);
+    const ms = performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 500)); // late requests (favicon)
     const biggest = loads.reduce((a, b) => (b.bytes > a.bytes ? b : a), { url: "-", bytes: 0 });
     return {
       requests: loads.length,
       bytes: loads.reduce((n, l) => n + l.bytes, 0),
       biggest: `${new URL(biggest.url).pathname} ${biggest.bytes}`,
+      ms,
     };
   };
   const first = await visit();
@@ -100,7 +107,8 @@ async function run(label: string, cwd?: string) {
   const row = (what: string, load: Load) =>
     console.log(
       `${label.padEnd(28)} ${what.padEnd(18)} ${String(load.requests).padStart(3)} requests ` +
-        `${(load.bytes / 1e6).toFixed(3).padStart(8)} MB  (largest: ${load.biggest})`,
+        `${(load.bytes / 1e6).toFixed(3).padStart(8)} MB ${load.ms.toFixed(0).padStart(6)} ms ` +
+        `(largest: ${load.biggest})`,
     );
   row("playground first", playground.first);
   row("playground reload", playground.again);
