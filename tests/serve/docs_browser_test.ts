@@ -84,13 +84,15 @@ Deno.test({
       });
       page.on("pageerror", (error) => errors.push(error.message));
       // Anything for another host is recorded above and never reaches the network.
-      await page.route(
-        "**/*",
-        (route) =>
-          new URL(route.request().url()).host === `${HOST}:${port}`
-            ? route.continue()
-            : route.abort(),
-      );
+      const onlyThisServer = (tab: typeof page) =>
+        tab.route(
+          "**/*",
+          (route) =>
+            new URL(route.request().url()).host === `${HOST}:${port}`
+              ? route.continue()
+              : route.abort(),
+        );
+      await onlyThisServer(page);
 
       await page.goto(`${origin}/docs`);
       await page.locator(".opblock").first().waitFor({ timeout: 30_000 });
@@ -184,13 +186,7 @@ Deno.test({
 
       await t.step("at 390 px wide nothing overflows sideways", async () => {
         const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
-        await phone.route(
-          "**/*",
-          (route) =>
-            new URL(route.request().url()).host === `${HOST}:${port}`
-              ? route.continue()
-              : route.abort(),
-        );
+        await onlyThisServer(phone);
         await phone.goto(`${origin}/docs`);
         await phone.locator(".opblock").first().waitFor({ timeout: 30_000 });
         const widths = await phone.evaluate(() => ({

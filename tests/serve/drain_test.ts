@@ -175,16 +175,8 @@ Deno.test("cli.ts serve refuses a --drain-ms that is not a whole number of ms", 
 });
 
 Deno.test("during the drain, probes on new connections see /healthz 200 and /readyz 503, other requests 503; stderr says draining and stopped; the access log has every answer", async () => {
-  await using server = await startServerProcess([
-    "run",
-    "-A",
-    "cli.ts",
-    "serve",
-    "--port",
-    "0",
-    "--drain-ms",
-    "4000",
-  ], { stdout: true });
+  const serve = ["run", "-A", "cli.ts", "serve", "--port", "0", "--drain-ms", "4000"];
+  await using server = await startServerProcess(serve, { stdout: true });
   const port = Number(new URL(server.origin).port);
   // A request whose body never finishes keeps the drain going until --drain-ms.
   const slow = await Deno.connect({ hostname: "127.0.0.1", port });

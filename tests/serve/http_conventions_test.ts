@@ -25,6 +25,7 @@ const NAME = "credit_approval_coloured";
 const SIDECAR = new URL(`../../examples/${NAME}/${NAME}.onnx.meta.json`, import.meta.url);
 const VERSION = modelVersion(JSON.parse(await Deno.readTextFile(SIDECAR)).onnx_sha256);
 const PAGE_ORIGIN = "http://127.0.0.1:9"; // only named in --cors-origin; nothing listens there
+const SERVE = ["run", "-A", "cli.ts", "serve", "--port", "0", "--access-log", "off"];
 
 /** One request on a fresh connection. */
 async function raw(
@@ -54,18 +55,7 @@ function comparable(headers: ReadonlyMap<string, string>): Record<string, string
 }
 
 Deno.test("HTTP conventions of cli.ts serve on raw sockets", async (t) => {
-  await using server = await startServerProcess([
-    "run",
-    "-A",
-    "cli.ts",
-    "serve",
-    "--port",
-    "0",
-    "--access-log",
-    "off",
-    "--cors-origin",
-    PAGE_ORIGIN,
-  ]);
+  await using server = await startServerProcess([...SERVE, "--cors-origin", PAGE_ORIGIN]);
   const port = Number(new URL(server.origin).port);
   const main = await raw(port, "GET", "/playground/main.js");
   const chunks = [...main.body.matchAll(/"\.\/([\w.-]+\.js)"/g)].map((m) => m[1]!);
@@ -288,16 +278,7 @@ Deno.test("HTTP conventions of cli.ts serve on raw sockets", async (t) => {
 });
 
 Deno.test("CORS is off by default: no CORS headers, and a preflight gets 405", async () => {
-  await using server = await startServerProcess([
-    "run",
-    "-A",
-    "cli.ts",
-    "serve",
-    "--port",
-    "0",
-    "--access-log",
-    "off",
-  ]);
+  await using server = await startServerProcess(SERVE);
   const port = Number(new URL(server.origin).port);
   const preflight = await raw(port, "OPTIONS", "/forward", {
     origin: PAGE_ORIGIN,
