@@ -50,7 +50,11 @@ const app = await createApp(model, {
   metricsInstances: { signal: stopping() },
 });
 
-/** Aborts on SIGINT or SIGTERM (`deno serve` stops the server itself on them). */
+/**
+ * Aborts on SIGINT or SIGTERM (`deno serve` stops the server itself on them). Where signals
+ * cannot be listened to (a platform without them), it never aborts: the isolate ends with the
+ * process.
+ */
 function stopping(): AbortSignal {
   const controller = new AbortController();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
@@ -58,7 +62,11 @@ function stopping(): AbortSignal {
     for (const signal of signals) Deno.removeSignalListener(signal, stop);
     controller.abort();
   };
-  for (const signal of signals) Deno.addSignalListener(signal, stop);
+  try {
+    for (const signal of signals) Deno.addSignalListener(signal, stop);
+  } catch {
+    // No signals here.
+  }
   return controller.signal;
 }
 
