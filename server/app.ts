@@ -36,7 +36,7 @@ import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import { createSchemas } from "../core/schemas.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
-import { DOCS_ASSETS, type DocsAsset, docsPage } from "./docs.ts";
+import { DOCS_ASSETS } from "./docs.ts";
 import {
   type ErrorLogger,
   errorResponse,
@@ -49,21 +49,18 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { loadPackages, type PackageLoaders } from "./packages.ts";
 import { Readiness } from "./readiness.ts";
 import type { RequestRecord } from "./access_log.ts";
-import { METRICS_CONTENT_TYPE, metricsFor } from "./metrics.ts";
+import { metricsFor } from "./metrics.ts";
 import { rowCounter } from "./request_rows.ts";
 import { createOip, oipModelName } from "./oip.ts";
-import { REDOC_ASSETS, REDOC_CSP, redocPage } from "./redoc.ts";
+import { REDOC_ASSETS } from "./redoc.ts";
 import { observeRequests, type ResolvedRequest } from "./request_observer.ts";
 import { pathOf } from "./request_path.ts";
 import { requestIdOf } from "./request_id.ts";
-import { REVALIDATE, StaticAsset } from "./static_asset.ts";
 import { type AnswerConventions, finishAnswer } from "./finish_answer.ts";
 import { Cors } from "./cors.ts";
 import { buildInfoMetric, identityParameters, modelIdentity } from "./model_identity.ts";
-import { mergeExpositions, selectFamilies } from "./metrics_exposition.ts";
-import { InstanceMetrics } from "./metrics_instances.ts";
-import { homePage } from "./home.ts";
-import { faviconIco } from "./favicon.ts";
+import { metricsRoute } from "./metrics_route.ts";
+import { staticRoutes } from "./static_routes.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -295,14 +292,6 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const readiness = options.readiness ?? new Readiness();
   const modelName = options.modelName ?? oipModelName(model);
   const identity = modelIdentity(model, modelName);
-  const buildInfo = buildInfoMetric(info.version, identity);
-  const exposition = async () => {
-    const own = metrics.render();
-    const extra = options.extraMetrics?.() ?? "";
-    if (instances === undefined) return mergeExpositions([own, buildInfo, extra]);
-    const process = selectFamilies(own, processWide);
-    return mergeExpositions([...await instances.gather(), buildInfo, process, extra]);
-  };
   const oip = createOip(model, {
     name: modelName,
     version: info.version,
@@ -312,11 +301,6 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     limits,
   });
   const metrics = metricsFor(model);
-  const processWide = (family: string) => family.startsWith("process_");
-  const instances = options.metricsInstances && !options.metricsInstances.signal.aborted
-    ? new InstanceMetrics(() => selectFamilies(metrics.render(), (f) => !processWide(f)))
-    : undefined;
-  options.metricsInstances?.signal.addEventListener("abort", () => instances?.[Symbol.dispose]());
   const json = (text: string): Handler => () =>
     new Response(text, { headers: { "content-type": "application/json" } });
   const healthText = stringifyJson({
@@ -334,29 +318,18 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   });
   // Built on the first request for it: it is the largest part of createApp's work, and start-up
   // (spawn to first answer) should not wait for a document most clients never fetch.
-  const openApi = new StaticAsset({
-    contentType: "application/json",
-    cacheControl: REVALIDATE,
-    read: () =>
-      Promise.resolve(stringifyJson(
-        buildOpenApiDocument(schemas, zodToOpenApi, info, limits, {
-          modelName,
-          modelVersion: identity.version,
-          places: net.places.length,
-          transitions: net.transitions.length,
-          docsFiles: [...DOCS_ASSETS.keys()],
-          redocFiles: [...REDOC_ASSETS.keys()],
-          mountPrefix: options.mount?.[0],
-        }, operations),
-      )),
-  });
-  const page = (html: string, headers: Record<string, string> = {}) =>
-    new StaticAsset({
-      contentType: "text/html; charset=utf-8",
-      cacheControl: REVALIDATE,
-      headers,
-      read: () => Promise.resolve(html),
-    });
+  const openApi = () =>
+    stringifyJson(
+      buildOpenApiDocument(schemas, zodToOpenApi, info, limits, {
+        modelName,
+        modelVersion: identity.version,
+        places: net.places.length,
+        transitions: net.transitions.length,
+        docsFiles: [...DOCS_ASSETS.keys()],
+        redocFiles: [...REDOC_ASSETS.keys()],
+        mountPrefix: options.mount?.[0],
+      }, operations),
+    );
   const cors = options.corsOrigins?.length ? new Cors(options.corsOrigins) : undefined;
   const conventions: AnswerConventions = { cors };
 
@@ -376,24 +349,9 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       row.path,
       { POST: operation(row) },
     ]),
-    ["/openapi.json", { GET: (request) => openApi.respond(request) }],
-    [
-      "/metrics",
-      {
-        GET: async () =>
-          new Response(await exposition(), { headers: { "content-type": METRICS_CONTENT_TYPE } }),
-      },
-    ],
+    ["/metrics", { GET: metricsRoute(metrics, buildInfoMetric(info.version, identity), options) }],
   ]);
-  const statics: [string, StaticAsset][] = [
-    ["/", page(homePage(info, identity))],
-    ["/favicon.ico", favicon],
-    ["/docs", page(docsPage(info))],
-    ["/redoc", page(redocPage(info), { "content-security-policy": REDOC_CSP })],
-    ...[...DOCS_ASSETS].map(([name, asset]) => docsAsset(`/docs/${name}`, asset)),
-    ...[...REDOC_ASSETS].map(([name, asset]) => docsAsset(`/redoc/${name}`, asset)),
-  ];
-  for (const [path, asset] of statics) {
+  for (const [path, asset] of staticRoutes(info, identity, openApi)) {
     routes.set(path, { GET: (request) => asset.respond(request) });
   }
 
@@ -472,25 +430,6 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     fetch: observeRequests(resolve, answer, observers),
     fetchWhileDraining: observeRequests(resolveWhileDraining, answer, observers),
   };
-}
-
-/** The favicon, drawn once per process; browsers keep it for a day. */
-const favicon = new StaticAsset({
-  contentType: "image/x-icon",
-  cacheControl: "public, max-age=86400",
-  read: () => Promise.resolve(faviconIco()),
-});
-
-/** A Swagger UI or ReDoc file at `path`: cached for a day (its URL has no version in it). */
-function docsAsset(path: string, asset: DocsAsset): [string, StaticAsset] {
-  return [
-    path,
-    new StaticAsset({
-      contentType: asset.contentType,
-      cacheControl: "public, max-age=86400",
-      read: () => asset.load(),
-    }),
-  ];
 }
 
 function internalError(): Response {
