@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { readBundle } from "../../adapter/deno/bundle_files.ts";
-import { loadOrt } from "../../adapter/deno/ort.ts";
+import { ORT } from "../ort.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../../adapter/deno/serve_static.ts";
 import { createApp } from "../../server/app.ts";
 
@@ -54,7 +54,7 @@ async function lint(args: string[], cwd: string): Promise<{ code: number; stdout
 }
 
 Deno.test("the OpenAPI document is clean under Redocly's recommended and Spectral's oas rules", async () => {
-  await using model = await readBundle(await loadOrt(), "examples/credit_approval_coloured");
+  await using model = await readBundle(ORT, "examples/credit_approval_coloured");
   const app = await createApp(model, {
     title: model.sidecar.scenario_name!,
     description: model.sidecar.scenario_description!,
