@@ -28,17 +28,23 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     async () => (await import("../../web/bundle/main.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "ort.wasm.bundle.min-IJH33TCN.js",
+    "ort.wasm.bundle.min-KHQBATZJ.js",
     async () =>
-      (await import("../../web/bundle/ort.wasm.bundle.min-IJH33TCN.js.txt", {
+      (await import("../../web/bundle/ort.wasm.bundle.min-KHQBATZJ.js.txt", {
         with: { type: "text" },
       })).default,
   ],
   [
-    "ort.webgpu.bundle.min-JHEUU7AZ.js",
+    "ort.webgpu.bundle.min-FIP44FGB.js",
     async () =>
-      (await import("../../web/bundle/ort.webgpu.bundle.min-JHEUU7AZ.js.txt", {
+      (await import("../../web/bundle/ort.webgpu.bundle.min-FIP44FGB.js.txt", {
         with: { type: "text" },
       })).default,
   ],
+]);
+
+/** ORT's `.wasm` files by the content-hashed name the bundle loads them under (under `ort/`). */
+export const PLAYGROUND_WASM: ReadonlyMap<string, string> = new Map([
+  ["ort-wasm-simd-threaded.asyncify-HH47BCKN.wasm", "ort-wasm-simd-threaded.asyncify.wasm"],
+  ["ort-wasm-simd-threaded-GOMMCDIH.wasm", "ort-wasm-simd-threaded.wasm"],
 ]);
