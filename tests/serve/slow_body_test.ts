@@ -34,7 +34,10 @@ async function startServer(): Promise<ServerProcess> {
   ]);
 }
 
-/** The server still answers, exits 0 on SIGTERM and has written only its URL line. */
+/**
+ * The server still answers, exits 0 on SIGTERM and has written only its URL line and the
+ * drain's two lines (no error, no warning).
+ */
 async function stillServingQuietly(server: ServerProcess): Promise<void> {
   const health = await fetch(`${server.origin}/healthz`);
   assert.equal(health.status, 200);
@@ -42,7 +45,11 @@ async function stillServingQuietly(server: ServerProcess): Promise<void> {
   server.kill("SIGTERM");
   const exit = await server.finished();
   assert.equal(exit.code, 0, exit.stderr);
-  assert.equal(exit.stderr.trim().split("\n").length, 1, `only the URL line: ${exit.stderr}`);
+  const lines = exit.stderr.trim().split("\n");
+  assert.equal(lines.length, 3, `only the URL and drain lines: ${exit.stderr}`);
+  assert.match(lines[0]!, /^serving /);
+  assert.match(lines[1]!, /^draining /);
+  assert.equal(lines[2], "stopped");
 }
 
 Deno.test("cli.ts serve answers a body trickled at 10 bytes/s with 408 after --body-timeout-ms and closes its connection", async () => {

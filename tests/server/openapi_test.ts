@@ -196,7 +196,7 @@ Deno.test("/openapi.json states the per-request limits this server enforces", as
     "The body is larger than the server's limit",
   );
   const infer = doc.paths["/v2/models/{name}/infer"].post.responses;
-  deepEqual(Object.keys(infer), ["200", "400", "404", "413", "422"]);
+  deepEqual(Object.keys(infer), ["200", "400", "404", "408", "413", "422"]);
   ok(infer["413"].description.includes("limit of 300"), infer["413"].description);
   ok(infer["413"].description.includes("limit of 9999 bytes"), infer["413"].description);
   const example = infer["413"].content["application/json"].example;
