@@ -190,14 +190,20 @@ export class PartReader implements AsyncDisposable {
           : `expected ${this.#count === 0 ? "an entry" : "',' and an entry, or ']'"}`,
       );
     }
-    const start = this.#at + head.length - 3;
+    // The entry starts at its "  {"; skip the separator before it. Reading more moves the
+    // buffer's unread text to its start, so positions are kept relative to the entry's start.
+    this.#at += head.length - 3;
+    let searched = 0;
     for (;;) {
-      const end = this.#buffer.indexOf(JSON_ENTRY_END, start);
+      const end = this.#buffer.indexOf(JSON_ENTRY_END, this.#at + searched);
       if (end !== -1) {
+        const start = this.#at;
         this.#at = end + JSON_ENTRY_END.length;
         return this.#buffer.slice(start, this.#at);
       }
       if (this.#done) throw this.#malformed("it ends inside an entry");
+      // The end marker may straddle the chunks: search again from its possible start.
+      searched = Math.max(0, this.#buffer.length - this.#at - (JSON_ENTRY_END.length - 1));
       await this.#more();
     }
   }
