@@ -64,6 +64,8 @@ export interface LogSource {
   ranges(): Promise<ByteSource | undefined>;
   /** Bytes read so far (fetched, for a URL). */
   readonly bytesRead: number;
+  /** Releases what it holds unread (an answer's body); reading after is an error. */
+  close(): Promise<void>;
 }
 
 /** Bytes read from a file at a time. */
@@ -127,6 +129,7 @@ export function fileLogSource(path: string, size: number): LogSource {
     get bytesRead() {
       return bytesRead;
     },
+    close: () => Promise.resolve(),
   };
 }
 
@@ -166,6 +169,7 @@ export function stdinLogSource(): LogSource {
     get bytesRead() {
       return bytesRead;
     },
+    close: () => Promise.resolve(),
   };
 }
 
@@ -235,6 +239,7 @@ export interface UrlLogOptions {
  * const url = new URL(`http://127.0.0.1:${server.addr.port}/log.jsonl`);
  * const source = await urlLogSource(url, { ranges: false, note: () => {} });
  * assert.equal(await new Response(source.open()).text(), body);
+ * await source.close();
  * ```
  */
 export async function urlLogSource(url: URL, options: UrlLogOptions): Promise<LogSource> {
@@ -277,6 +282,11 @@ export async function urlLogSource(url: URL, options: UrlLogOptions): Promise<Lo
     get bytesRead() {
       return fetcher.bytesRead;
     },
+    async close() {
+      await first?.body?.cancel();
+      first = undefined;
+      if (ranges instanceof ForwardRanges) await ranges.close();
+    },
   };
 }
 
@@ -307,7 +317,9 @@ class Fetcher {
     if (response.ok) return response;
     await response.body?.cancel();
     throw this.error(
-      response.status === 404 ? "not found (HTTP 404)" : `cannot fetch it (HTTP ${response.status})`,
+      response.status === 404
+        ? "not found (HTTP 404)"
+        : `cannot fetch it (HTTP ${response.status})`,
     );
   }
 
@@ -476,8 +488,11 @@ class ForwardRanges implements ByteSource {
   #kept: Uint8Array[] = [];
   #keptLength = 0;
 
+  /** The first answer, until its body is read. */
+  #first: Response | undefined;
+
   constructor(readonly fetcher: Fetcher, readonly size: number, first: Response) {
-    this.#chunks = fetcher.chunks(first, size);
+    this.#first = first;
   }
 
   read(start: number): ReadableStream<Uint8Array> {
@@ -492,6 +507,10 @@ class ForwardRanges implements ByteSource {
       const end = offset + chunk.length;
       if (end > start) yield chunk.subarray(Math.max(0, start - offset));
       offset = end;
+    }
+    if (this.#first) {
+      this.#chunks = this.fetcher.chunks(this.#first, this.size);
+      this.#first = undefined;
     }
     while (this.#at < this.size) {
       const next = await this.#chunks!.next();
@@ -512,8 +531,16 @@ class ForwardRanges implements ByteSource {
     }
   }
 
-  async #restart(): Promise<void> {
+  /** Stops the stream. */
+  async close(): Promise<void> {
+    await this.#first?.body?.cancel();
+    this.#first = undefined;
     await this.#chunks?.return(undefined);
+    this.#chunks = undefined;
+  }
+
+  async #restart(): Promise<void> {
+    await this.close();
     this.#chunks = this.fetcher.chunks(await this.fetcher.get(), this.size);
     this.#at = 0;
     this.#kept = [];

@@ -1,6 +1,7 @@
 /**
  * The progress bar `batch` draws on a terminal's stderr: traces done, their rate, and how far
- * the reading of the log is ({@link ByteCounter}), with an estimate of the time left.
+ * the reading of the log is ({@link ByteCounter}), with an estimate of the time left (neither
+ * when the log's size is not known, as for standard input).
  *
  * @example
  * ```ts
@@ -34,10 +35,11 @@ export class ByteCounter {
   #read = 0;
 
   /**
-   * @param size the file's size in bytes
+   * @param size the bytes to read (the file's size, or a range shard's share); undefined when
+   * not known (standard input, a URL without a length): then no fraction, bar or ETA
    * @param weights the share of each pass over the file in the whole reading
    */
-  constructor(readonly size: number, readonly weights: readonly number[]) {}
+  constructor(readonly size: number | undefined, readonly weights: readonly number[]) {}
 
   /** Passes `stream` through, counting its bytes as the next pass over the file. */
   count(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
@@ -53,9 +55,10 @@ export class ByteCounter {
     );
   }
 
-  /** The part of the reading done, 0 to 1, or undefined for an empty file. */
+  /** The part of the reading done, 0 to 1, or undefined for an empty or unknown size. */
   get fraction(): number | undefined {
-    if (this.size === 0 || this.#opened === 0) return this.size === 0 ? undefined : 0;
+    if (this.size === undefined || this.size <= 0) return undefined;
+    if (this.#opened === 0) return 0;
     const pass = Math.min(this.#opened, this.weights.length) - 1;
     const before = this.weights.slice(0, pass).reduce((a, b) => a + b, 0);
     return Math.min(before + this.weights[pass]! * Math.min(this.#read / this.size, 1), 1);

@@ -87,10 +87,14 @@ export async function* jsonTraces(
     }
   }
   if (options.fragment) return;
-  split(() => {
-    splitter.end();
-    return [];
-  }, name, lines);
+  split(
+    () => {
+      splitter.end();
+      return [];
+    },
+    name,
+    lines,
+  );
 }
 
 function split(step: () => JsonElementText[], name: string, lines: LineBase): JsonElementText[] {
@@ -150,4 +154,3 @@ function advance(element: JsonElementText, position: number): { line: number; co
   }
   return { line, column };
 }
-

@@ -45,6 +45,17 @@ export {
 export { readJsonTraces } from "./json.ts";
 export { readJsonlTraces } from "./jsonl.ts";
 export {
+  blobSource,
+  type ByteSource,
+  isSplittable,
+  LOOK_BEHIND,
+  openTraceRange,
+  type SplittableFormat,
+  type TraceRange,
+  type TraceRangeOptions,
+  UnsplittableLog,
+} from "./range.ts";
+export {
   resolveSpec,
   resolveTraceInputs,
   SpecError,

@@ -158,8 +158,6 @@ export interface TraceRangeOptions {
   readonly name?: string | undefined;
   /** Bytes scanned before the range to resynchronise (default {@link LOOK_BEHIND}). */
   readonly lookBehind?: number | undefined;
-  /** Wraps the stream of the shard's own traces (to count its bytes, say). */
-  readonly watch?: ((stream: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>) | undefined;
 }
 
 /**
@@ -195,8 +193,13 @@ export interface TraceRange {
   readonly end: number | undefined;
   /** The log's size S. */
   readonly size: number;
-  /** The shard's traces, in file order (read once). */
-  traces(): AsyncGenerator<Trace, void, undefined>;
+  /**
+   * The shard's traces, in file order (read once); `watch` wraps the stream of the shard's
+   * own bytes (to count them, say).
+   */
+  traces(
+    watch?: (stream: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>,
+  ): AsyncGenerator<Trace, void, undefined>;
 }
 
 /**
@@ -248,13 +251,15 @@ export async function openTraceRange(
   let end: number | undefined;
   // Shard 0 parses the head even when it owns no trace, so that a malformed head fails it.
   const reads = start < to || (index === 0 && first === size);
-  async function* traces(): AsyncGenerator<Trace, void, undefined> {
+  async function* traces(
+    watch?: (stream: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>,
+  ): AsyncGenerator<Trace, void, undefined> {
     if (!reads) {
       end = start;
       return;
     }
     const raw = start < size ? source.read(start, Math.min(size, to + READ_AHEAD)) : empty();
-    const watched = options.watch ? options.watch(raw) : raw;
+    const watched = watch ? watch(raw) : raw;
     const scanner = exactScanner(format, to);
     const body = cut(readBytes(watched, name), start, scanner, size, (at) => end = at);
     const bytes = streamOf(withHead(format === "jsonl" ? [] : head, body));

@@ -292,9 +292,7 @@ export class XesScanner implements TraceScanner {
     for (let k = 0; k < TRACE.length; k++) {
       if (this.#name[this.#localStart + k] !== TRACE[k]) return -1;
     }
-    const depthOk = this.#mode.resync
-      ? this.#depth === this.#lowest
-      : this.#depth === 1;
+    const depthOk = this.#mode.resync ? this.#depth === this.#lowest : this.#depth === 1;
     return depthOk && this.#tagStart >= this.#mode.from ? this.#tagStart : -1;
   }
 

@@ -150,7 +150,7 @@ const ADVERSARIAL_XES = `<?xml version="1.0" encoding="UTF-8"?>
      ><string key="amount" value="9"/></trace>
   <trace><string key="multi&#10;line" value="line&#10;break"/></trace>
 </log>
-`.replace("-- no, \"--\" is not allowed; this is", "not allowed to hold two dashes; this is");
+`.replace('-- no, "--" is not allowed; this is', "not allowed to hold two dashes; this is");
 
 Deno.test("XES range shards cut at every byte of an adversarial log", async () => {
   await assertEveryCut(ADVERSARIAL_XES, "xes");
@@ -159,9 +159,10 @@ Deno.test("XES range shards cut at every byte of an adversarial log", async () =
 Deno.test("XES: a short look-behind may start a shard inside a comment, and the chain shows it", async () => {
   // A comment longer than the look-behind, holding trace markup: shards whose range starts
   // inside it may mistake the markup for traces; the chain of boundaries then breaks.
-  const log = `<log>\n<trace><string key="amount" value="1"/></trace>\n<!-- ${
-    "<trace><string key=\"amount\" value=\"666\"/></trace> ".repeat(6)
-  }-->\n<trace><string key="amount" value="2"/></trace>\n` +
+  const log =
+    `<log>\n<trace><string key="amount" value="1"/></trace>\n<!-- ${
+      '<trace><string key="amount" value="666"/></trace> '.repeat(6)
+    }-->\n<trace><string key="amount" value="2"/></trace>\n` +
     `<trace><string key="amount" value="3"/></trace>\n</log>\n`;
   const { broken } = await assertEveryCut(log, "xes", [undefined, 8]);
   assert.ok(broken > 0, "some cut inside the comment was detected");
@@ -179,7 +180,10 @@ function adversarialJson(pretty: boolean): string {
     { attributes: { unicode: "été 日本 🚀", escaped: "\u0001\n\t/" }, events: ["decline loan"] },
     { events: [] },
     { attributes: { events: "a key named events" }, events: ["a", "b", { name: "c" }] },
-    { attributes: { amount: "7" }, events: [{ name: "x", attributes: { events: [{ name: "y" }] } }] },
+    {
+      attributes: { amount: "7" },
+      events: [{ name: "x", attributes: { events: [{ name: "y" }] } }],
+    },
   ].map((e) => ("events" in e ? e : { ...e, events: ["approve loan"] }));
   return pretty ? JSON.stringify(entries, null, 2) + "\n" : JSON.stringify(entries);
 }
