@@ -305,14 +305,20 @@ class Fetcher {
     if (start !== undefined) {
       headers.set("range", `bytes=${start}-${end === undefined ? "" : end - 1}`);
     }
+    // The timeout covers the wait for the answer's head; the body's reads have their own (a
+    // whole log may take longer to stream than any one wait).
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new DOMException("no answer", "TimeoutError")),
+      this.timeoutMs,
+    );
     let response: Response;
     try {
-      response = await fetch(this.url, {
-        headers,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      response = await fetch(this.url, { headers, signal: controller.signal });
     } catch (error) {
       throw this.error(`cannot fetch it (${fetchFailure(error, this.timeoutMs)})`);
+    } finally {
+      clearTimeout(timer);
     }
     if (response.ok) return response;
     await response.body?.cancel();
