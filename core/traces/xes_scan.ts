@@ -109,8 +109,6 @@ export class XesScanner implements TraceScanner {
   #tagStart = -1;
   readonly #name = new Uint8Array(MAX_NAME);
   #nameLength = 0;
-  /** Where the local name starts in #name (after the last colon). */
-  #localStart = 0;
   /** Dashes (comment), brackets (CDATA) or `?` (PI) just read, toward the region's end. */
   #run = 0;
   /** The byte before `>` in a tag: `/` makes it empty. */
@@ -171,8 +169,65 @@ export class XesScanner implements TraceScanner {
           const lt = bytes.indexOf(LT, i);
           if (lt === -1) return -1;
           this.#tagStart = base + lt;
-          this.#state = State.Lt;
-          i = lt + 1;
+          // The fast path: a tag wholly inside these bytes. Anything else (comments, CDATA,
+          // processing instructions, declarations, a tag cut by the chunk's end) goes
+          // through the states one byte at a time.
+          const next = lt + 1 < length ? bytes[lt + 1]! : -1;
+          if (next === SLASH) {
+            const gt = bytes.indexOf(GT, lt + 2);
+            if (gt === -1) {
+              this.#state = State.EndTag;
+              return -1;
+            }
+            this.#closeTag();
+            i = gt + 1;
+            break;
+          }
+          let end = lt + 1;
+          while (end < length) {
+            const code = bytes[end]!;
+            if (code <= 0x20 || code === SLASH || code === GT) break;
+            end++;
+          }
+          if (next === -1 || next === BANG || next === QUESTION || end === length) {
+            this.#state = State.Lt;
+            i = lt + 1;
+            break;
+          }
+          if (this.#isTrace(bytes, lt + 1, end)) {
+            const hit = this.#accepted();
+            if (hit !== -1) {
+              this.#state = State.Tag;
+              return hit;
+            }
+          }
+          // The rest of the tag: to its `>`, over quoted values.
+          let k = end;
+          for (;;) {
+            while (k < length) {
+              const code = bytes[k]!;
+              if (code === GT || code === DQUOTE || code === SQUOTE) break;
+              k++;
+            }
+            if (k === length) {
+              this.#state = State.Tag;
+              this.#last = bytes[length - 1]!;
+              return -1;
+            }
+            const code = bytes[k]!;
+            if (code === GT) {
+              if (bytes[k - 1] !== SLASH) this.#depth++;
+              i = k + 1;
+              break;
+            }
+            const quote = bytes.indexOf(code, k + 1);
+            if (quote === -1) {
+              this.#state = code === DQUOTE ? State.Dq : State.Sq;
+              this.#declState = State.Tag;
+              return -1;
+            }
+            k = quote + 1;
+          }
           break;
         }
         case State.Lt: {
@@ -185,7 +240,6 @@ export class XesScanner implements TraceScanner {
           else {
             this.#state = State.Name;
             this.#nameLength = 0;
-            this.#localStart = 0;
             this.#nameByte(code);
           }
           break;
@@ -267,8 +321,7 @@ export class XesScanner implements TraceScanner {
         case State.EndTag: {
           const gt = bytes.indexOf(GT, i);
           if (gt === -1) return -1;
-          this.#depth--;
-          if (this.#depth < this.#lowest) this.#lowest = this.#depth;
+          this.#closeTag();
           this.#state = State.Text;
           i = gt + 1;
           break;
@@ -281,19 +334,34 @@ export class XesScanner implements TraceScanner {
   #nameByte(code: number): void {
     if (this.#nameLength < MAX_NAME) this.#name[this.#nameLength] = code;
     this.#nameLength++;
-    if (code === COLON) this.#localStart = this.#nameLength;
   }
 
-  /** The offset of the tag just named when it is an accepted trace start, else -1. */
+  /** The offset of the tag just named (in #name) when it is an accepted trace start, else -1. */
   #traceStart(): number {
-    if (this.#nameLength - this.#localStart !== TRACE.length || this.#nameLength > MAX_NAME) {
-      return -1;
-    }
+    if (this.#nameLength > MAX_NAME) return -1;
+    return this.#isTrace(this.#name, 0, this.#nameLength) ? this.#accepted() : -1;
+  }
+
+  /** Whether the name in `bytes[from, to)` is `trace` after any prefix. */
+  #isTrace(bytes: Uint8Array, from: number, to: number): boolean {
+    if (to - from < TRACE.length) return false;
+    const local = to - TRACE.length;
+    if (local > from && bytes[local - 1] !== COLON) return false;
     for (let k = 0; k < TRACE.length; k++) {
-      if (this.#name[this.#localStart + k] !== TRACE[k]) return -1;
+      if (bytes[local + k] !== TRACE[k]) return false;
     }
+    return true;
+  }
+
+  /** The current tag's offset when a trace start there is accepted, else -1. */
+  #accepted(): number {
     const depthOk = this.#mode.resync ? this.#depth === this.#lowest : this.#depth === 1;
     return depthOk && this.#tagStart >= this.#mode.from ? this.#tagStart : -1;
+  }
+
+  #closeTag(): void {
+    this.#depth--;
+    if (this.#depth < this.#lowest) this.#lowest = this.#depth;
   }
 
   /**
