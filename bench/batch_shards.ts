@@ -171,7 +171,8 @@ async function measureLog(dir: string, format: "xes" | "json", traces: number): 
     // HTTP with the second variant only: the bytes are the point there.
     const sources = variant.flags.length === 0 ? ["disk"] as const : ["disk", "HTTP"] as const;
     for (const source of sources) {
-      for (const count of [4, 8]) {
+      // One range shard of one (disk only): the reading's own cost, without more processes.
+      for (const count of source === "disk" ? [1, 4, 8] : [4, 8]) {
         let cpu = 0;
         let wall = 0;
         let maxRead = 0;
@@ -211,7 +212,7 @@ async function measureLog(dir: string, format: "xes" | "json", traces: number): 
         rows.push({
           log: name,
           bytes,
-          how: `${count} range shards, from ${source} (${variant.label})`,
+          how: `${count} range shard${count === 1 ? "" : "s"}, from ${source} (${variant.label})`,
           shards: count,
           cpu,
           wall,
@@ -266,6 +267,36 @@ export function shardTable(rows: readonly Row[]): string {
   ].join("\n");
 }
 
+/**
+ * What the shards' CPU is made of, per log and flags: the reading's own cost (one range shard
+ * of one against the whole run) and the cost of each further process, from the N-shard sums.
+ *
+ * @example
+ * ```ts
+ * import { costLines } from "./batch_shards.ts";
+ * costLines([]).length; // 0
+ * ```
+ */
+export function costLines(rows: readonly Row[]): string[] {
+  const lines: string[] = [];
+  for (const one of rows.filter((r) => r.shards === 1 && r.how.startsWith("1 range shard"))) {
+    const flags = one.how.slice(one.how.indexOf("("));
+    const extra = rows
+      .filter((r) => r.log === one.log && r.shards > 1 && r.how.endsWith(flags))
+      .map((r) =>
+        `${((r.cpu - one.cpu) / (r.shards - 1)).toFixed(2)} s (N = ${r.shards}, ${
+          r.how.includes("HTTP") ? "HTTP" : "disk"
+        })`
+      );
+    lines.push(
+      `- ${one.log} ${flags}: range reading costs ${one.cpu.toFixed(1)} s against the whole ` +
+        `run's ${one.baseCpu.toFixed(1)} s (×${(one.cpu / one.baseCpu).toFixed(2)}); each ` +
+        `further process adds ${extra.join(", ")}`,
+    );
+  }
+  return lines;
+}
+
 function mib(bytes: number): string {
   return `${(bytes / MiB).toFixed(1)} MiB`;
 }
@@ -292,7 +323,7 @@ if (import.meta.main) {
     console.error(`done: ${format}`);
   }
   const after = await loadAverage();
-  const table = shardTable(rows);
+  const table = `${shardTable(rows)}\n\n${costLines(rows).join("\n")}`;
   const note = `Load average (1, 5, 15 min) before: ${before}; after: ${after}.`;
   console.log(`${table}\n\n${note}`);
   if (values["write-readme"]) {

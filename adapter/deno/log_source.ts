@@ -250,7 +250,13 @@ export async function urlLogSource(url: URL, options: UrlLogOptions): Promise<Lo
   let ranges: ByteSource | undefined;
   if (options.ranges) {
     const probe = await fetcher.get(0, PROBE_BYTES);
-    if (probe.status === 206) {
+    if (probe.status === 416) {
+      await probe.body?.cancel();
+      const empty = /^bytes \*\/0$/.test(probe.headers.get("content-range")?.trim() ?? "");
+      if (!empty) throw fetcher.error("the server refused a Range request for byte 0 (HTTP 416)");
+      size = 0;
+      ranges = new WindowedRanges(fetcher, 0, new Uint8Array(0));
+    } else if (probe.status === 206) {
       const { last, total } = fetcher.rangeOf(probe, 0);
       size = total;
       const prefix = await fetcher.body(probe, last + 1);
@@ -320,7 +326,8 @@ class Fetcher {
     } finally {
       clearTimeout(timer);
     }
-    if (response.ok) return response;
+    // 416: a range past the end, as a probe of an empty log gets; its Content-Range has the size.
+    if (response.ok || (response.status === 416 && start !== undefined)) return response;
     await response.body?.cancel();
     throw this.error(
       response.status === 404

@@ -146,10 +146,7 @@ export async function openLog(
     ? `it is ${what(format, gzip)}`
     : undefined;
   if (why !== undefined) {
-    note(
-      `note: ${source.name}: ${why}; shard ${shard} reads the whole log and scores every ` +
-        `${shard.count}${ordinal(shard.count)} trace (modulo sharding)`,
-    );
+    note(`note: ${source.name}: ${why}; ${moduloNote(shard)}`);
     return modulo;
   }
   const ranges = await source.ranges();
@@ -166,10 +163,7 @@ export async function openLog(
     if (error instanceof TraceReadError) throw new InputError(error.message);
     if (!(error instanceof UnsplittableLog)) throw error;
     if (request.shardMode === "range") throw new InputError(`${error.message}; it cannot be split`);
-    note(
-      `note: ${error.message}; shard ${shard} reads the whole log and scores every ` +
-        `${shard.count}${ordinal(shard.count)} trace (modulo sharding)`,
-    );
+    note(`note: ${error.message}; ${moduloNote(shard)}`);
     return modulo;
   }
 }
@@ -200,6 +194,11 @@ function detect(
 function what(format: TraceFormat, gzip: boolean): string {
   if (gzip) return "gzipped";
   return format === "csv" ? "CSV (a case's rows may lie anywhere in it)" : format;
+}
+
+function moduloNote(shard: Shard): string {
+  const which = shard.count === 1 ? "every" : `every ${shard.count}${ordinal(shard.count)}`;
+  return `shard ${shard} reads the whole log and scores ${which} trace (modulo sharding)`;
 }
 
 function ordinal(n: number): string {
