@@ -31,6 +31,7 @@
 
 import { parseArgs } from "node:util";
 import { writeLog } from "./batch_logs.ts";
+import { exists } from "./batch_rss.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const BUNDLE = "examples/credit_approval_coloured";
@@ -232,15 +233,6 @@ async function measureLog(dir: string, format: "xes" | "json", traces: number): 
 async function sameBytes(a: string, b: string): Promise<boolean> {
   const run = await new Deno.Command("cmp", { args: ["-s", a, b] }).output();
   return run.success;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -32,6 +32,7 @@
  */
 
 import { TraceReadError } from "../../core/traces/errors.ts";
+import { streamFrom } from "../../core/traces/input.ts";
 import type { ByteSource } from "../../core/traces/range.ts";
 import { FETCH_TIMEOUT_MS, fetchFailure } from "./fetch_failure.ts";
 
@@ -459,7 +460,7 @@ class WindowedRanges implements ByteSource {
   ) {}
 
   read(start: number, until: number): ReadableStream<Uint8Array> {
-    return pulled(this.#chunks(start, Math.max(until, start + 1)));
+    return streamFrom(this.#chunks(start, Math.max(until, start + 1)));
   }
 
   async *#chunks(start: number, until: number): AsyncGenerator<Uint8Array> {
@@ -509,7 +510,7 @@ class ForwardRanges implements ByteSource {
   }
 
   read(start: number): ReadableStream<Uint8Array> {
-    return pulled(this.#from(start));
+    return streamFrom(this.#from(start));
   }
 
   async *#from(start: number): AsyncGenerator<Uint8Array> {
@@ -559,18 +560,4 @@ class ForwardRanges implements ByteSource {
     this.#kept = [];
     this.#keptLength = 0;
   }
-}
-
-/** A stream pulling from `chunks`; cancelling it ends them. */
-function pulled(chunks: AsyncGenerator<Uint8Array>): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await chunks.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    async cancel() {
-      await chunks.return(undefined);
-    },
-  });
 }

@@ -32,6 +32,7 @@
  * @module
  */
 
+import { concatBytes } from "../concat_bytes.ts";
 import { isSpace, type TraceScanner } from "./scan.ts";
 
 const OPEN_BRACE = 0x7b;
@@ -144,7 +145,7 @@ class Reading {
     if (this.hit === -1) {
       let value: unknown;
       try {
-        value = JSON.parse(new TextDecoder().decode(joinParts(this.#parts, this.#partsLength)));
+        value = JSON.parse(new TextDecoder().decode(concatBytes(this.#parts, this.#partsLength)));
       } catch {
         value = undefined; // Malformed: let the parser say so.
       }
@@ -156,16 +157,6 @@ class Reading {
     this.#parts = [];
     this.#partsLength = 0;
   }
-}
-
-function joinParts(parts: readonly Uint8Array[], length: number): Uint8Array {
-  const joined = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    joined.set(part, at);
-    at += part.length;
-  }
-  return joined;
 }
 
 /**

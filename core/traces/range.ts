@@ -41,7 +41,8 @@
 
 import { DEFAULT_NAME, TraceReadError } from "./errors.ts";
 import type { TraceFormat } from "./format.ts";
-import { readBytes } from "./input.ts";
+import { readBytes, streamFrom } from "./input.ts";
+import { concatBytes } from "../concat_bytes.ts";
 import { jsonTraces } from "./json.ts";
 import { JsonScanner } from "./json_scan.ts";
 import { readJsonlTraces } from "./jsonl.ts";
@@ -262,7 +263,7 @@ export async function openTraceRange(
     const watched = watch ? watch(raw) : raw;
     const scanner = exactScanner(format, to);
     const body = cut(readBytes(watched, name), start, scanner, size, (at) => end = at);
-    const bytes = streamOf(withHead(format === "jsonl" ? [] : head, body));
+    const bytes = streamFrom(withHead(format === "jsonl" ? [] : head, body));
     // Read at the end: a shard that reaches the end of the log checks the document's end.
     const fragment = {
       name: shard,
@@ -439,7 +440,7 @@ async function* cut(
       let bytes = chunk;
       let bytesAt = base;
       if (held) {
-        bytes = concat(held, chunk);
+        bytes = concatBytes([held, chunk]);
         bytesAt = heldAt;
         held = undefined;
       }
@@ -473,13 +474,6 @@ function trimTo(chunks: Uint8Array[], excess: number): void {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
-}
-
 async function* withHead(
   head: readonly Uint8Array[],
   body: AsyncGenerator<Uint8Array, void, undefined>,
@@ -490,20 +484,6 @@ async function* withHead(
   } finally {
     await body.return();
   }
-}
-
-/** A stream pulling from `chunks` (cancelling it ends them). */
-function streamOf(chunks: AsyncGenerator<Uint8Array, void, undefined>): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await chunks.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    async cancel() {
-      await chunks.return();
-    },
-  });
 }
 
 function empty(): ReadableStream<Uint8Array> {

@@ -10,8 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { batchWithModel } from "../../cli/batch.ts";
-import { mergeCommand } from "../../cli/merge.ts";
+import { type Run, runBatch, runMerge } from "./in_process.ts";
 import { readBundle } from "../../adapter/deno/bundle_files.ts";
 import { loadOrt } from "../../adapter/deno/ort.ts";
 import { writeLog } from "../../bench/batch_logs.ts";
@@ -20,25 +19,9 @@ import { CONFORMANCE, CREDIT_BUNDLE, withTempDir } from "./helpers.ts";
 import { serveLog } from "./log_server.ts";
 import "../ort.ts";
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function batchRun(model: Model, args: string[]): Promise<Run> {
-  let stdout = "";
-  const stderr: string[] = [];
-  let code: number;
-  try {
-    code = await batchWithModel(model, ["BUNDLE", "--batch-size", "256", "-q", ...args], {
-      out: (text) => stdout += text,
-      err: (line) => stderr.push(line),
-    });
-  } catch (error) {
-    return { code: 2, stdout, stderr: `error: ${(error as Error).message}` };
-  }
-  return { code, stdout, stderr: stderr.join("\n") };
+/** `batch` with the flags every run here shares. */
+function batchRun(model: Model, args: string[]): Promise<Run> {
+  return runBatch(model, ["--batch-size", "256", "-q", ...args]);
 }
 
 async function ok(run: Promise<Run>): Promise<Run> {
@@ -48,10 +31,9 @@ async function ok(run: Promise<Run>): Promise<Run> {
 }
 
 async function mergeParts(paths: string[]): Promise<string> {
-  let stdout = "";
-  const code = await mergeCommand.run(paths, { out: (t) => stdout += t, err: () => {} });
-  assert.equal(code, 0);
-  return stdout;
+  const run = await runMerge(paths);
+  assert.equal(run.code, 0, run.stderr);
+  return run.stdout;
 }
 
 const MiB = 1024 * 1024;

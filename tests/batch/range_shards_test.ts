@@ -11,46 +11,16 @@
  */
 
 import assert from "node:assert/strict";
-import { batchWithModel } from "../../cli/batch.ts";
-import { mergeCommand } from "../../cli/merge.ts";
+import { type Run, runBatch, runMerge } from "./in_process.ts";
 import { readBundle } from "../../adapter/deno/bundle_files.ts";
 import { loadOrt } from "../../adapter/deno/ort.ts";
 import { compileTo, CONFORMANCE, CREDIT_BUNDLE, withTempDir } from "./helpers.ts";
 import { readConformanceDescription, RECORDED_MODELS } from "../conformance/fixtures.ts";
-import type { Model } from "../../core/bundle.ts";
 // ORT's one-time set-up, outside any test (see tests/ort.ts).
 import "../ort.ts";
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function batchRun(model: Model, args: string[]): Promise<Run> {
-  let stdout = "";
-  const stderr: string[] = [];
-  const code = await batchWithModel(model, ["BUNDLE", ...args], {
-    out: (text) => stdout += text,
-    err: (line) => stderr.push(line),
-  });
-  return { code, stdout, stderr: stderr.join("\n") };
-}
-
-async function merge(paths: string[]): Promise<Run> {
-  let stdout = "";
-  const stderr: string[] = [];
-  let code: number;
-  try {
-    code = await mergeCommand.run(paths, {
-      out: (text) => stdout += text,
-      err: (line) => stderr.push(line),
-    });
-  } catch (error) {
-    return { code: 2, stdout, stderr: (error as Error).message };
-  }
-  return { code, stdout, stderr: stderr.join("\n") };
-}
+const batchRun = runBatch;
+const merge = runMerge;
 
 async function ok(run: Promise<Run>): Promise<string> {
   const result = await run;
