@@ -83,6 +83,54 @@ Deno.test("range shards merged equal one whole run: every model, JSON, JSONL, XE
   assert.ok(emptyParts > 0, `shards with no trace (${emptyParts}) merge too`);
 });
 
+Deno.test("range parts renumber the 'trace N:' of error entries with their trace_index", async () => {
+  await withTempDir(async (dir) => {
+    await using model = await readBundle(await loadOrt(), CREDIT_BUNDLE);
+    // Every seventh amount is not a number, every eleventh is missing: error entries all along.
+    const entries = Array.from({ length: 60 }, (_, i) => ({
+      attributes: i % 11 === 4 ? {} : { amount: i % 7 === 3 ? "High" : String(100 * (i + 1)) },
+      events: [i % 2 ? "approve loan" : "decline loan"],
+    }));
+    const logs = {
+      json: JSON.stringify(entries, null, 1),
+      jsonl: entries.map((e) => JSON.stringify(e)).join("\n"),
+      xes: `<log>\n${
+        entries.map((e) =>
+          `<trace>${
+            "amount" in e.attributes ? `<string key="amount" value="${e.attributes.amount}"/>` : ""
+          }<event><string key="concept:name" value="${e.events[0]}"/></event></trace>\n`
+        ).join("")
+      }</log>\n`,
+    };
+    for (const [format, text] of Object.entries(logs)) {
+      const log = `${dir}/errors.${format}`;
+      await Deno.writeTextFile(log, text);
+      for (const output of ["json", "jsonl"]) {
+        const base = ["--traces", log, "--output-format", output, "--batch-size", "16", "-q"];
+        const whole = await ok(batchRun(model, base));
+        assert.match(whole, /"error": ?"trace 52: attribute 'amount' is not a number: 'High'/);
+        for (const n of [3, 7]) {
+          const parts: string[] = [];
+          for (let i = 0; i < n; i++) {
+            const part = `${dir}/errors.${format}.${i}.${output}`;
+            await Deno.writeTextFile(
+              part,
+              await ok(batchRun(model, [...base, "--shard", `${i}/${n}`])),
+            );
+            parts.push(part);
+          }
+          assert.match(
+            await Deno.readTextFile(parts.at(-1)!),
+            /"error": ?"trace [0-8]: attribute/,
+            "the last part numbers its errors within itself",
+          );
+          assert.equal(await ok(merge(parts)), whole, `${format} -> ${output}, N = ${n}`);
+        }
+      }
+    }
+  });
+});
+
 Deno.test("merge refuses range parts that do not make one run, naming why", async (t) => {
   await withTempDir(async (dir) => {
     await using model = await readBundle(await loadOrt(), CREDIT_BUNDLE);
