@@ -28,6 +28,8 @@
  * const stream = counter.count(new Blob(["ab"]).stream());
  * for await (const _ of stream);
  * assert.equal(counter.fraction, 0.5);
+ * // A size not known (standard input): no fraction.
+ * assert.equal(new ByteCounter(undefined, [1]).fraction, undefined);
  * ```
  */
 export class ByteCounter {
@@ -107,25 +109,49 @@ export class Progress {
   }
 
   #line(seconds: number): string {
-    const rate = seconds > 0 ? this.traces / seconds : 0;
-    const fraction = this.counter.fraction;
-    const parts = [`${this.name}: ${this.traces} traces`, `${Math.round(rate)} traces/s`];
-    if (fraction !== undefined) {
-      const width = 20;
-      const full = Math.round(fraction * width);
-      const bar = `[${"#".repeat(full)}${"-".repeat(width - full)}]`;
-      parts.unshift(`${bar} ${Math.floor(fraction * 100)}%`);
-      if (fraction > 0.005 && seconds > 1) {
-        parts.push(`ETA ${clock((seconds * (1 - fraction)) / fraction)}`);
-      }
-    }
-    return parts.join("  ");
+    return progressLine(this.name, this.traces, seconds, this.counter.fraction);
   }
 
   #write(text: string): void {
     let bytes = new TextEncoder().encode(text);
     while (bytes.length > 0) bytes = bytes.subarray(Deno.stderr.writeSync(bytes));
   }
+}
+
+/**
+ * The progress bar's text: a bar and the percentage read, the traces done and their rate, and
+ * the time left; without the bar and the time left when the fraction read is not known (the
+ * log's size is not, as for standard input).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { progressLine } from "./progress.ts";
+ * assert.equal(
+ *   progressLine("log.xes", 5000, 10, 0.25),
+ *   "[#####---------------] 25%  log.xes: 5000 traces  500 traces/s  ETA 0:30",
+ * );
+ * assert.equal(progressLine("stdin", 5000, 10, undefined), "stdin: 5000 traces  500 traces/s");
+ * ```
+ */
+export function progressLine(
+  name: string,
+  traces: number,
+  seconds: number,
+  fraction: number | undefined,
+): string {
+  const rate = seconds > 0 ? traces / seconds : 0;
+  const parts = [`${name}: ${traces} traces`, `${Math.round(rate)} traces/s`];
+  if (fraction !== undefined) {
+    const width = 20;
+    const full = Math.round(fraction * width);
+    const bar = `[${"#".repeat(full)}${"-".repeat(width - full)}]`;
+    parts.unshift(`${bar} ${Math.floor(fraction * 100)}%`);
+    if (fraction > 0.005 && seconds > 1) {
+      parts.push(`ETA ${clock((seconds * (1 - fraction)) / fraction)}`);
+    }
+  }
+  return parts.join("  ");
 }
 
 function clock(seconds: number): string {
