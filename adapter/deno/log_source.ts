@@ -258,7 +258,7 @@ export async function urlLogSource(url: URL, options: UrlLogOptions): Promise<Lo
       size = 0;
       ranges = new WindowedRanges(fetcher, 0, new Uint8Array(0));
     } else if (probe.status === 206) {
-      const { last, total } = fetcher.rangeOf(probe, 0);
+      const { last, total } = await fetcher.rangeOf(probe, 0);
       size = total;
       const prefix = await fetcher.body(probe, last + 1);
       if (size !== undefined) ranges = new WindowedRanges(fetcher, size, prefix);
@@ -346,12 +346,17 @@ class Fetcher {
 
   /**
    * The `Content-Range` of a 206 answer to a request from `start`: its first and last byte
-   * and the log's size (undefined when the server gives `*`).
+   * and the log's size (undefined when the server gives `*`). An answer that does not fit is
+   * an error, its body cancelled.
    */
-  rangeOf(response: Response, start: number): { last: number; total: number | undefined } {
+  async rangeOf(
+    response: Response,
+    start: number,
+  ): Promise<{ last: number; total: number | undefined }> {
     const text = response.headers.get("content-range") ?? "";
     const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(text.trim());
     if (!match || Number(match[1]) !== start) {
+      await response.body?.cancel();
       throw this.error(
         `the server answered a Range request from byte ${start} with Content-Range ` +
           `'${text}'`,
@@ -480,7 +485,7 @@ class WindowedRanges implements ByteSource {
             `the first`,
         );
       }
-      const { last } = this.fetcher.rangeOf(response, at);
+      const { last } = await this.fetcher.rangeOf(response, at);
       yield* this.fetcher.chunks(response, last - at + 1);
       at = last + 1;
       window = Math.min(MAX_WINDOW, window * 2);
