@@ -1,8 +1,8 @@
 /**
  * Range shards through the functions `cli.ts` runs: for every conformance model, its log as
- * JSON, JSONL and XES, N = 1, 2, 3, 7 and 64 (more shards than the logs have traces), and
- * both output formats, `batch --shard I/N` parts merged equal one whole run byte for byte,
- * error entries included. The model is loaded once per conformance model
+ * JSON, JSONL and XES, read from the file and from a local HTTP server honouring `Range`,
+ * N = 1, 2, 3, 7 and 64 (more shards than the logs have traces), and both output formats,
+ * `batch --shard I/N` parts merged equal one whole run byte for byte, error entries included. The model is loaded once per conformance model
  * ({@link batchWithModel}: what `batch` does after loading its bundle) and `merge` runs
  * in-process, to keep the test's time reasonable; `range_cli_test.ts` runs a subset as real
  * processes. Also: how `merge` refuses range parts that do not make one run.
@@ -12,6 +12,7 @@
 
 import assert from "node:assert/strict";
 import { type Run, runBatch, runMerge } from "./in_process.ts";
+import { serveLog } from "./log_server.ts";
 import { readBundle } from "../../adapter/deno/bundle_files.ts";
 import { loadOrt } from "../../adapter/deno/ort.ts";
 import { compileTo, CONFORMANCE, CREDIT_BUNDLE, withTempDir } from "./helpers.ts";
@@ -54,25 +55,39 @@ Deno.test("range shards merged equal one whole run: every model, JSON, JSONL, XE
         new URL(`${name}/traces.xes`, CONFORMANCE).pathname,
       ];
       for (const log of logs) {
-        await t.step(`${name}/${log.slice(log.lastIndexOf(".") + 1)}`, async () => {
+        const suffix = log.slice(log.lastIndexOf(".") + 1);
+        const bytes = await Deno.readFile(log);
+        // The same log from a local server honouring Range, which counts what it sends.
+        await using server = serveLog(bytes, { ranges: true });
+        await t.step(`${name}/${suffix}, from a file and over HTTP`, async () => {
           for (const format of ["json", "jsonl"]) {
-            const base = ["--traces", log, "--output-format", format, "--batch-size", "64", "-q"];
-            const whole = await ok(batchRun(model, base));
+            const flags = ["--output-format", format, "--batch-size", "64", "-q"];
+            const whole = await ok(batchRun(model, ["--traces", log, ...flags]));
             errorEntries += whole.split(/"error": ?"/).length - 1;
-            for (const n of SHARDS) {
-              const parts: string[] = [];
-              for (let i = 0; i < n; i++) {
-                const run = await batchRun(model, [...base, "--shard", `${i}/${n}`]);
-                assert.equal(run.code, 0, run.stderr);
-                assert.match(run.stderr, new RegExp(`\\(shard ${i}/${n}: bytes \\d+-\\d+ of \\d+`));
-                if (run.stderr.startsWith("batch: 0 traces")) emptyParts++;
-                const part = `${dir}/part.${i}of${n}.${format}`;
-                await Deno.writeTextFile(part, run.stdout);
-                parts.push(part);
+            for (const source of [log, `${server.url}/conformance/traces.${suffix}`]) {
+              const base = ["--traces", source, ...flags];
+              for (const n of SHARDS) {
+                const parts: string[] = [];
+                for (let i = 0; i < n; i++) {
+                  server.reset();
+                  const run = await batchRun(model, [...base, "--shard", `${i}/${n}`]);
+                  assert.equal(run.code, 0, run.stderr);
+                  assert.match(
+                    run.stderr,
+                    new RegExp(`\\(shard ${i}/${n}: bytes \\d+-\\d+ of \\d+`),
+                  );
+                  if (run.stderr.startsWith("batch: 0 traces")) emptyParts++;
+                  // A small log: the probe's 64 KiB hold it all, and no more is fetched.
+                  assert.ok(server.bytes <= bytes.length, `${server.bytes} bytes fetched`);
+                  if (source !== log) assert.ok(server.requests >= 1, "read over HTTP");
+                  const part = `${dir}/part.${i}of${n}.${format}`;
+                  await Deno.writeTextFile(part, run.stdout);
+                  parts.push(part);
+                }
+                // Any order: merge orders the parts by their shard.
+                parts.reverse();
+                assert.equal(await ok(merge(parts)), whole, `${source}, ${format}, N = ${n}`);
               }
-              // Any order: merge orders the parts by their shard.
-              parts.reverse();
-              assert.equal(await ok(merge(parts)), whole, `${log}, ${format}, N = ${n}`);
             }
           }
         });
