@@ -125,7 +125,16 @@ function wallSeconds(text: string): number {
   return text.split(":").reduce((total, part) => total * 60 + Number(part), 0);
 }
 
-async function exists(path: string): Promise<boolean> {
+/**
+ * Whether `path` exists.
+ *
+ * @example
+ * ```ts
+ * import { exists } from "./batch_rss.ts";
+ * await exists("deno.json"); // true
+ * ```
+ */
+export async function exists(path: string): Promise<boolean> {
   try {
     await Deno.stat(path);
     return true;

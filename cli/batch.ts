@@ -1,18 +1,22 @@
 /**
- * `cli.ts batch BUNDLE --traces FILE`: scores every trace of an event log (XES, CSV or JSON)
- * with a bundle and writes the list PETRA's `score` command writes: one entry per trace, in
- * input order, with `attributes`, `per_transition_residuals`, `trace_index` and `trace_score`,
- * or `attributes`, `error` and `trace_index` for a trace whose input specs cannot be resolved
- * (a missing attribute, or one that is not a number).
+ * `cli.ts batch BUNDLE --traces LOG`: scores every trace of an event log (XES, CSV, JSON or
+ * JSONL, each also gzipped; a file, an `http(s)` URL, or `-` for standard input) with a bundle
+ * and writes the list PETRA's `score` command writes: one entry per trace, in input order,
+ * with `attributes`, `per_transition_residuals`, `trace_index` and `trace_score`, or
+ * `attributes`, `error` and `trace_index` for a trace whose input specs cannot be resolved (a
+ * missing attribute, or one that is not a number).
  *
  * The log is streamed through a pipeline ({@link scoreLog}): reading and parsing, scoring and
  * writing overlap, a batch at a time, so memory stays flat however large the file. The text
  * is laid out byte for byte as Python's `json.dump(entries, indent=2, sort_keys=True)` lays it
  * out, plus a final newline (`--output-format jsonl`: one compact entry a line); non-finite
- * numbers are written as `null`. `--shard I/N` scores every N-th trace, for `cli.ts merge`.
+ * numbers are written as `null`. `--shard I/N` writes a part for `cli.ts merge`: of an
+ * uncompressed XES, JSON or JSONL log, only its share of the bytes is read (range sharding,
+ * `cli/batch/log_plan.ts`); of other logs, every N-th trace is scored (modulo sharding).
  * `--output` appears only when complete (see {@link AtomicFile}).
  *
- * Permissions: `--allow-read`, plus `--allow-write` when `--output` is given.
+ * Permissions: `--allow-read`, plus `--allow-write` when `--output` is given, plus
+ * `--allow-net=HOST` for a log at a URL.
  *
  * @example
  * ```ts
@@ -36,13 +40,13 @@
 
 import type { Model } from "../core/bundle.ts";
 import type { OrtModule } from "../core/runtime.ts";
-import { detectFormat, readTraces, type TraceFormat, TraceReadError } from "../core/traces/mod.ts";
+import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";
 import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, InputError } from "./command.ts";
-import { fileProblem, sameFile } from "./file_problems.ts";
+import { sameFile } from "./file_problems.ts";
 import { AtomicFile } from "./batch/atomic_file.ts";
 import {
   type EntryLayout,
@@ -55,8 +59,10 @@ import { measureBatchSize } from "./batch/measure_batch_size.ts";
 import { ByteCounter, Progress } from "./batch/progress.ts";
 import { scoreLog, type Tally } from "./batch/score_log.ts";
 import { Shard } from "./batch/shard.ts";
+import { type OpenedLog, openLog, SHARD_MODES, type ShardMode } from "./batch/log_plan.ts";
+import { headerEntry, trailerEntry } from "./batch/part_meta.ts";
 
-const FORMATS = ["auto", "xes", "csv", "json"] as const;
+const FORMATS = ["auto", "xes", "csv", "json", "jsonl"] as const;
 const MAX_BATCH_SIZE = 65536;
 /** Batches in flight: one scoring while the next is read and the one before is written. */
 const PIPELINE_DEPTH = 2;
@@ -73,13 +79,15 @@ const OPTIONS = {
   output: { type: "string", short: "o" },
   "output-format": { type: "string" },
   shard: { type: "string" },
+  "shard-mode": { type: "string" },
   "batch-size": { type: "string" },
   quiet: { type: "boolean", short: "q" },
 } as const;
 
-const HELP = `Usage: cli.ts batch BUNDLE --traces FILE [--format auto|xes|csv|json]
+const HELP = `Usage: cli.ts batch BUNDLE --traces LOG [--format auto|xes|csv|json|jsonl[.gz]]
                     [--case-column case_id] [--activity-column activity]
-                    [-o FILE] [--output-format json|jsonl] [--shard I/N]
+                    [-o FILE] [--output-format json|jsonl]
+                    [--shard I/N] [--shard-mode auto|range|modulo]
                     [--batch-size auto|N] [-q]
 
 Scores every trace of an event log with a bundle and writes a JSON list, one entry per trace
@@ -93,8 +101,12 @@ Arguments:
                           with its .pt.meta.json beside it, or a directory holding one bundle
 
 Options:
-  --traces FILE           the event log: .xes, .xes.gz, .csv or .json (required)
-  --format FORMAT         auto, xes, csv or json (default: auto, from FILE's suffix)
+  --traces LOG            the event log (required): a file, an http(s) URL (a presigned
+                          object-storage URL, say), or - for standard input; .xes, .csv,
+                          .json (a list of traces) or .jsonl (one trace a line), each also
+                          gzipped (.gz)
+  --format FORMAT         auto, xes, csv, json or jsonl, each also with .gz (default: auto,
+                          from LOG's name or URL path; required with --traces -)
   --case-column NAME      the CSV column of case ids (default: case_id, else pm4py's
                           case:concept:name)
   --activity-column NAME  the CSV column of activities (default: activity, else pm4py's
@@ -105,23 +117,32 @@ Options:
                           error, SIGINT or SIGTERM
   --output-format FORMAT  json (default): PETRA's layout, json.dump(indent=2,
                           sort_keys=True); jsonl: one compact entry a line
-  --shard I/N             score only the traces whose index i has i mod N = I (0 <= I < N),
-                          keeping their trace_index; 'cli.ts merge' joins the N outputs into
-                          the output of one whole run
+  --shard I/N             write shard I of N (0 <= I < N) of the scores, a part for
+                          'cli.ts merge', which joins the N parts into the output of one
+                          whole run (see Sharding)
+  --shard-mode MODE       auto (default): range when the log allows it, else modulo; range:
+                          insist on range sharding; modulo: always modulo sharding
   --batch-size auto|N     traces per ONNX run, 1 to ${MAX_BATCH_SIZE}; auto (default) measures
                           the model at start-up and takes the smallest size near the lowest
                           cost per trace
   -q, --quiet             no progress bar; only the summary line on stderr
   -h, --help              show this help
 
-Sharding: run N processes with --shard 0/N ... --shard N-1/N on the same log (each reads the
-whole log and scores its share), then merge their outputs:
+Sharding: run N processes with --shard 0/N ... --shard N-1/N on the same log, then merge
+their parts. Which mode a log gets:
+  range   uncompressed XES, JSON and JSONL files and URLs: shard I reads only bytes
+          [I*S/N, (I+1)*S/N) of the log's S bytes (plus its head and the trace straddling
+          its end; from a URL with HTTP Range requests) and owns the traces starting there;
+          its part numbers them from 0, and merge renumbers them
+  modulo  CSV (a case's rows may lie anywhere), gzip, standard input: each shard reads the
+          whole log and scores the traces whose index i has i mod N = I
   seq 0 3 | xargs -P 4 -I{} deno run --allow-read --allow-write cli.ts batch BUNDLE \\
-    --traces log.csv --shard {}/4 -o parts/{}.json -q
+    --traces log.xes --shard {}/4 -o parts/{}.json -q
   deno run --allow-read --allow-write cli.ts merge parts/*.json -o scores.json
 (As a Kubernetes Indexed Job: --shard \$JOB_COMPLETION_INDEX/N with completions: N.)
 
-Permissions: deno run --allow-read cli.ts batch ... (add --allow-write with --output).
+Permissions: deno run --allow-read cli.ts batch ... (add --allow-write with --output, and
+--allow-net=HOST for a log at a URL on HOST, e.g. --allow-net=bucket.s3.amazonaws.com).
 `;
 
 /** What the command line asked for. */
@@ -129,11 +150,14 @@ interface Settings {
   readonly bundle: string;
   readonly traces: string;
   readonly format: (typeof FORMATS)[number];
+  /** `--format` ended in `.gz`; undefined: the name tells. */
+  readonly gzip: boolean | undefined;
   readonly caseColumn: string | undefined;
   readonly activityColumn: string | undefined;
   readonly output: string | undefined;
   readonly outputFormat: OutputFormat;
-  readonly shard: Shard;
+  readonly shard: Shard | undefined;
+  readonly shardMode: ShardMode;
   /** Undefined: measure it. */
   readonly batchSize: number | undefined;
   readonly quiet: boolean;
@@ -151,49 +175,92 @@ interface Settings {
  */
 export const batchCommand: Command = {
   name: "batch",
-  summary: "score an event log (XES, CSV or JSON) with a bundle, as PETRA's score command does",
+  summary: "score an event log (XES, CSV, JSON or JSONL) with a bundle, as PETRA's score does",
   help: HELP,
   async run(args, io) {
     const started = performance.now();
     const settings = readSettings(args);
     const bundlePath = await resolveBundlePath(settings.bundle);
-    const size = await traceFileSize(settings.traces);
-    const format = traceFormat(settings);
-    await checkOutput(settings);
-    await using model = await readBundle(await batchOrt(), bundlePath);
-    for (const line of specNotes(model)) io.err(line);
-    const batchSize = settings.batchSize ?? (await measureBatchSize(model.session)).size;
-    const file = settings.output === undefined
-      ? undefined
-      : await AtomicFile.create(settings.output);
-    const stop = new AbortController();
-    using _signals = file && onSignals(stop);
-    const layout = entryLayout(settings.outputFormat);
-    const sink = openEntrySink(file, layout, io.out);
-    const scoring = performance.now();
-    let tally: Tally;
+    const log = await openLog(settings, io.err);
     try {
-      tally = await scoreFile(
-        model,
-        settings,
-        { size, format, batchSize },
-        { sink, layout },
-        stop.signal,
-        io,
-      );
-    } catch (error) {
-      await sink.abort();
-      if (error instanceof Interrupted) {
-        io.err(`error: batch stopped by ${error.signal}; ${settings.output} was not written`);
-        return error.code;
-      }
-      throw error;
+      await checkOutput(settings, log);
+      await using model = await readBundle(await batchOrt(), bundlePath);
+      return await scoreWith(model, settings, log, io, started);
+    } finally {
+      await log.source.close();
     }
-    const now = performance.now();
-    io.err(summaryLine(tally, (now - started) / 1000, (now - scoring) / 1000, settings));
-    return 0;
   },
 };
+
+/**
+ * `batch` with a model already loaded: what `batchCommand.run` does after loading the
+ * bundle, for callers that score many logs with one model (the BUNDLE argument is still
+ * required, and ignored).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { batchWithModel } from "./batch.ts";
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * let out = "";
+ * const args = ["-", "--traces", "examples/rest_serving/applications.json", "--batch-size", "8"];
+ * const code = await batchWithModel(model, [...args, "--output-format", "jsonl", "-q"], {
+ *   out: (text) => out += text,
+ *   err: () => {},
+ * });
+ * assert.equal(code, 0);
+ * assert.equal(JSON.parse(out.split("\n")[0]!).trace_index, 0);
+ * ```
+ */
+export async function batchWithModel(
+  model: Model,
+  args: readonly string[],
+  io: CliIo,
+): Promise<number> {
+  const started = performance.now();
+  const settings = readSettings(args);
+  const log = await openLog(settings, io.err);
+  try {
+    await checkOutput(settings, log);
+    return await scoreWith(model, settings, log, io, started);
+  } finally {
+    await log.source.close();
+  }
+}
+
+/** Scores the opened log and writes the entries (or a part); returns the exit code. */
+async function scoreWith(
+  model: Model,
+  settings: Settings,
+  log: OpenedLog,
+  io: CliIo,
+  started: number,
+): Promise<number> {
+  for (const line of specNotes(model)) io.err(line);
+  const batchSize = settings.batchSize ?? (await measureBatchSize(model.session)).size;
+  const file = settings.output === undefined ? undefined : await AtomicFile.create(settings.output);
+  const stop = new AbortController();
+  using _signals = file && onSignals(stop);
+  const layout = entryLayout(settings.outputFormat);
+  const sink = openEntrySink(file, layout, io.out);
+  const scoring = performance.now();
+  let tally: Tally;
+  try {
+    tally = await scoreFile(model, settings, log, batchSize, { sink, layout }, stop.signal, io);
+  } catch (error) {
+    await sink.abort();
+    if (error instanceof Interrupted) {
+      io.err(`error: batch stopped by ${error.signal}; ${settings.output} was not written`);
+      return error.code;
+    }
+    throw error;
+  }
+  const now = performance.now();
+  io.err(summaryLine(tally, (now - started) / 1000, (now - scoring) / 1000, settings, log));
+  return 0;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Arguments and input checks
@@ -207,16 +274,21 @@ function readSettings(args: readonly string[]): Settings {
         : `batch takes one BUNDLE argument, got ${positionals.length}`,
     );
   }
-  if (flags.traces === undefined) throw new UsageError("batch needs --traces FILE");
+  if (flags.traces === undefined) throw new UsageError("batch needs --traces LOG");
+  const gzipped = flags.format !== undefined && /\.gz$/i.test(flags.format);
+  const format = flags.format === undefined ? undefined : flags.format.replace(/\.gz$/i, "");
   return {
     bundle: positionals[0]!,
     traces: flags.traces,
-    format: readChoice("--format", FORMATS, flags.format) ?? "auto",
+    format: readChoice("--format", FORMATS, format, flags.format) ?? "auto",
+    gzip: gzipped ? true : undefined,
     caseColumn: flags["case-column"],
     activityColumn: flags["activity-column"],
     output: flags.output,
     outputFormat: readChoice("--output-format", OUTPUT_FORMATS, flags["output-format"]) ?? "json",
-    shard: flags.shard === undefined ? Shard.ALL : Shard.parse(flags.shard),
+    shard: flags.shard === undefined ? undefined : Shard.parse(flags.shard),
+    shardMode: readChoice("--shard-mode", SHARD_MODES, flags["shard-mode"], undefined, "mode") ??
+      "auto",
     batchSize: readBatchSize(flags["batch-size"]),
     quiet: flags.quiet === true,
   };
@@ -226,12 +298,14 @@ function readChoice<T extends string>(
   option: string,
   choices: readonly T[],
   text: string | undefined,
+  written: string | undefined = text,
+  noun = "format",
 ): T | undefined {
   if (text === undefined) return undefined;
   const choice = choices.find((c) => c === text.toLowerCase());
   if (choice === undefined) {
     throw new UsageError(
-      `unknown format '${text}' for ${option}; use one of ${choices.join(", ")}`,
+      `unknown ${noun} '${written}' for ${option}; use one of ${choices.join(", ")}`,
     );
   }
   return choice;
@@ -248,33 +322,9 @@ function readBatchSize(text: string | undefined): number | undefined {
   return size;
 }
 
-/** The traces file's size in bytes; it must be a readable file. */
-async function traceFileSize(path: string): Promise<number> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(path);
-  } catch (error) {
-    const problem = error instanceof Deno.errors.PermissionDenied
-      ? "permission denied"
-      : fileProblem(error);
-    throw new InputError(`${path}: ${problem}`);
-  }
-  if (info.isDirectory) throw new InputError(`${path}: is a directory, not a trace file`);
-  return info.size;
-}
-
-function traceFormat(settings: Settings): TraceFormat {
-  try {
-    return detectFormat(settings.traces, settings.format).format;
-  } catch (error) {
-    if (error instanceof TraceReadError) throw new InputError(error.message);
-    throw error;
-  }
-}
-
 /** The output must not be the traces file (it would be truncated while being read). */
-async function checkOutput(settings: Settings): Promise<void> {
-  if (settings.output === undefined) return;
+async function checkOutput(settings: Settings, log: OpenedLog): Promise<void> {
+  if (settings.output === undefined || log.source.formatName !== settings.traces) return;
   if (await sameFile(settings.output, [settings.traces])) {
     throw new UsageError(`--output ${settings.output} is the traces file itself`);
   }
@@ -320,40 +370,55 @@ function batchOrt(): Promise<OrtModule> {
   return readable ? loadWorkerOrt() : loadOrt();
 }
 
-interface LogFile {
-  readonly size: number;
-  readonly format: TraceFormat;
-  readonly batchSize: number;
-}
-
 async function scoreFile(
   model: Model,
   settings: Settings,
-  file: LogFile,
+  log: OpenedLog,
+  batchSize: number,
   { sink, layout }: { readonly sink: EntrySink; readonly layout: EntryLayout },
   signal: AbortSignal,
   io: CliIo,
 ): Promise<Tally> {
-  const counter = new ByteCounter(file.size, file.format === "csv" ? CSV_PASSES : [1]);
-  const traces = readTraces(() => counter.count(Deno.openSync(settings.traces).readable), {
-    name: settings.traces,
-    format: settings.format,
-    caseColumn: settings.caseColumn,
-    activityColumn: settings.activityColumn,
-    onColumns: (choice) => choice.note && io.err(choice.note),
-  });
-  const progress = new Progress(showProgress(settings), settings.traces, counter);
+  const { source, plan } = log;
+  const range = plan.kind === "range" ? plan.range : undefined;
+  const counter = new ByteCounter(
+    range ? range.to - range.start : source.size,
+    log.format === "csv" ? CSV_PASSES : [1],
+  );
+  let traces: AsyncIterable<Trace>;
+  if (range) traces = range.traces((stream) => counter.count(stream));
+  else {
+    const open = () => counter.count(source.open());
+    traces = readTraces(source.reopenable ? open : open(), {
+      name: source.name,
+      format: log.format,
+      gzip: log.gzip,
+      caseColumn: settings.caseColumn,
+      activityColumn: settings.activityColumn,
+      onColumns: (choice) => choice.note && io.err(choice.note),
+    });
+  }
+  const progress = new Progress(showProgress(settings), source.name, counter);
   try {
+    if (plan.kind === "range") {
+      const { index, count } = plan.shard;
+      const { size, start } = plan.range;
+      const header = { index, count, format: log.format, size, start };
+      await sink.write([headerEntry(settings.outputFormat, header)]);
+    }
     const tally = await scoreLog(model, traces, sink, {
-      batchSize: file.batchSize,
+      batchSize,
       depth: PIPELINE_DEPTH,
-      shard: settings.shard,
+      shard: plan.kind === "modulo" ? plan.shard : Shard.ALL,
       layout,
       signal,
       onProgress: (entries) => progress.traces = entries,
     });
-    if (tally.read === 0) {
-      throw new InputError(`${settings.traces}: no traces parsed from the input file`);
+    if (range) {
+      const trailer = { end: range.end!, traces: tally.read };
+      await sink.write([trailerEntry(settings.outputFormat, trailer)]);
+    } else if (tally.read === 0) {
+      throw new InputError(`${source.name}: no traces parsed from the input file`);
     }
     await sink.close();
     return tally;
@@ -404,6 +469,7 @@ function summaryLine(
   seconds: number,
   scoringSeconds: number,
   settings: Settings,
+  log: OpenedLog,
 ): string {
   const rate = scoringSeconds > 0 ? Math.round(tally.traces / scoringSeconds) : 0;
   const scored = tally.traces - tally.errors;
@@ -412,9 +478,13 @@ function summaryLine(
     const more = tally.errors > tally.failed.length ? ", …" : "";
     errors += ` (${tally.errors === 1 ? "trace" : "traces"} ${tally.failed.join(", ")}${more})`;
   }
-  const shard = settings.shard.count === 1
-    ? ""
-    : ` (shard ${settings.shard} of ${plural(tally.read, "trace")})`;
+  const { plan } = log;
+  const shard = plan.kind === "modulo"
+    ? ` (shard ${plan.shard} of ${plural(tally.read, "trace")}, modulo)`
+    : plan.kind === "range"
+    ? ` (shard ${plan.shard}: bytes ${plan.range.from}-${plan.range.to} of ${plan.range.size}, ` +
+      `${log.source.bytesRead} read)`
+    : "";
   return `batch: ${plural(tally.traces, "trace")}${shard} in ${seconds.toFixed(2)} s ` +
     `(${rate} traces/s), ${scored} scored, ${errors}` +
     (settings.output === undefined ? "" : ` -> ${settings.output}`);

@@ -1,10 +1,12 @@
 /**
- * `cli.ts merge PART... [-o FILE]`: joins the outputs of a sharded `batch` run
- * (`--shard 0/N` ... `--shard N-1/N`) into the output one whole run writes, byte for byte. A
- * k-way merge by `trace_index`: each part is read one entry at a time ({@link PartReader}) and
- * the entry with the lowest index is copied as is, so memory holds one entry a part whatever
- * the sizes. The indices must cover 0, 1, 2, … with no gap and no repeat, and the parts must
- * share one format (`json` or `jsonl`, which the merged output keeps).
+ * `cli.ts merge PART... [-o FILE]`: joins the parts of a sharded `batch` run
+ * (`--shard 0/N` ... `--shard N-1/N`) into the output one whole run writes, byte for byte.
+ * Parts of range shards (`part_meta.ts`) are checked to chain (each shard starting where the
+ * one before ended) and written in shard order, their traces renumbered. Parts of modulo
+ * shards are k-way merged by `trace_index`: each part is read one entry at a time
+ * ({@link PartReader}) and the entry with the lowest index is copied as is, so memory holds
+ * one entry a part whatever the sizes; the indices must cover 0, 1, 2, … with no gap and no
+ * repeat. The parts must share one format (`json` or `jsonl`, which the merged output keeps).
  *
  * @example
  * ```ts
@@ -33,9 +35,10 @@ import { parseArgs, UsageError } from "./args.ts";
 import { type Command, InputError } from "./command.ts";
 import { sameFile } from "./file_problems.ts";
 import { AtomicFile } from "./batch/atomic_file.ts";
-import { entryLayout } from "./batch/entry_layout.ts";
+import { entryLayout, type OutputFormat } from "./batch/entry_layout.ts";
 import { openEntrySink } from "./batch/entry_sink.ts";
 import { type PartEntry, PartReader } from "./batch/part_reader.ts";
+import { type PartHeader, type PartTrailer, renumberEntry } from "./batch/part_meta.ts";
 
 const OPTIONS = { output: { type: "string", short: "o" } } as const;
 /** Entries written a time. */
@@ -43,16 +46,21 @@ const CHUNK = 512;
 
 const HELP = `Usage: cli.ts merge PART... [-o FILE]
 
-Joins the outputs of a sharded batch run (batch --shard 0/N ... --shard N-1/N, in any order)
-into the output a single batch run over the whole log writes, byte for byte: entries in
-trace_index order, in the parts' format (json or jsonl; all parts must share it). It streams
-(a k-way merge), so memory stays flat whatever the parts' size. It fails, naming the file,
-when a part is not a complete batch output, when two parts hold the same trace_index
-(overlapping shards), or when an index is missing (a part left out). A part left out whose
-traces all come after the others' (a log with fewer traces than shards) cannot be noticed.
+Joins the parts of a sharded batch run (batch --shard 0/N ... --shard N-1/N, in any order)
+into the output a single batch run over the whole log writes, byte for byte, in the parts'
+format (json or jsonl; all parts must share it). It streams, so memory stays flat whatever
+the parts' size. Two kinds of parts (see 'cli.ts batch --help', Sharding):
+  range   (XES, JSON, JSONL logs) each part says which shard of which log it is and where
+          its traces start and end in the log; merge checks that the N shards are all there
+          and that each starts where the one before ended, before writing anything, then
+          writes the parts in shard order, numbering the traces across them
+  modulo  (CSV, gzip, stdin) the entries are merged in trace_index order; it fails when two
+          parts hold the same trace_index (overlapping shards) or an index is missing (a
+          part left out; one whose traces all come after the others' cannot be noticed)
+It fails, naming the file, when a part is not a complete batch output.
 
 Arguments:
-  PART                    a batch output (json or jsonl), one per shard
+  PART                    a batch --shard output (json or jsonl), one per shard
 
 Options:
   -o, --output FILE       write to FILE, creating parent directories (default: standard
@@ -61,7 +69,7 @@ Options:
 
 Example: score a log on four processes, then merge
   seq 0 3 | xargs -P 4 -I{} deno run --allow-read --allow-write cli.ts batch BUNDLE \\
-    --traces log.csv --shard {}/4 -o parts/{}.json -q
+    --traces log.xes --shard {}/4 -o parts/{}.json -q
   deno run --allow-read --allow-write cli.ts merge parts/*.json -o scores.json
 
 Permissions: deno run --allow-read cli.ts merge ... (add --allow-write with --output).
@@ -97,11 +105,21 @@ export const mergeCommand: Command = {
             `merge parts written with one --output-format`,
         );
       }
+      const ranged = parts.filter((p) => p.header !== undefined);
+      const plain = parts.find((p) => p.header === undefined);
+      if (ranged.length > 0 && plain !== undefined) {
+        throw new InputError(
+          `${ranged[0]!.path} is a range shard's part but ${plain.path} is not (a modulo ` +
+            `shard's part or a whole run's output); merge the parts of one sharded run`,
+        );
+      }
+      const order = ranged.length > 0 ? await rangeOrder(parts) : undefined;
       const file = output === undefined ? undefined : await AtomicFile.create(output);
       const sink = openEntrySink(file, entryLayout(format), io.out);
       let count: number;
       try {
-        count = await mergeParts(parts, (texts) => sink.write(texts));
+        const write = (texts: string[]) => sink.write(texts);
+        count = order ? await concatRanges(order, format, write) : await mergeParts(parts, write);
         await sink.close();
       } catch (error) {
         await sink.abort();
@@ -173,6 +191,116 @@ async function mergeParts(
   }
   if (texts.length > 0) await write(texts);
   return expected;
+}
+
+/** A range shard's part with its header and trailer. */
+interface RangePart {
+  readonly part: PartReader;
+  readonly header: PartHeader;
+  readonly trailer: PartTrailer;
+}
+
+/**
+ * Range shards' parts in shard order, checked before anything is written: one part for each
+ * shard 0 … N-1 of one log, each starting where the one before ended (by induction from shard
+ * 0, whose start is exact, every shard then started at a true trace boundary), the last
+ * ending at the log's end.
+ */
+async function rangeOrder(parts: readonly PartReader[]): Promise<RangePart[]> {
+  const first = parts[0]!;
+  const { count, format, size } = first.header!;
+  const byIndex = new Map<number, RangePart>();
+  for (const part of parts) {
+    const header = part.header!;
+    if (header.count !== count || header.size !== size || header.format !== format) {
+      throw new InputError(
+        `${first.path} is shard ${first.header!.index}/${count} of a ${size}-byte ${format} ` +
+          `log but ${part.path} is shard ${header.index}/${header.count} of a ${header.size}-byte ` +
+          `${header.format} log; merge the parts of one sharded run`,
+      );
+    }
+    const twin = byIndex.get(header.index);
+    if (twin !== undefined) {
+      throw new InputError(
+        `${twin.part.path} and ${part.path} are both shard ${header.index}/${count} ` +
+          `(merge each shard's part once)`,
+      );
+    }
+    const trailer = await part.trailerFromTail();
+    if (trailer === undefined) {
+      throw new InputError(`${part.path}: not a complete range shard's part: no trailer entry`);
+    }
+    byIndex.set(header.index, { part, header, trailer });
+  }
+  const ordered: RangePart[] = [];
+  for (let index = 0; index < count; index++) {
+    const part = byIndex.get(index);
+    if (part === undefined) {
+      throw new InputError(`no part is shard ${index}/${count}; a part is missing`);
+    }
+    const before = ordered.at(-1);
+    if (before !== undefined && before.trailer.end !== part.header.start) {
+      throw new InputError(
+        `shards ${before.header.index}/${count} (${before.part.path}) and ${index}/${count} ` +
+          `(${part.part.path}) disagree where their traces meet: one ends at byte ` +
+          `${before.trailer.end}, the next starts at byte ${part.header.start}. A shard's scan ` +
+          `for its first trace was misled (a comment, CDATA section or entry longer than ` +
+          `64 KiB holding trace markup; see docs/batch.md): run the shards with ` +
+          `--shard-mode modulo`,
+      );
+    }
+    ordered.push(part);
+  }
+  const last = ordered.at(-1)!;
+  if (last.trailer.end !== size) {
+    throw new InputError(
+      `${last.part.path} (shard ${count - 1}/${count}) ends at byte ${last.trailer.end}, ` +
+        `before the log's end (${size} bytes)`,
+    );
+  }
+  return ordered;
+}
+
+/**
+ * Writes the entries of range shards' parts, shard after shard, each `trace_index` (and the
+ * `trace N:` of an error) renumbered from the part's own to the log's; returns their number.
+ */
+async function concatRanges(
+  parts: readonly RangePart[],
+  format: OutputFormat,
+  write: (texts: string[]) => Promise<void>,
+): Promise<number> {
+  let offset = 0;
+  let texts: string[] = [];
+  for (const { part, trailer } of parts) {
+    let local = 0;
+    for (let entry = await part.next(); entry !== undefined; entry = await part.next()) {
+      try {
+        texts.push(renumberEntry(entry.text, format, local, offset + local));
+      } catch (error) {
+        throw new InputError(`${part.path}: entry ${local + 1}: ${(error as Error).message}`);
+      }
+      local++;
+      if (texts.length >= CHUNK) {
+        await write(texts);
+        texts = [];
+      }
+    }
+    const read = part.trailer!;
+    if (read.traces !== local || read.end !== trailer.end) {
+      throw new InputError(
+        `${part.path}: its trailer counts ${read.traces} traces but the part holds ${local}`,
+      );
+    }
+    offset += local;
+  }
+  if (texts.length > 0) await write(texts);
+  if (offset === 0) {
+    throw new InputError(
+      `the parts hold no traces: no trace was parsed from the log (as a whole run would say)`,
+    );
+  }
+  return offset;
 }
 
 /** A binary min-heap of the parts' current entries by `trace_index`. */

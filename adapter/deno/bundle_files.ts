@@ -24,6 +24,7 @@ import { type AnyBundleFiles, openBundle } from "../../core/open_bundle.ts";
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
 import { concatBytes } from "../../core/concat_bytes.ts";
 import { messageOf } from "../../core/bundle/bundle_error.ts";
+import { FETCH_TIMEOUT_MS, fetchFailure } from "./fetch_failure.ts";
 
 /**
  * The embedded example bundle (the credit-approval model), read with {@link readBundle}; it
@@ -51,7 +52,7 @@ export type BundleKind = "onnx" | "pt";
 export const MAX_FETCHED_BYTES = 1 << 30;
 
 /** How long fetching one bundle file from a URL may take, in ms. */
-export const FETCH_TIMEOUT_MS = 60_000;
+export { FETCH_TIMEOUT_MS };
 
 /**
  * What a bundle argument or `PETRI_SERVE_BUNDLE` names: an `http(s):` URL as a {@link URL}
@@ -312,14 +313,6 @@ async function readLimited(body: ReadableStream<Uint8Array> | null, url: string)
     chunks.push(chunk);
   }
   return concatBytes(chunks, length);
-}
-
-/** A fetch failure on one line (a timeout says so). */
-function fetchFailure(error: unknown): string {
-  if (error instanceof DOMException && error.name === "TimeoutError") {
-    return `no answer within ${FETCH_TIMEOUT_MS / 1000} s`;
-  }
-  return messageOf(error).replace(/\s*\n\s*/g, " ");
 }
 
 function joinPath(dir: string, name: string): string {

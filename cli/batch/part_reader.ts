@@ -5,7 +5,8 @@
  * file is a `jsonl` part with no entries. In the `json` layout an entry runs from `  {` to the
  * next `\n  }` (nested lines are indented deeper, and strings hold no raw newline), so parts
  * are cut without a streaming JSON parser; each entry is then checked with `JSON.parse`.
- * Memory holds one read chunk and one entry.
+ * Memory holds one read chunk and one entry. A range shard's part starts with a header entry
+ * and ends with a trailer entry (`part_meta.ts`), kept apart from the traces' entries.
  *
  * @example
  * ```ts
@@ -27,6 +28,7 @@
 import { InputError } from "../command.ts";
 import { fileProblem } from "../file_problems.ts";
 import type { OutputFormat } from "./entry_layout.ts";
+import { PART_END_KEY, type PartHeader, partMeta, type PartTrailer } from "./part_meta.ts";
 
 /** One entry of a part. */
 export interface PartEntry {
@@ -37,6 +39,13 @@ export interface PartEntry {
 }
 
 const JSON_ENTRY_END = "\n  }";
+/** The bytes read from a part's end to find its trailer. */
+const TAIL_BYTES = 4096;
+/** A trailer entry ending a part, in either layout. */
+const TRAILER = new RegExp(`"${PART_END_KEY}":\\s*(\\{[^{}]*\\})\\s*\\}\\s*\\]?\\s*$`);
+
+/** A range shard's header or trailer entry. */
+type PartMeta = { readonly header: PartHeader } | { readonly trailer: PartTrailer };
 
 /**
  * An open part file.
@@ -65,6 +74,12 @@ export class PartReader implements AsyncDisposable {
   #ended = false;
   #count = 0;
   #last = -1;
+  /** The first entry when it is a trace's (read to look for a header); null: none kept. */
+  #peeked: PartEntry | undefined | null = null;
+  /** A range shard's header (its first entry); undefined for any other output. */
+  header: PartHeader | undefined;
+  /** A range shard's trailer (its last entry), once read. */
+  trailer: PartTrailer | undefined;
 
   private constructor(
     readonly path: string,
@@ -118,16 +133,59 @@ export class PartReader implements AsyncDisposable {
       );
     }
     part.#done = done;
+    try {
+      await part.#peek();
+    } catch (error) {
+      await part[Symbol.asyncDispose]();
+      throw error;
+    }
     return part;
   }
 
   /**
-   * The next entry, or undefined after the last.
+   * The next entry, or undefined after the last (a range shard's trailer, which is then in
+   * {@link PartReader.trailer}, is not an entry).
    *
    * @throws {InputError} naming the file and the entry for a malformed or truncated part, or
-   * entries out of `trace_index` order.
+   * entries out of `trace_index` order (in a range shard's part: not 0, 1, 2, …).
    */
   async next(): Promise<PartEntry | undefined> {
+    if (this.#peeked !== null) {
+      const peeked = this.#peeked;
+      this.#peeked = null;
+      return peeked;
+    }
+    if (this.trailer !== undefined) return undefined;
+    const read = await this.#read();
+    if (read === undefined) {
+      if (this.header !== undefined) throw this.#malformed("it has no trailer entry");
+      return undefined;
+    }
+    if ("header" in read) throw new InputError(`${this.path}: a second header entry`);
+    if ("trailer" in read) {
+      if (this.header === undefined) {
+        throw new InputError(`${this.path}: a trailer entry without a header entry`);
+      }
+      if ((await this.#read()) !== undefined) {
+        throw new InputError(`${this.path}: entries after its trailer entry`);
+      }
+      this.trailer = read.trailer;
+      return undefined;
+    }
+    return read;
+  }
+
+  /** The first entry: the header of a range shard's part, or kept for {@link next}. */
+  async #peek(): Promise<void> {
+    const read = await this.#read();
+    if (read !== undefined && "header" in read) this.header = read.header;
+    else if (read !== undefined && "trailer" in read) {
+      throw new InputError(`${this.path}: a trailer entry without a header entry`);
+    } else this.#peeked = read;
+  }
+
+  /** The next entry read and checked, a header or trailer, or undefined at the end. */
+  async #read(): Promise<PartEntry | PartMeta | undefined> {
     const text = this.format === "json" ? await this.#nextJson() : await this.#nextLine();
     if (text === undefined) return undefined;
     const where = `${this.path}: entry ${this.#count}`;
@@ -138,15 +196,57 @@ export class PartReader implements AsyncDisposable {
     } catch {
       throw new InputError(`${where} is not valid JSON`);
     }
+    let meta: PartMeta | undefined;
+    try {
+      meta = partMeta(entry);
+    } catch (error) {
+      throw new InputError(`${where}: ${(error as Error).message}`);
+    }
+    if (meta !== undefined) return meta;
     const index = (entry as { trace_index?: unknown } | null)?.trace_index;
     if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0) {
       throw new InputError(`${where} has no trace_index (a whole number)`);
+    }
+    if (this.header !== undefined && index !== this.#last + 1) {
+      throw new InputError(
+        `${where}: trace_index ${index} where a range shard's part holds ${this.#last + 1}`,
+      );
     }
     if (index <= this.#last) {
       throw new InputError(`${where}: trace_index ${index} comes after ${this.#last}`);
     }
     this.#last = index;
     return { index, text };
+  }
+
+  /**
+   * A range shard's trailer read from the end of the part file, before its entries are read
+   * (so `merge` can check the shards' boundaries first); undefined when the tail holds none.
+   */
+  async trailerFromTail(): Promise<PartTrailer | undefined> {
+    let file: Deno.FsFile | undefined;
+    try {
+      file = await Deno.open(this.path);
+      const size = (await file.stat()).size;
+      const length = Math.min(size, TAIL_BYTES);
+      await file.seek(size - length, Deno.SeekMode.Start);
+      const bytes = new Uint8Array(length);
+      for (let at = 0; at < length;) {
+        const count = await file.read(bytes.subarray(at));
+        if (count === null) break;
+        at += count;
+      }
+      const tail = new TextDecoder().decode(bytes);
+      const match = TRAILER.exec(tail);
+      if (!match) return undefined;
+      const meta = partMeta({ [PART_END_KEY]: JSON.parse(match[1]!) });
+      return meta && "trailer" in meta ? meta.trailer : undefined;
+    } catch (error) {
+      if (error instanceof SyntaxError) return undefined;
+      throw new InputError(`${this.path}: ${readProblem(error)}`);
+    } finally {
+      file?.close();
+    }
   }
 
   /** Stops reading and closes the file. */
@@ -190,14 +290,20 @@ export class PartReader implements AsyncDisposable {
           : `expected ${this.#count === 0 ? "an entry" : "',' and an entry, or ']'"}`,
       );
     }
-    const start = this.#at + head.length - 3;
+    // The entry starts at its "  {"; skip the separator before it. Reading more moves the
+    // buffer's unread text to its start, so positions are kept relative to the entry's start.
+    this.#at += head.length - 3;
+    let searched = 0;
     for (;;) {
-      const end = this.#buffer.indexOf(JSON_ENTRY_END, start);
+      const end = this.#buffer.indexOf(JSON_ENTRY_END, this.#at + searched);
       if (end !== -1) {
+        const start = this.#at;
         this.#at = end + JSON_ENTRY_END.length;
         return this.#buffer.slice(start, this.#at);
       }
       if (this.#done) throw this.#malformed("it ends inside an entry");
+      // The end marker may straddle the chunks: search again from its possible start.
+      searched = Math.max(0, this.#buffer.length - this.#at - (JSON_ENTRY_END.length - 1));
       await this.#more();
     }
   }

@@ -1,6 +1,7 @@
 /**
  * The progress bar `batch` draws on a terminal's stderr: traces done, their rate, and how far
- * the reading of the log is ({@link ByteCounter}), with an estimate of the time left.
+ * the reading of the log is ({@link ByteCounter}), with an estimate of the time left (neither
+ * when the log's size is not known, as for standard input).
  *
  * @example
  * ```ts
@@ -27,6 +28,8 @@
  * const stream = counter.count(new Blob(["ab"]).stream());
  * for await (const _ of stream);
  * assert.equal(counter.fraction, 0.5);
+ * // A size not known (standard input): no fraction.
+ * assert.equal(new ByteCounter(undefined, [1]).fraction, undefined);
  * ```
  */
 export class ByteCounter {
@@ -34,10 +37,11 @@ export class ByteCounter {
   #read = 0;
 
   /**
-   * @param size the file's size in bytes
+   * @param size the bytes to read (the file's size, or a range shard's share); undefined when
+   * not known (standard input, a URL without a length): then no fraction, bar or ETA
    * @param weights the share of each pass over the file in the whole reading
    */
-  constructor(readonly size: number, readonly weights: readonly number[]) {}
+  constructor(readonly size: number | undefined, readonly weights: readonly number[]) {}
 
   /** Passes `stream` through, counting its bytes as the next pass over the file. */
   count(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
@@ -53,9 +57,10 @@ export class ByteCounter {
     );
   }
 
-  /** The part of the reading done, 0 to 1, or undefined for an empty file. */
+  /** The part of the reading done, 0 to 1, or undefined for an empty or unknown size. */
   get fraction(): number | undefined {
-    if (this.size === 0 || this.#opened === 0) return this.size === 0 ? undefined : 0;
+    if (this.size === undefined || this.size <= 0) return undefined;
+    if (this.#opened === 0) return 0;
     const pass = Math.min(this.#opened, this.weights.length) - 1;
     const before = this.weights.slice(0, pass).reduce((a, b) => a + b, 0);
     return Math.min(before + this.weights[pass]! * Math.min(this.#read / this.size, 1), 1);
@@ -104,25 +109,49 @@ export class Progress {
   }
 
   #line(seconds: number): string {
-    const rate = seconds > 0 ? this.traces / seconds : 0;
-    const fraction = this.counter.fraction;
-    const parts = [`${this.name}: ${this.traces} traces`, `${Math.round(rate)} traces/s`];
-    if (fraction !== undefined) {
-      const width = 20;
-      const full = Math.round(fraction * width);
-      const bar = `[${"#".repeat(full)}${"-".repeat(width - full)}]`;
-      parts.unshift(`${bar} ${Math.floor(fraction * 100)}%`);
-      if (fraction > 0.005 && seconds > 1) {
-        parts.push(`ETA ${clock((seconds * (1 - fraction)) / fraction)}`);
-      }
-    }
-    return parts.join("  ");
+    return progressLine(this.name, this.traces, seconds, this.counter.fraction);
   }
 
   #write(text: string): void {
     let bytes = new TextEncoder().encode(text);
     while (bytes.length > 0) bytes = bytes.subarray(Deno.stderr.writeSync(bytes));
   }
+}
+
+/**
+ * The progress bar's text: a bar and the percentage read, the traces done and their rate, and
+ * the time left; without the bar and the time left when the fraction read is not known (the
+ * log's size is not, as for standard input).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { progressLine } from "./progress.ts";
+ * assert.equal(
+ *   progressLine("log.xes", 5000, 10, 0.25),
+ *   "[#####---------------] 25%  log.xes: 5000 traces  500 traces/s  ETA 0:30",
+ * );
+ * assert.equal(progressLine("stdin", 5000, 10, undefined), "stdin: 5000 traces  500 traces/s");
+ * ```
+ */
+export function progressLine(
+  name: string,
+  traces: number,
+  seconds: number,
+  fraction: number | undefined,
+): string {
+  const rate = seconds > 0 ? traces / seconds : 0;
+  const parts = [`${name}: ${traces} traces`, `${Math.round(rate)} traces/s`];
+  if (fraction !== undefined) {
+    const width = 20;
+    const full = Math.round(fraction * width);
+    const bar = `[${"#".repeat(full)}${"-".repeat(width - full)}]`;
+    parts.unshift(`${bar} ${Math.floor(fraction * 100)}%`);
+    if (fraction > 0.005 && seconds > 1) {
+      parts.push(`ETA ${clock((seconds * (1 - fraction)) / fraction)}`);
+    }
+  }
+  return parts.join("  ");
 }
 
 function clock(seconds: number): string {

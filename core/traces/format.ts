@@ -1,7 +1,8 @@
 /**
  * Picks the trace reader for a file: an explicit format, or the file name's suffix
- * (case-insensitive `.xes`, `.xes.gz`, `.csv`, `.json`), as PETRA's `score --format auto`
- * does. A name ending in `.gz` is gunzipped whatever the format.
+ * (case-insensitive `.xes`, `.csv`, `.json`, `.jsonl`, each also followed by `.gz`), as
+ * PETRA's `score --format auto` does (PETRA knows `.xes`, `.xes.gz`, `.csv` and `.json`). A
+ * name ending in `.gz` is gunzipped whatever the format.
  *
  * @example
  * ```ts
@@ -25,7 +26,7 @@ import { TraceReadError } from "./errors.ts";
  * const format: TraceFormat = "xes";
  * ```
  */
-export type TraceFormat = "xes" | "csv" | "json";
+export type TraceFormat = "xes" | "csv" | "json" | "jsonl";
 
 /**
  * What {@link detectFormat} decided: the reader to use and whether to gunzip first.
@@ -44,10 +45,10 @@ export interface DetectedFormat {
 }
 
 const SUFFIXES: readonly [string, TraceFormat][] = [
-  [".xes.gz", "xes"],
   [".xes", "xes"],
   [".csv", "csv"],
   [".json", "json"],
+  [".jsonl", "jsonl"],
 ];
 
 /**
@@ -55,7 +56,7 @@ const SUFFIXES: readonly [string, TraceFormat][] = [
  * its suffix names.
  *
  * @throws {TraceReadError} when the format is `"auto"` and the suffix is none of `.xes`,
- * `.xes.gz`, `.csv`, `.json`.
+ * `.csv`, `.json`, `.jsonl` (each also with `.gz`).
  *
  * @example
  * ```ts
@@ -72,11 +73,12 @@ export function detectFormat(
   const lower = fileName.toLowerCase();
   const gzip = lower.endsWith(".gz");
   if (explicit !== "auto") return { format: explicit, gzip };
+  const stem = gzip ? lower.slice(0, -3) : lower;
   for (const [suffix, format] of SUFFIXES) {
-    if (lower.endsWith(suffix)) return { format, gzip };
+    if (stem.endsWith(suffix)) return { format, gzip };
   }
   throw new TraceReadError(
-    `${fileName}: unknown trace format: the name ends in none of .xes, .xes.gz, .csv, .json ` +
-      `(give the format explicitly)`,
+    `${fileName}: unknown trace format: the name ends in none of .xes, .csv, .json, .jsonl ` +
+      `(each also with .gz) (give the format explicitly)`,
   );
 }

@@ -145,6 +145,36 @@ export function gunzip(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8
   return stream.pipeThrough(pair);
 }
 
+/**
+ * A stream pulling its chunks from `chunks`; cancelling the stream ends the generator (so its
+ * `finally` blocks close what it holds).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { streamFrom } from "./input.ts";
+ * async function* two() {
+ *   yield new Uint8Array([1]);
+ *   yield new Uint8Array([2, 3]);
+ * }
+ * assert.deepEqual([...new Uint8Array(await new Response(streamFrom(two())).arrayBuffer())], [1, 2, 3]);
+ * ```
+ */
+export function streamFrom(
+  chunks: AsyncGenerator<Uint8Array, void, undefined>,
+): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await chunks.return();
+    },
+  });
+}
+
 function invalidText(
   name: string,
   encoding: string,

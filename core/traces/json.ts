@@ -24,8 +24,10 @@
 
 import { DEFAULT_NAME, errorText, TraceReadError } from "./errors.ts";
 import { decodeText, readBytes } from "./input.ts";
+import { entryTrace } from "./json_entry.ts";
 import { JsonArraySplitter, type JsonElementText, JsonSplitError } from "./json_split.ts";
-import type { ReadOptions, Trace, TraceEvent } from "./types.ts";
+import { type FragmentOptions, LineBase } from "./fragment.ts";
+import type { ReadOptions, Trace } from "./types.ts";
 
 /**
  * Yields the traces of a JSON trace file one by one, in file order.
@@ -47,33 +49,61 @@ import type { ReadOptions, Trace, TraceEvent } from "./types.ts";
  * assert.equal(traces[0]!.events[0]!.name, "approve loan");
  * ```
  */
-export async function* readJsonTraces(
+export function readJsonTraces(
   stream: ReadableStream<Uint8Array>,
   options: ReadOptions = {},
 ): AsyncGenerator<Trace, void, undefined> {
+  return jsonTraces(stream, options);
+}
+
+/**
+ * {@link readJsonTraces}, also for a fragment of a list (a range shard's bytes after the
+ * list's head): then the end of the list is not required, and line numbers count from the
+ * fragment's first line.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { jsonTraces } from "./json.ts";
+ * const fragment = new Blob(['[\n  {"events": ["a"]},\n  ']).stream(); // head + one entry
+ * const traces = await Array.fromAsync(jsonTraces(fragment, { fragment: true, lineBase: 1 }));
+ * assert.equal(traces.length, 1);
+ * ```
+ */
+export async function* jsonTraces(
+  stream: ReadableStream<Uint8Array>,
+  options: FragmentOptions,
+): AsyncGenerator<Trace, void, undefined> {
   const name = options.name ?? DEFAULT_NAME;
+  const lines = new LineBase(options.lineBase);
   const splitter = new JsonArraySplitter();
   for await (const text of decodeText(readBytes(stream, name, { gzip: options.gzip }), name)) {
-    const elements = split(() => splitter.push(text), name);
+    const elements = split(() => splitter.push(text), name, lines);
     const entries = parseAll(elements);
     for (let i = 0; i < elements.length; i++) {
       const element = elements[i]!;
-      yield entryTrace(entries ? entries[i] : parseElement(element, name), element, name);
+      const where = `${name}: entry ${element.index} (line ${lines.line(element.line)})`;
+      yield entryTrace(entries ? entries[i] : parseElement(element, name, lines), where);
     }
   }
-  split(() => {
-    splitter.end();
-    return [];
-  }, name);
+  if (options.fragment) return;
+  split(
+    () => {
+      splitter.end();
+      return [];
+    },
+    name,
+    lines,
+  );
 }
 
-function split(step: () => JsonElementText[], name: string): JsonElementText[] {
+function split(step: () => JsonElementText[], name: string, lines: LineBase): JsonElementText[] {
   try {
     return step();
   } catch (error) {
     if (!(error instanceof JsonSplitError)) throw error;
     throw new TraceReadError(
-      `${name}: malformed JSON ${at(error)}: ${error.message}`,
+      `${name}: malformed JSON ${lines.at(error)}: ${error.message}`,
       { cause: error },
     );
   }
@@ -95,7 +125,7 @@ function parseAll(elements: readonly JsonElementText[]): unknown[] | undefined {
   }
 }
 
-function parseElement(element: JsonElementText, name: string): unknown {
+function parseElement(element: JsonElementText, name: string, lines: LineBase): unknown {
   try {
     return JSON.parse(element.text);
   } catch (error) {
@@ -103,15 +133,12 @@ function parseElement(element: JsonElementText, name: string): unknown {
     const positioned = /^(.*?)(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/s
       .exec(text);
     const where = positioned
-      ? at(advance(element, Number(positioned[2])))
-      : `in entry ${element.index} (which starts at line ${element.line}, column ${element.column})`;
+      ? lines.at(advance(element, Number(positioned[2])))
+      : `in entry ${element.index} (which starts at line ${lines.line(element.line)}, ` +
+        `column ${element.column})`;
     const detail = positioned?.[1] ?? text.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, "");
     throw new TraceReadError(`${name}: malformed JSON ${where}: ${detail}`, { cause: error });
   }
-}
-
-function at({ line, column }: { line: number; column: number }): string {
-  return `at line ${line}, column ${column}`;
 }
 
 /** The line and column `position` characters into the element's text. */
@@ -126,89 +153,4 @@ function advance(element: JsonElementText, position: number): { line: number; co
     }
   }
   return { line, column };
-}
-
-function entryTrace(entry: unknown, element: JsonElementText, name: string): Trace {
-  const where = `${name}: entry ${element.index} (line ${element.line})`;
-  if (!isObject(entry)) {
-    throw new TraceReadError(`${where} is ${describe(entry)}, expected an object with 'events'`);
-  }
-  const attributes = attributeMap(entry.attributes, `${where}: 'attributes'`);
-  if (!Array.isArray(entry.events)) {
-    throw new TraceReadError(
-      `${where}: 'events' is ${
-        entry.events === undefined ? "missing" : describe(entry.events)
-      }, expected a list`,
-    );
-  }
-  const events = entry.events.map((event, i) => entryEvent(event, `${where}, event ${i}`));
-  return { attributes, events };
-}
-
-/**
- * The attributes of every event given as a bare name or without attributes: one shared empty
- * map, which refuses changes (a log of millions of events would otherwise allocate a map for
- * each).
- */
-class NoAttributes extends Map<string, string> {
-  override set(key: string): this {
-    // The constructor's own call (with no entries) never reaches here.
-    throw new TypeError(`Cannot set attribute ${key}: the event's attribute map is read-only`);
-  }
-  override delete(): boolean {
-    return false;
-  }
-}
-const NO_ATTRIBUTES: Map<string, string> = new NoAttributes();
-
-function entryEvent(event: unknown, where: string): TraceEvent {
-  if (typeof event === "string") return { name: event, attributes: NO_ATTRIBUTES };
-  if (!isObject(event)) {
-    throw new TraceReadError(
-      `${where} is ${describe(event)}, expected a name or an object with 'name'`,
-    );
-  }
-  const { name } = event;
-  if (!name) {
-    throw new TraceReadError(`${where}: JSON event object missing 'name': ${snippet(event)}`);
-  }
-  if (typeof name !== "string") {
-    throw new TraceReadError(`${where}: the event's 'name' is not a string: ${snippet(event)}`);
-  }
-  const { attributes } = event;
-  // No attributes: the shared empty map, as for a bare name.
-  if (attributes === undefined || attributes === null) return { name, attributes: NO_ATTRIBUTES };
-  return { name, attributes: attributeMap(attributes, `${where}: 'attributes'`) };
-}
-
-/** Attribute object -> Map; absent or null -> empty; non-strings -> their JSON text (D14). */
-function attributeMap(value: unknown, what: string): Map<string, string> {
-  const map = new Map<string, string>();
-  if (value === undefined || value === null) return map;
-  if (!isObject(value)) {
-    throw new TraceReadError(`${what} is ${describe(value)}, expected an object`);
-  }
-  // for-in over a parsed object visits its own keys in Object.entries' order, without the
-  // pair arrays (JSON.parse makes even "__proto__" an own key).
-  for (const key in value) {
-    const item = value[key];
-    map.set(key, typeof item === "string" ? item : JSON.stringify(item));
-  }
-  return map;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  const type = typeof value;
-  return `${type === "object" || type === "undefined" ? "an" : "a"} ${type} (${snippet(value)})`;
-}
-
-function snippet(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

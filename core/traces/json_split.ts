@@ -68,6 +68,9 @@ export class JsonSplitError extends Error {
   }
 }
 
+/** The longest entry cut (a trace of a few million events), as for a JSONL line. */
+const MAX_ELEMENT_CHARS = 256 * 1024 * 1024;
+
 const enum State {
   Start,
   FirstElement,
@@ -113,6 +116,8 @@ export class JsonArraySplitter {
   #count = 0;
   // The element being cut: its text so far, nesting depth and string state.
   #parts: string[] = [];
+  /** The characters in #parts. */
+  #partsLength = 0;
   #depth = 0;
   #inString = false;
   #escaped = false;
@@ -214,7 +219,19 @@ export class JsonArraySplitter {
             break;
         }
       }
-      if (this.#state === State.Element && from >= 0) this.#parts.push(chunk.slice(from));
+      if (this.#state === State.Element && from >= 0) {
+        const part = chunk.slice(from);
+        this.#parts.push(part);
+        this.#partsLength += part.length;
+        if (this.#partsLength > MAX_ELEMENT_CHARS) {
+          throw new JsonSplitError(
+            `entry ${this.#count} is longer than ${MAX_ELEMENT_CHARS} characters (the limit)`,
+            this.#start.line,
+            this.#start.column,
+            this.#start.offset,
+          );
+        }
+      }
     } finally {
       this.#base += length;
     }
@@ -238,6 +255,7 @@ export class JsonArraySplitter {
   #begin(i: number): void {
     this.#state = State.Element;
     this.#parts = [];
+    this.#partsLength = 0;
     this.#depth = 0;
     this.#inString = false;
     this.#escaped = false;
@@ -254,6 +272,7 @@ export class JsonArraySplitter {
     this.#parts.push(last);
     out.push({ text: this.#parts.join(""), ...this.#start });
     this.#parts = [];
+    this.#partsLength = 0;
     this.#count++;
     this.#state = State.AfterElement;
   }

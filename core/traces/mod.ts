@@ -1,7 +1,9 @@
 /**
- * Trace files in, traces out: streaming readers for XES (`.xes`, `.xes.gz`), CSV and JSON
- * trace files, each yielding one {@link Trace} at a time so memory stays flat as files grow,
- * and the resolution of a model's input specs against a trace (docs/batch.md).
+ * Trace files in, traces out: streaming readers for XES, CSV, JSON and JSONL trace files
+ * (each also gzipped), each yielding one {@link Trace} at a time so memory stays flat as files
+ * grow; range reading, by which one of N shards reads only its share of an XES, JSON or JSONL
+ * log ({@link readTraceRange}); and the resolution of a model's input specs against a trace
+ * (docs/batch.md).
  * Environment-agnostic: bytes come in as web `ReadableStream`s.
  *
  * ```ts
@@ -41,6 +43,18 @@ export {
   readCsvTraces,
 } from "./csv.ts";
 export { readJsonTraces } from "./json.ts";
+export { readJsonlTraces } from "./jsonl.ts";
+export {
+  blobSource,
+  type ByteSource,
+  isSplittable,
+  LOOK_BEHIND,
+  openTraceRange,
+  type SplittableFormat,
+  type TraceRange,
+  type TraceRangeOptions,
+  UnsplittableLog,
+} from "./range.ts";
 export {
   resolveSpec,
   resolveTraceInputs,

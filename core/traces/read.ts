@@ -20,6 +20,7 @@ import { type CsvOptions, type CsvSource, readCsvTraces } from "./csv.ts";
 import { DEFAULT_NAME } from "./errors.ts";
 import { detectFormat, type TraceFormat } from "./format.ts";
 import { readJsonTraces } from "./json.ts";
+import { readJsonlTraces } from "./jsonl.ts";
 import type { Trace } from "./types.ts";
 import { readXesTraces } from "./xes.ts";
 
@@ -72,7 +73,8 @@ export function readTraces(
   const settings = { ...options, name, gzip: options.gzip ?? detected.gzip };
   if (detected.format === "csv") return readCsvTraces(source, settings);
   const stream = typeof source === "function" ? source() : source;
-  return detected.format === "xes"
-    ? readXesTraces(stream, settings)
+  if (detected.format === "xes") return readXesTraces(stream, settings);
+  return detected.format === "jsonl"
+    ? readJsonlTraces(stream, settings)
     : readJsonTraces(stream, settings);
 }

@@ -26,6 +26,7 @@
 
 import { SaxesParser, type StartTagForOptions } from "saxes";
 import { DEFAULT_NAME, errorText, TraceReadError } from "./errors.ts";
+import { type FragmentOptions, LineBase } from "./fragment.ts";
 import { decodeText, readBytes } from "./input.ts";
 import type { ReadOptions, Trace, TraceEvent } from "./types.ts";
 
@@ -60,17 +61,38 @@ const enum Role {
  * assert.equal(traces[0]!.attributes.get("amount"), "5000");
  * ```
  */
-export async function* readXesTraces(
+export function readXesTraces(
   stream: ReadableStream<Uint8Array>,
   options: ReadOptions = {},
 ): AsyncGenerator<Trace, void, undefined> {
+  return xesTraces(stream, options);
+}
+
+/**
+ * {@link readXesTraces}, also for a fragment: the log's head (up to its first trace) followed
+ * by a range shard's bytes, which end at a trace start; then the document's end is not
+ * required, and line numbers count from the fragment's first line.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { xesTraces } from "./xes.ts";
+ * const bytes = new Blob(["<log>\n<trace><event/></trace>\n"]).stream();
+ * const traces = await Array.fromAsync(xesTraces(bytes, { fragment: true, lineBase: 1 }));
+ * assert.equal(traces[0]!.events.length, 1);
+ * ```
+ */
+export async function* xesTraces(
+  stream: ReadableStream<Uint8Array>,
+  options: FragmentOptions,
+): AsyncGenerator<Trace, void, undefined> {
   const name = options.name ?? DEFAULT_NAME;
-  const builder = new XesTraceBuilder(name);
+  const builder = new XesTraceBuilder(name, new LineBase(options.lineBase));
   for await (const text of xesText(readBytes(stream, name, { gzip: options.gzip }), name)) {
     builder.write(text);
     yield* builder.take();
   }
-  builder.close();
+  if (!options.fragment) builder.close();
   yield* builder.take();
 }
 
@@ -86,8 +108,11 @@ class XesTraceBuilder {
   #event: TraceEvent | undefined;
   #done: Trace[] = [];
 
-  constructor(name: string) {
+  readonly #lines: LineBase;
+
+  constructor(name: string, lines: LineBase) {
     this.#name = name;
+    this.#lines = lines;
     this.#parser.on("opentag", (tag) => this.#open(tag));
     this.#parser.on("closetag", () => this.#close());
   }
@@ -117,7 +142,7 @@ class XesTraceBuilder {
       const line = match ? Number(match[1]) : this.#parser.line;
       const column = Math.max(1, match ? Number(match[2]) : this.#parser.column);
       throw new TraceReadError(
-        `${this.#name}: malformed XML at line ${line}, column ${column}: ${match?.[3] ?? text}`,
+        `${this.#name}: malformed XML ${this.#lines.at({ line, column })}: ${match?.[3] ?? text}`,
         { cause: error },
       );
     }
@@ -201,8 +226,18 @@ async function* xesText(
   yield* decodeText(all(), name, encoding);
 }
 
-/** The `encoding` of an `<?xml …?>` declaration at the start of the bytes, if any. */
-function declaredEncoding(head: readonly Uint8Array[]): string | undefined {
+/**
+ * The `encoding` of an `<?xml …?>` declaration at the start of the bytes, if any.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { declaredEncoding } from "./xes.ts";
+ * const head = new TextEncoder().encode('<?xml version="1.0" encoding="ISO-8859-1"?><log/>');
+ * assert.equal(declaredEncoding([head]), "ISO-8859-1");
+ * ```
+ */
+export function declaredEncoding(head: readonly Uint8Array[]): string | undefined {
   let text = "";
   for (const chunk of head) {
     for (const byte of chunk.subarray(0, 512 - text.length)) text += String.fromCharCode(byte);

@@ -128,12 +128,12 @@ Deno.test("batch names a missing bundle or traces file and exits 2", async () =>
 Deno.test("batch rejects bad usage on one line and exits 2", async (t) => {
   const cases: [string, string[], string[]][] = [
     ["no bundle", ["--traces", "t.json"], ["batch needs a BUNDLE argument"]],
-    ["no --traces", [CREDIT_BUNDLE], ["batch needs --traces FILE"]],
+    ["no --traces", [CREDIT_BUNDLE], ["batch needs --traces LOG"]],
     ["two bundles", ["a.onnx", "b.onnx", "--traces", "t.json"], ["one BUNDLE argument, got 2"]],
     [
       "an unknown --format",
       [CREDIT_BUNDLE, "--traces", "t.json", "--format", "yaml"],
-      ["unknown format 'yaml' for --format", "auto, xes, csv, json"],
+      ["unknown format 'yaml' for --format", "auto, xes, csv, json, jsonl"],
     ],
     [
       "a bad --batch-size",
@@ -150,7 +150,7 @@ Deno.test("batch rejects bad usage on one line and exits 2", async (t) => {
 Deno.test("batch names the file and the problem for unreadable logs, exit 2", async (t) => {
   await withTempDir(async (dir) => {
     const cases: [string, string, string[]][] = [
-      ["log.txt", "whatever", ["log.txt: unknown trace format", ".xes, .xes.gz, .csv, .json"]],
+      ["log.txt", "whatever", ["log.txt: unknown trace format", ".xes, .csv, .json, .jsonl"]],
       [
         "nocols.csv",
         "case,act\n1,a\n",

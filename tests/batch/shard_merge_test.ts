@@ -1,10 +1,11 @@
 /**
  * `batch --shard I/N` and `merge`: on every conformance model and log format, the N shard
  * outputs merged (in a shuffled order) equal one whole run byte for byte, for N = 1, 2, 3 and
- * 7, error entries included, in both output formats; `jsonl` holds the same entries as `json`;
- * and `merge` names the file and the reason for overlapping or missing parts, mixed formats
- * and files that are not complete batch outputs. The commands run in-process through
- * `main`, as `cli.ts` runs them.
+ * 7, error entries included, in both output formats (range shards for JSON and XES, modulo
+ * shards for CSV; `range_shards_test.ts` covers range shards at length); `jsonl` holds the
+ * same entries as `json`; and `merge` names the file and the reason for overlapping or missing
+ * modulo parts, mixed formats and files that are not complete batch outputs. The commands run
+ * in-process through `main`, as `cli.ts` runs them.
  *
  * @module
  */
@@ -105,13 +106,23 @@ Deno.test("batch --output-format jsonl writes the json entries, one compact entr
   });
 });
 
-Deno.test("merge names the file and the reason for parts it cannot join", async (t) => {
+Deno.test("merge names the file and the reason for modulo parts it cannot join", async (t) => {
   await withTempDir(async (dir) => {
     const traces = new URL("credit_approval_coloured/traces.json", CONFORMANCE).pathname;
     const bundle = "examples/credit_approval_coloured";
     const part = async (shard: string, format = "json") => {
       const path = `${dir}/${shard.replace("/", "of")}.${format}`;
-      const args = ["batch", bundle, "--traces", traces, "--shard", shard, "-q"];
+      const args = [
+        "batch",
+        bundle,
+        "--traces",
+        traces,
+        "--shard",
+        shard,
+        "--shard-mode",
+        "modulo",
+        "-q",
+      ];
       await Deno.writeTextFile(path, await ok([...args, "--output-format", format]));
       return path;
     };

@@ -1,0 +1,568 @@
+/**
+ * Where `batch` reads an event log from: a file, an `http(s)` URL (a presigned S3 or GCS URL,
+ * any HTTP server) or standard input. Each gives the whole log as a stream and, when it can be
+ * read from any offset (a file; a server that honours HTTP `Range`), a
+ * {@link ByteSource} for range shards (`core/traces/range.ts`). Each counts the bytes it read,
+ * so a run can say how much of the log it fetched.
+ *
+ * URLs are read as `bundle_files.ts` reads bundles: a timeout for every answer and for every
+ * stall of a body ({@link FETCH_TIMEOUT_MS}), sizes checked against what the server declared
+ * (`Content-Length`, `Content-Range`), and every failure one line naming the URL (its query
+ * string, which may hold a signature, shown as `?…`). `Accept-Encoding: identity` keeps byte
+ * offsets those of the file. A range is fetched in windows: first what the shard expects to
+ * need, then growing windows until it stops, so a shard fetches little past its share. A
+ * server that ignores `Range` (answers 200 with the whole log) is read from its start once,
+ * each read served from that one stream and a window of recent bytes.
+ *
+ * Permissions: `--allow-read` for a file; `--allow-net=HOST` for a URL (only that host).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { fileLogSource } from "./log_source.ts";
+ * const path = "examples/rest_serving/applications.json";
+ * const source = fileLogSource(path, (await Deno.stat(path)).size);
+ * const ranges = await source.ranges();
+ * const tail = await new Response(ranges!.read(ranges!.size - 2, ranges!.size)).text();
+ * assert.equal(tail, "]\n");
+ * assert.equal(source.bytesRead, 2);
+ * ```
+ *
+ * @module
+ */
+
+import { TraceReadError } from "../../core/traces/errors.ts";
+import { streamFrom } from "../../core/traces/input.ts";
+import type { ByteSource } from "../../core/traces/range.ts";
+import { FETCH_TIMEOUT_MS, fetchFailure } from "./fetch_failure.ts";
+
+/**
+ * An event log to read.
+ *
+ * @example
+ * ```ts
+ * import type { LogSource } from "./log_source.ts";
+ * import { stdinLogSource } from "./log_source.ts";
+ * const source: LogSource = stdinLogSource();
+ * source.size; // undefined: not known in advance
+ * ```
+ */
+export interface LogSource {
+  /** The log's name in messages: the path, the URL (query string hidden), or `stdin`. */
+  readonly name: string;
+  /** The name whose suffix tells the format (a URL's path), or undefined for stdin. */
+  readonly formatName: string | undefined;
+  /** Its size in bytes, when known. */
+  readonly size: number | undefined;
+  /** Whether {@link LogSource.open} may be called more than once (not for stdin). */
+  readonly reopenable: boolean;
+  /** The whole log, from its first byte. */
+  open(): ReadableStream<Uint8Array>;
+  /**
+   * The log as a {@link ByteSource} for range shards, or undefined when it cannot be read
+   * from any offset (stdin, or a size not known).
+   */
+  ranges(): Promise<ByteSource | undefined>;
+  /** Bytes read so far (fetched, for a URL). */
+  readonly bytesRead: number;
+  /** Releases what it holds unread (an answer's body); reading after is an error. */
+  close(): Promise<void>;
+}
+
+/** Bytes read from a file at a time. */
+const FILE_CHUNK = 64 * 1024;
+
+/**
+ * A log in a file of `size` bytes (the caller has checked that it is a readable file).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { fileLogSource } from "./log_source.ts";
+ * const path = "examples/rest_serving/applications.csv";
+ * const source = fileLogSource(path, (await Deno.stat(path)).size);
+ * const text = await new Response(source.open()).text();
+ * assert.ok(text.startsWith("case:concept:name,concept:name,"));
+ * assert.equal(source.bytesRead, source.size);
+ * ```
+ */
+export function fileLogSource(path: string, size: number): LogSource {
+  let bytesRead = 0;
+  const stream = (start: number): ReadableStream<Uint8Array> => {
+    let file: Deno.FsFile | undefined;
+    const close = () => {
+      file?.close();
+      file = undefined;
+    };
+    return new ReadableStream<Uint8Array>({
+      async start() {
+        file = await Deno.open(path);
+        if (start > 0) await file.seek(start, Deno.SeekMode.Start);
+      },
+      async pull(controller) {
+        const buffer = new Uint8Array(FILE_CHUNK);
+        let count: number | null;
+        try {
+          count = await file!.read(buffer);
+        } catch (error) {
+          close();
+          throw error;
+        }
+        if (count === null) {
+          close();
+          controller.close();
+          return;
+        }
+        bytesRead += count;
+        controller.enqueue(buffer.subarray(0, count));
+      },
+      cancel: close,
+    });
+  };
+  const ranges: ByteSource = { size, read: (start) => stream(start) };
+  return {
+    name: path,
+    formatName: path,
+    size,
+    reopenable: true,
+    open: () => stream(0),
+    ranges: () => Promise.resolve(ranges),
+    get bytesRead() {
+      return bytesRead;
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/**
+ * Standard input: read once, size unknown, no ranges.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stdinLogSource } from "./log_source.ts";
+ * const source = stdinLogSource();
+ * assert.equal(source.name, "stdin");
+ * assert.equal(await source.ranges(), undefined);
+ * ```
+ */
+export function stdinLogSource(): LogSource {
+  let bytesRead = 0;
+  let opened = false;
+  return {
+    name: "stdin",
+    formatName: undefined,
+    size: undefined,
+    reopenable: false,
+    open() {
+      if (opened) throw new TraceReadError("stdin: standard input can be read only once");
+      opened = true;
+      return Deno.stdin.readable.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            bytesRead += chunk.length;
+            controller.enqueue(chunk);
+          },
+        }),
+      );
+    },
+    ranges: () => Promise.resolve(undefined),
+    get bytesRead() {
+      return bytesRead;
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/**
+ * Whether a `--traces` argument names a URL (`http:` or `https:`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isLogUrl } from "./log_source.ts";
+ * assert.equal(isLogUrl("https://bucket.example.com/log.xes?X-Amz-Signature=1"), true);
+ * assert.equal(isLogUrl("logs/log.xes"), false);
+ * ```
+ */
+export function isLogUrl(text: string): boolean {
+  return /^https?:\/\//i.test(text);
+}
+
+/**
+ * A URL as messages show it: without its query string (often a signature), marked `?…`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { displayUrl } from "./log_source.ts";
+ * assert.equal(
+ *   displayUrl(new URL("https://b.example.com/log.xes?X-Amz-Signature=abc")),
+ *   "https://b.example.com/log.xes?…",
+ * );
+ * ```
+ */
+export function displayUrl(url: URL): string {
+  return `${url.origin}${url.pathname}${url.search ? "?…" : ""}`;
+}
+
+/** The first window of a probe: the head of most logs. */
+const PROBE_BYTES = 64 * 1024;
+/** The largest window fetched at once past what a read expected to need. */
+const MAX_WINDOW = 8 * 1024 * 1024;
+/** Recent bytes kept when the server ignores `Range`, so a read may start a little back. */
+const KEPT_BYTES = 4 * 1024 * 1024;
+
+/** Options of {@link urlLogSource}. */
+export interface UrlLogOptions {
+  /** Probe for range support (a range shard will read it): a first `Range` request. */
+  readonly ranges: boolean;
+  /** Called with a note line for stderr (the server ignores `Range`, say). */
+  readonly note: (line: string) => void;
+  /** How long an answer, or a body's next bytes, may take (default {@link FETCH_TIMEOUT_MS}). */
+  readonly timeoutMs?: number | undefined;
+}
+
+/**
+ * A log behind an `http(s)` URL. Sends its first request at once, so a wrong URL fails before
+ * the model is loaded: a plain `GET`, or with `ranges` a `Range` probe of the first 64 KiB
+ * that also tells the size and whether the server honours `Range`.
+ *
+ * @throws {TraceReadError} naming the URL: no answer, an HTTP error, no permission.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { urlLogSource } from "./log_source.ts";
+ * const body = '{"events": ["a"]}\n{"events": ["b"]}\n';
+ * await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+ *   new Response(body));
+ * const url = new URL(`http://127.0.0.1:${server.addr.port}/log.jsonl`);
+ * const source = await urlLogSource(url, { ranges: false, note: () => {} });
+ * assert.equal(await new Response(source.open()).text(), body);
+ * await source.close();
+ * ```
+ */
+export async function urlLogSource(url: URL, options: UrlLogOptions): Promise<LogSource> {
+  const fetcher = new Fetcher(url, options.timeoutMs ?? FETCH_TIMEOUT_MS);
+  const name = displayUrl(url);
+  let first: Response | undefined;
+  let size: number | undefined;
+  let ranges: ByteSource | undefined;
+  if (options.ranges) {
+    const probe = await fetcher.get(0, PROBE_BYTES);
+    if (probe.status === 416) {
+      await probe.body?.cancel();
+      const empty = /^bytes \*\/0$/.test(probe.headers.get("content-range")?.trim() ?? "");
+      if (!empty) throw fetcher.error("the server refused a Range request for byte 0 (HTTP 416)");
+      size = 0;
+      ranges = new WindowedRanges(fetcher, 0, new Uint8Array(0));
+    } else if (probe.status === 206) {
+      const { last, total } = await fetcher.rangeOf(probe, 0);
+      size = total;
+      const prefix = await fetcher.body(probe, last + 1);
+      if (size !== undefined) ranges = new WindowedRanges(fetcher, size, prefix);
+    } else {
+      size = fetcher.lengthOf(probe);
+      options.note(
+        `note: ${url.host} ignores HTTP Range requests (it answered ${probe.status} with the ` +
+          `whole log); the shard reads the log from its start, skipping to its share`,
+      );
+      if (size !== undefined) ranges = new ForwardRanges(fetcher, size, probe);
+      else await probe.body?.cancel();
+    }
+  } else {
+    first = await fetcher.get();
+    size = fetcher.lengthOf(first);
+  }
+  return {
+    name,
+    formatName: url.pathname,
+    size,
+    reopenable: true,
+    open() {
+      const response = first;
+      first = undefined;
+      return fetcher.stream(response ? Promise.resolve(response) : fetcher.get(), size);
+    },
+    ranges: () => Promise.resolve(ranges),
+    get bytesRead() {
+      return fetcher.bytesRead;
+    },
+    async close() {
+      await first?.body?.cancel();
+      first = undefined;
+      if (ranges instanceof ForwardRanges) await ranges.close();
+    },
+  };
+}
+
+/** Requests to one URL, with the limits of this module; counts the body bytes received. */
+class Fetcher {
+  bytesRead = 0;
+  readonly #name: string;
+
+  constructor(readonly url: URL, readonly timeoutMs: number) {
+    this.#name = displayUrl(url);
+  }
+
+  /** A `GET` (of bytes `start` to `end` - 1 when given); an error for any answer but 2xx. */
+  async get(start?: number, end?: number): Promise<Response> {
+    const headers = new Headers({ "accept-encoding": "identity" });
+    if (start !== undefined) {
+      headers.set("range", `bytes=${start}-${end === undefined ? "" : end - 1}`);
+    }
+    // The timeout covers the wait for the answer's head; the body's reads have their own (a
+    // whole log may take longer to stream than any one wait).
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new DOMException("no answer", "TimeoutError")),
+      this.timeoutMs,
+    );
+    let response: Response;
+    try {
+      response = await fetch(this.url, { headers, signal: controller.signal });
+    } catch (error) {
+      throw this.error(`cannot fetch it (${fetchFailure(error, this.timeoutMs)})`);
+    } finally {
+      clearTimeout(timer);
+    }
+    // 416: a range past the end, as a probe of an empty log gets; its Content-Range has the size.
+    if (response.ok || (response.status === 416 && start !== undefined)) return response;
+    await response.body?.cancel();
+    throw this.error(
+      response.status === 404
+        ? "not found (HTTP 404)"
+        : `cannot fetch it (HTTP ${response.status})`,
+    );
+  }
+
+  /** The declared `Content-Length` of a whole-log answer, if any. */
+  lengthOf(response: Response): number | undefined {
+    const text = response.headers.get("content-length");
+    const length = text === null ? NaN : Number(text);
+    return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+  }
+
+  /**
+   * The `Content-Range` of a 206 answer to a request from `start`: its first and last byte
+   * and the log's size (undefined when the server gives `*`). An answer that does not fit is
+   * an error, its body cancelled.
+   */
+  async rangeOf(
+    response: Response,
+    start: number,
+  ): Promise<{ last: number; total: number | undefined }> {
+    const text = response.headers.get("content-range") ?? "";
+    const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(text.trim());
+    if (!match || Number(match[1]) !== start) {
+      await response.body?.cancel();
+      throw this.error(
+        `the server answered a Range request from byte ${start} with Content-Range ` +
+          `'${text}'`,
+      );
+    }
+    return { last: Number(match[2]), total: match[3] === "*" ? undefined : Number(match[3]) };
+  }
+
+  /** Reads a whole (small) body, which must hold `expected` bytes. */
+  async body(response: Response, expected: number): Promise<Uint8Array> {
+    const bytes = new Uint8Array(expected);
+    let at = 0;
+    for await (const chunk of this.chunks(response, expected)) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    return bytes;
+  }
+
+  /**
+   * The chunks of a body, counted, each read within the timeout; an error when it holds
+   * other than `expected` bytes (when given). Stopping early cancels the body.
+   */
+  async *chunks(response: Response, expected?: number): AsyncGenerator<Uint8Array> {
+    const reader = response.body?.getReader();
+    if (!reader) {
+      if (expected) throw this.error(`the answer has no body (expected ${expected} bytes)`);
+      return;
+    }
+    let received = 0;
+    let done = false;
+    try {
+      for (;;) {
+        const result = await this.#read(reader);
+        if (result.done) break;
+        received += result.value.length;
+        this.bytesRead += result.value.length;
+        if (expected !== undefined && received > expected) {
+          throw this.error(`the answer holds more than the ${expected} bytes declared`);
+        }
+        yield result.value;
+      }
+      done = true;
+      if (expected !== undefined && received < expected) {
+        throw this.error(`the answer ended after ${received} of ${expected} bytes`);
+      }
+    } finally {
+      if (!done) await reader.cancel().catch(() => {});
+      reader.releaseLock();
+    }
+  }
+
+  /** A whole-log answer (to come) as a stream of its body. */
+  stream(answer: Promise<Response>, size: number | undefined): ReadableStream<Uint8Array> {
+    let chunks: AsyncGenerator<Uint8Array> | undefined;
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        chunks ??= this.chunks(await answer, size);
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      cancel: async () => {
+        // Not pulled yet: the answer's body is still unread.
+        if (chunks) await chunks.return(undefined);
+        else await (await answer).body?.cancel();
+      },
+    });
+  }
+
+  error(problem: string): TraceReadError {
+    return new TraceReadError(`${this.#name}: ${problem}`);
+  }
+
+  async #read(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+  ): Promise<ReadableStreamReadResult<Uint8Array>> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(this.error(`the answer stalled: no bytes within ${this.timeoutMs / 1000} s`)),
+        this.timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([reader.read(), stalled]);
+    } catch (error) {
+      if (error instanceof TraceReadError) throw error;
+      throw this.error(`cannot fetch it (${fetchFailure(error, this.timeoutMs)})`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * Ranges fetched in windows with `Range` requests: a read from `start` fetches up to what it
+ * expects to need, then windows of 64 KiB doubling up to 8 MiB, until it is cancelled or the
+ * log ends. The probe's first 64 KiB serve reads that start within them.
+ */
+class WindowedRanges implements ByteSource {
+  constructor(
+    readonly fetcher: Fetcher,
+    readonly size: number,
+    readonly prefix: Uint8Array,
+  ) {}
+
+  read(start: number, until: number): ReadableStream<Uint8Array> {
+    return streamFrom(this.#chunks(start, Math.max(until, start + 1)));
+  }
+
+  async *#chunks(start: number, until: number): AsyncGenerator<Uint8Array> {
+    let at = start;
+    if (at < this.prefix.length) {
+      yield this.prefix.subarray(at);
+      at = this.prefix.length;
+    }
+    let window = PROBE_BYTES;
+    while (at < this.size) {
+      const end = Math.min(this.size, Math.max(until, at + window));
+      const response = await this.fetcher.get(at, end);
+      if (response.status !== 206) {
+        await response.body?.cancel();
+        throw this.fetcher.error(
+          `the server answered a Range request with HTTP ${response.status} after honouring ` +
+            `the first`,
+        );
+      }
+      const { last } = await this.fetcher.rangeOf(response, at);
+      yield* this.fetcher.chunks(response, last - at + 1);
+      at = last + 1;
+      window = Math.min(MAX_WINDOW, window * 2);
+    }
+  }
+}
+
+/**
+ * Ranges of a log whose server ignores `Range`: one `GET` streams it from its start; a read
+ * skips to its start, and the last 4 MiB read are kept, so the next read may start a little
+ * before where the stream is (a shard's resynchronising scan reads past its first trace). A
+ * read further back starts another `GET`.
+ */
+class ForwardRanges implements ByteSource {
+  #chunks: AsyncGenerator<Uint8Array> | undefined;
+  /** Offset of the next byte of the stream. */
+  #at = 0;
+  /** Recent bytes, ending at #at. */
+  #kept: Uint8Array[] = [];
+  #keptLength = 0;
+
+  /** The first answer, until its body is read. */
+  #first: Response | undefined;
+
+  constructor(readonly fetcher: Fetcher, readonly size: number, first: Response) {
+    this.#first = first;
+  }
+
+  read(start: number): ReadableStream<Uint8Array> {
+    return streamFrom(this.#from(start));
+  }
+
+  async *#from(start: number): AsyncGenerator<Uint8Array> {
+    if (start < this.#at - this.#keptLength) await this.#restart();
+    // Kept bytes from `start` on.
+    let offset = this.#at - this.#keptLength;
+    for (const chunk of [...this.#kept]) {
+      const end = offset + chunk.length;
+      if (end > start) yield chunk.subarray(Math.max(0, start - offset));
+      offset = end;
+    }
+    if (this.#first) {
+      this.#chunks = this.fetcher.chunks(this.#first, this.size);
+      this.#first = undefined;
+    }
+    while (this.#at < this.size) {
+      const next = await this.#chunks!.next();
+      if (next.done) return;
+      const chunk = next.value;
+      const begin = this.#at;
+      this.#keep(chunk);
+      if (begin + chunk.length > start) yield chunk.subarray(Math.max(0, start - begin));
+    }
+  }
+
+  #keep(chunk: Uint8Array): void {
+    this.#at += chunk.length;
+    this.#kept.push(chunk);
+    this.#keptLength += chunk.length;
+    while (this.#keptLength - this.#kept[0]!.length >= KEPT_BYTES) {
+      this.#keptLength -= this.#kept.shift()!.length;
+    }
+  }
+
+  /** Stops the stream. */
+  async close(): Promise<void> {
+    await this.#first?.body?.cancel();
+    this.#first = undefined;
+    await this.#chunks?.return(undefined);
+    this.#chunks = undefined;
+  }
+
+  async #restart(): Promise<void> {
+    await this.close();
+    this.#chunks = this.fetcher.chunks(await this.fetcher.get(), this.size);
+    this.#at = 0;
+    this.#kept = [];
+    this.#keptLength = 0;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Reading a fragment of a log: the bytes a range shard owns, after the log's head (the XES
+ * prolog and `<log>` tag, or the JSON list's `[`). Such a fragment ends at a trace start, not
+ * at the end of the document, so the readers must not require the document's end; and since
+ * the head's lines are not the lines before the fragment, messages count lines from the
+ * fragment's first line ({@link LineBase}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LineBase } from "./fragment.ts";
+ * const lines = new LineBase(2); // the head held two line breaks
+ * assert.equal(lines.at({ line: 5, column: 3 }), "at line 3, column 3");
+ * ```
+ *
+ * @module
+ */
+
+import type { ReadOptions } from "./types.ts";
+
+/**
+ * Options of the readers' fragment mode.
+ *
+ * @example
+ * ```ts
+ * import type { FragmentOptions } from "./fragment.ts";
+ * const options: FragmentOptions = { name: "log.xes (shard 1/4)", fragment: true, lineBase: 3 };
+ * ```
+ */
+export interface FragmentOptions extends ReadOptions {
+  /** The input stops at a trace start, before the end of the document: do not require it. */
+  fragment?: boolean | undefined;
+  /** Line breaks of the head fed before the fragment, not counted in messages. */
+  lineBase?: number | undefined;
+}
+
+/**
+ * Line numbers as messages give them: relative to the fragment's first line when a head was
+ * fed first, else as read.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LineBase } from "./fragment.ts";
+ * assert.equal(new LineBase(undefined).line(7), 7);
+ * assert.equal(new LineBase(6).line(7), 1);
+ * ```
+ */
+export class LineBase {
+  readonly #base: number;
+
+  /** @param base line breaks before the fragment's first line (none: undefined or 0) */
+  constructor(base: number | undefined) {
+    this.#base = base ?? 0;
+  }
+
+  /** A line number of the input as fed -> the line number messages give. */
+  line(line: number): number {
+    return Math.max(1, line - this.#base);
+  }
+
+  /** `at line L, column C`, the line made relative. */
+  at({ line, column }: { readonly line: number; readonly column: number }): string {
+    return `at line ${this.line(line)}, column ${column}`;
+  }
+}
