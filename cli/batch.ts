@@ -49,9 +49,10 @@ import {
   entryLayout,
   OUTPUT_FORMATS,
   type OutputFormat,
-} from "./batch/entry_layout.ts";
+} from "../core/batch/entry_layout.ts";
 import { type EntrySink, openEntrySink } from "./batch/entry_sink.ts";
-import { measureBatchSize } from "./batch/measure_batch_size.ts";
+import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
+import { readingPasses } from "../core/batch/byte_counter.ts";
 import { ByteCounter, Progress } from "./batch/progress.ts";
 import { scoreLog, type Tally } from "./batch/score_log.ts";
 import { Shard } from "./batch/shard.ts";
@@ -60,8 +61,6 @@ const FORMATS = ["auto", "xes", "csv", "json"] as const;
 const MAX_BATCH_SIZE = 65536;
 /** Batches in flight: one scoring while the next is read and the one before is written. */
 const PIPELINE_DEPTH = 2;
-/** The rough share of a CSV file's reading in its two passes (indexing, then reading). */
-const CSV_PASSES = [0.2, 0.8];
 /** The signals that stop a run writing a file, removing its temporary file. */
 const STOP_SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM"];
 
@@ -334,7 +333,7 @@ async function scoreFile(
   signal: AbortSignal,
   io: CliIo,
 ): Promise<Tally> {
-  const counter = new ByteCounter(file.size, file.format === "csv" ? CSV_PASSES : [1]);
+  const counter = new ByteCounter(file.size, readingPasses(file.format));
   const traces = readTraces(() => counter.count(Deno.openSync(settings.traces).readable), {
     name: settings.traces,
     format: settings.format,

@@ -33,7 +33,7 @@ import { parseArgs, UsageError } from "./args.ts";
 import { type Command, InputError } from "./command.ts";
 import { sameFile } from "./file_problems.ts";
 import { AtomicFile } from "./batch/atomic_file.ts";
-import { entryLayout } from "./batch/entry_layout.ts";
+import { entryLayout } from "../core/batch/entry_layout.ts";
 import { openEntrySink } from "./batch/entry_sink.ts";
 import { type PartEntry, PartReader } from "./batch/part_reader.ts";
 

@@ -26,7 +26,7 @@
 
 import { InputError } from "../command.ts";
 import { fileProblem } from "../file_problems.ts";
-import type { OutputFormat } from "./entry_layout.ts";
+import type { OutputFormat } from "../../core/batch/entry_layout.ts";
 
 /** One entry of a part. */
 export interface PartEntry {
