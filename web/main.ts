@@ -34,12 +34,16 @@ import { describeRequest, type RequestForm } from "./form_fields.ts";
 import { buildRequestForm, type RequestFormView } from "./form_view.ts";
 import { layoutNet } from "./layout.ts";
 import { NetView } from "./net_view.ts";
+import { LogView } from "./log_view.ts";
+import { ScoreClient } from "./score_client.ts";
 import { browserSchemas } from "./schemas.ts";
 import { runOperation } from "./operations.ts";
 
 /** The directory the page's assets live in (`main.js`, `ort/`, `examples/`). */
 const ASSETS = new URL("./", import.meta.url);
 const EXAMPLE = new URL("examples/credit_approval_coloured.onnx", ASSETS);
+/** The scoring worker's script, bundled beside this one. */
+const SCORE_WORKER = new URL("./score_worker.js", import.meta.url);
 
 function byId<E extends HTMLElement>(id: string): E {
   const element = document.getElementById(id);
@@ -53,6 +57,10 @@ class Playground {
   readonly #views = new Map<string, RequestFormView>();
   readonly #results = new Map<string, HTMLElement>();
   readonly #net: NetView;
+  readonly #log: LogView;
+  /** The last run's activations, shown again when no trace is picked. */
+  #activations: { transitions: ReadonlyMap<string, number>; places: ReadonlyMap<string, number> } =
+    { transitions: new Map(), places: new Map() };
   #adapter: string | undefined;
   #backend: Backend | undefined;
   #model: Model | undefined;
@@ -65,7 +73,27 @@ class Playground {
     this.#forms = new Map(
       OPERATIONS.map(({ name }) => [name, describeRequest(this.#schemas.requests[name])]),
     );
-    this.#net = new NetView(byId("net-figure"));
+    this.#net = new NetView(byId("net-figure"), byId("net-scale"));
+    this.#log = new LogView(byId("log"), new ScoreClient(SCORE_WORKER), {
+      assets: ASSETS,
+      current: () => this.#files,
+      webGpu: () => this.#adapter !== undefined,
+      label: (t) => this.#model?.label(t) ?? t,
+      showOnNet: (trace, residuals) => {
+        if (!trace) {
+          const { transitions, places } = this.#activations;
+          this.#net.colour(transitions, places);
+          return;
+        }
+        const notes = new Map<string, string>();
+        for (const id of residuals.keys()) {
+          const label = this.#model?.label(id) ?? id;
+          const seen = trace.events.some((e) => e.name === label);
+          notes.set(id, seen ? "observed in the trace" : "not observed in the trace");
+        }
+        this.#net.colour(residuals, new Map(), { measure: "residual", notes });
+      },
+    });
   }
 
   async start(): Promise<void> {
@@ -126,6 +154,7 @@ class Playground {
       await previous?.[Symbol.asyncDispose]();
       this.#hideBundleError();
       this.#showModel(model, !sameBundle);
+      if (!sameBundle) this.#log.modelChanged();
       return true;
     } catch (error) {
       this.#showBundleError(error);
@@ -208,6 +237,10 @@ class Playground {
     try {
       const { element, activations } = await runOperation(operation, model, parsed.data);
       if (model !== this.#model) return; // another bundle was loaded meanwhile
+      this.#activations = {
+        transitions: activations.transition_activations,
+        places: activations.place_activations,
+      };
       this.#net.colour(activations.transition_activations, activations.place_activations);
       box.replaceChildren(element);
       box.dataset.run = String(Number(box.dataset.run ?? "0") + 1);

@@ -193,7 +193,10 @@ ${entries.join("\n")}
 `;
 }
 
-/** Runs `deno bundle` (esbuild) on web/main.ts with code splitting, for the browser. */
+/** The page's script and its scoring worker's: chunks they share are bundled once. */
+const ENTRY_POINTS = ["main.ts", "score_worker.ts"];
+
+/** Runs `deno bundle` (esbuild) on the entry points with code splitting, for the browser. */
 async function bundle(outDir: string, minify: boolean, log?: (line: string) => void) {
   const args = [
     "bundle",
@@ -208,7 +211,7 @@ async function bundle(outDir: string, minify: boolean, log?: (line: string) => v
     ...(minify ? ["--minify"] : []),
     "--outdir",
     outDir,
-    toPath(new URL("main.ts", WEB)),
+    ...ENTRY_POINTS.map((name) => toPath(new URL(name, WEB))),
   ];
   const output = await new Deno.Command(Deno.execPath(), {
     args,

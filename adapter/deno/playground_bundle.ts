@@ -24,6 +24,11 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
   ],
   [
+    "chunk-TDUUWELC.js",
+    async () =>
+      (await import("../../web/bundle/chunk-TDUUWELC.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
     "main.js",
     async () => (await import("../../web/bundle/main.js.txt", { with: { type: "text" } })).default,
   ],
@@ -40,5 +45,10 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/ort.webgpu.bundle.min-SXNXTCKG.js.txt", {
         with: { type: "text" },
       })).default,
+  ],
+  [
+    "score_worker.js",
+    async () =>
+      (await import("../../web/bundle/score_worker.js.txt", { with: { type: "text" } })).default,
   ],
 ]);
