@@ -187,7 +187,7 @@ class Playground {
         : []),
     );
     if (!redraw) return;
-    this.#net.show(layoutNet(net, (t) => model.label(t)));
+    this.#net.show((direction) => layoutNet(net, (t) => model.label(t), direction));
     this.#buildForms(model);
   }
 
@@ -197,6 +197,10 @@ class Playground {
       places: model.net.places,
       transitions: model.net.transitions,
       label: (t: string) => model.label(t),
+      specs: new Map([
+        ["input_marking", model.inputMarkingSpec],
+        ["input_values", model.inputValuesSpec],
+      ]),
     };
     const selected = this.#selectedOperation();
     panels.replaceChildren();

@@ -5,8 +5,10 @@
  * buttons, "fit"), colours the nodes by activation after each run or by a trace's residuals,
  * and shows a node's id, label and value in a tooltip on hover or keyboard focus.
  *
- * Labels stay legible: below {@link LABEL_MIN_SCALE} (labels under about 8 px on screen) they
- * are hidden and the toolbar says to zoom in; hover and focus still name every node. Keys on
+ * Labels stay legible: zoomed out they grow (up to 1.35×, so 12 px labels stay 8.6 px at 53%),
+ * and below {@link LABEL_MIN_SCALE} they are hidden and the toolbar says to zoom in; hover and
+ * focus still name every node. The view starts filling the width (the top of a net too tall
+ * for the window; "Fit" shows it whole). Keys on
  * the drawing: arrows pan, `+` and `-` zoom, `0` fits; on a node, arrows move to the next node
  * in reading order and the view follows it.
  *
@@ -16,7 +18,7 @@
  * import { layoutNet } from "./layout.ts";
  * declare const net: import("../core/net/types.ts").PetriNet;
  * const view = new NetView(document.querySelector("#net-figure")!);
- * view.show(layoutNet(net, (t) => t));
+ * view.show((direction) => layoutNet(net, (t) => t, direction));
  * view.colour(new Map([["t_a", 0.9]]), new Map([["p_in", 1]]));
  * view.zoomBy(2); // twice as large, around the middle
  * view.fit();
@@ -26,21 +28,27 @@
  */
 
 import { formatNumber, html, svg } from "./dom.ts";
-import type { LaidEdge, LaidNode, NetLayout, Point } from "./layout.ts";
+import type { Direction, LaidEdge, LaidNode, NetLayout, Point } from "./layout.ts";
 
 /** The colour of activation 0 and of activation 1; values between are interpolated. */
 export const ACTIVATION_COLOURS = { low: [255, 255, 255], high: [26, 95, 180] } as const;
 /** The colour of residual 0 and of residual 1. */
 export const RESIDUAL_COLOURS = { low: [255, 255, 255], high: [198, 70, 0] } as const;
 
-/** Below this zoom, labels (12 px in the drawing) are hidden. */
-export const LABEL_MIN_SCALE = 0.65;
+/** Below this zoom, labels are hidden (they would be under 7.5 px on screen). */
+export const LABEL_MIN_SCALE = 0.46;
+/** Labels are 12 px in the drawing; zoomed out below this they grow to stay legible. */
+const LABEL_GROW_BELOW = 0.8;
+/** The most labels grow. */
+const MAX_GROW = 1.35;
 const MAX_SCALE = 4;
 /** "Fit" never enlarges a small net beyond this. */
 const MAX_FIT_SCALE = 1.6;
 const ZOOM_STEP = 1.25;
 const PAN_STEP = 60;
 const MIN_HEIGHT = 220;
+/** Views narrower than this (phones) lay the net out top to bottom. */
+export const NARROW = 640;
 
 /**
  * The fill for an activation: white at 0, blue at 1, clamped outside [0, 1]; grey when the value
@@ -110,13 +118,16 @@ export class NetView {
   readonly #legend: HTMLElement | undefined;
   #layout: NetLayout | undefined;
   #zoom: Zoom = { scale: 1, x: 0, y: 0 };
-  /** The user has not zoomed or panned since the last fit: resizing fits again. */
-  #fitted = true;
+  /** How the view was last fitted, while the user has not zoomed or panned since: resizing fits again. */
+  #fitted: "width" | "all" | undefined = "width";
   #nodes = new Map<string, { node: LaidNode; element: SVGGElement }>();
   #values = new Map<string, number>();
   #measure: Measure = "activation";
   #notes: ReadonlyMap<string, string> = new Map();
   #pointers = new Map<number, { x: number; y: number }>();
+  #draw: ((direction: Direction) => NetLayout) | undefined;
+  #direction: Direction = "LR";
+  #lastColour: Parameters<NetView["colour"]> | undefined;
   #dragged = false;
 
   /**
@@ -171,8 +182,19 @@ export class NetView {
     return this.#zoom.scale;
   }
 
-  /** Replaces the drawing and fits it to the view; colours are cleared. */
-  show(layout: NetLayout): void {
+  /**
+   * Replaces the drawing, laid out by `draw` in the direction that suits the view (top to
+   * bottom below {@link NARROW} px, left to right above), and fills the view's width; colours
+   * are cleared. A resize across that width lays the net out again.
+   */
+  show(draw: (direction: Direction) => NetLayout): void {
+    this.#draw = draw;
+    this.#direction = this.#wantedDirection();
+    this.#lastColour = undefined;
+    this.#render(draw(this.#direction));
+  }
+
+  #render(layout: NetLayout): void {
     this.#layout = layout;
     const places = layout.nodes.filter((n) => n.kind === "place").length;
     const transitions = layout.nodes.length - places;
@@ -185,8 +207,10 @@ export class NetView {
     this.#hideTooltip();
     const edges = svg("g", { class: "edges" }, ...layout.edges.map(drawEdge));
     const nodes = svg("g", { class: "nodes" });
-    // Reading order (left to right, then top to bottom) for keyboard moves between nodes.
-    const ordered = [...layout.nodes].sort((a, b) => a.x - b.x || a.y - b.y);
+    // Reading order (along the flow, then across it) for keyboard moves between nodes.
+    const ordered = [...layout.nodes].sort((a, b) =>
+      this.#direction === "LR" ? a.x - b.x || a.y - b.y : a.y - b.y || a.x - b.x
+    );
     const elements = ordered.map((node, i) => {
       const element = drawNode(node);
       element.tabIndex = i === 0 ? 0 : -1;
@@ -215,7 +239,7 @@ export class NetView {
     this.#layer.replaceChildren(markers(), edges, nodes);
     this.#setMeasure("activation");
     this.#viewport.style.height = `${this.#fitHeight()}px`;
-    this.fit();
+    this.#fitWidth();
   }
 
   /** Colours every node by its value (nodes missing from the maps are uncoloured). */
@@ -224,6 +248,7 @@ export class NetView {
     places: ReadonlyMap<string, number>,
     options: ColourOptions = {},
   ): void {
+    this.#lastColour = [transitions, places, options];
     this.#setMeasure(options.measure ?? "activation");
     this.#notes = options.notes ?? new Map();
     this.#values.clear();
@@ -255,7 +280,20 @@ export class NetView {
     const h = Math.max(1, layout.height);
     const scale = Math.min(width / w, height / h, MAX_FIT_SCALE);
     this.#apply({ scale, x: (width - scale * w) / 2, y: (height - scale * h) / 2 });
-    this.#fitted = true;
+    this.#fitted = "all";
+  }
+
+  /** Fills the viewport's width (never enlarging beyond 1.6×), showing the top of the net. */
+  #fitWidth(): void {
+    const layout = this.#layout;
+    if (!layout) return;
+    const { width, height } = this.#viewportSize();
+    const w = Math.max(1, layout.width);
+    const h = Math.max(1, layout.height);
+    const scale = Math.min(width / w, MAX_FIT_SCALE);
+    const y = scale * h <= height ? (height - scale * h) / 2 : 0;
+    this.#apply({ scale, x: (width - scale * w) / 2, y });
+    this.#fitted = "width";
   }
 
   /** Zooms by `factor` around a viewport point (default: the middle). */
@@ -266,14 +304,14 @@ export class NetView {
     const next = Math.min(MAX_SCALE, Math.max(this.#minScale(), scale * factor));
     const ratio = next / scale;
     this.#apply({ scale: next, x: at.x - (at.x - x) * ratio, y: at.y - (at.y - y) * ratio });
-    this.#fitted = false;
+    this.#fitted = undefined;
   }
 
   /** Moves the drawing by `dx`, `dy` pixels. */
   panBy(dx: number, dy: number): void {
     const { scale, x, y } = this.#zoom;
     this.#apply({ scale, x: x + dx, y: y + dy });
-    this.#fitted = false;
+    this.#fitted = undefined;
   }
 
   #wire(): void {
@@ -363,20 +401,28 @@ export class NetView {
     );
     const hidden = zoom.scale < LABEL_MIN_SCALE;
     this.#svg.classList.toggle("labels-hidden", hidden);
+    const grow = zoom.scale < LABEL_GROW_BELOW
+      ? Math.min(MAX_GROW, LABEL_GROW_BELOW / zoom.scale)
+      : 1;
+    this.#layer.style.fontSize = `${(12 * grow).toFixed(2)}px`;
     this.#svg.dataset.scale = zoom.scale.toFixed(4);
     this.#zoomText.textContent = `${Math.round(zoom.scale * 100)}%` +
       (hidden ? ": zoom in to read the labels" : "");
     this.#hideTooltip();
   }
 
-  /** A height for the viewport: the net at the width's fit, within 220 px and 70% of the window. */
+  /** A height for the viewport: the net at the width's fit, within 220 px and 75% of the window. */
   #fitHeight(): number {
     const layout = this.#layout;
     const width = this.#viewport.clientWidth || 600;
     if (!layout) return MIN_HEIGHT;
     const scale = Math.min(width / Math.max(1, layout.width), MAX_FIT_SCALE);
-    const cap = Math.max(MIN_HEIGHT + 40, Math.round(globalThis.innerHeight * 0.7));
+    const cap = Math.max(MIN_HEIGHT + 40, Math.round(globalThis.innerHeight * 0.75));
     return Math.round(Math.min(cap, Math.max(MIN_HEIGHT, scale * layout.height + 8)));
+  }
+
+  #wantedDirection(): Direction {
+    return (this.#viewport.clientWidth || 1000) < NARROW ? "TB" : "LR";
   }
 
   #minScale(): number {
@@ -396,10 +442,19 @@ export class NetView {
 
   #resized(): void {
     if (!this.#layout) return;
+    const direction = this.#wantedDirection();
+    if (this.#draw && direction !== this.#direction) {
+      this.#direction = direction;
+      const colour = this.#lastColour;
+      this.#render(this.#draw(direction));
+      if (colour) this.colour(...colour);
+      return;
+    }
     if (this.#fitted) {
       const height = `${this.#fitHeight()}px`;
       if (this.#viewport.style.height !== height) this.#viewport.style.height = height;
-      this.fit();
+      if (this.#fitted === "all") this.fit();
+      else this.#fitWidth();
     } else {
       this.#apply(this.#zoom);
     }
@@ -567,7 +622,12 @@ function drawNode(node: LaidNode): SVGGElement {
     shape,
     svg(
       "text",
-      { class: "label", y: node.height / 2 + 13, "text-anchor": "middle" },
+      {
+        class: "label",
+        y: node.height / 2 + 3,
+        "text-anchor": "middle",
+        "dominant-baseline": "hanging",
+      },
       node.shortLabel,
     ),
   );
