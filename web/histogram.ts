@@ -20,10 +20,11 @@
 import { formatNumber, html, svg } from "./dom.ts";
 import type { ScoreHistogram } from "./result_store.ts";
 
-const SIZE = { width: 640, height: 170, left: 56, right: 14, top: 10, bottom: 34 } as const;
+const SIZE = { height: 170, left: 56, right: 14, top: 10, bottom: 34 } as const;
 
 /**
- * The chart of `histogram`, with a line at `selected` (a trace's score) when given.
+ * The chart of `histogram`, with a line at `selected` (a trace's score) when given, drawn
+ * `width` units wide (the width it will be shown at keeps its text at its CSS size).
  *
  * @example
  * ```ts
@@ -32,8 +33,12 @@ const SIZE = { width: 640, height: 170, left: 56, right: 14, top: 10, bottom: 34
  * empty.textContent?.includes("3 error entries"); // true
  * ```
  */
-export function histogramChart(histogram: ScoreHistogram, selected?: number): HTMLElement {
-  const { width, height, left, right, top, bottom } = SIZE;
+export function histogramChart(
+  histogram: ScoreHistogram,
+  selected?: number,
+  width = 640,
+): HTMLElement {
+  const { height, left, right, top, bottom } = SIZE;
   const { min, max, counts } = histogram;
   const plotW = width - left - right;
   const plotH = height - top - bottom;

@@ -94,7 +94,6 @@ export class LogResults {
     );
     this.#filter.value = "all";
     this.#histogram = await this.#host.histogram(BINS);
-    this.#drawHistogram();
     this.#root.replaceChildren(
       this.#chart,
       html(
@@ -109,6 +108,7 @@ export class LogResults {
       this.#pager,
       this.#detail,
     );
+    this.#drawHistogram();
     await this.#render();
   }
 
@@ -121,7 +121,9 @@ export class LogResults {
 
   #drawHistogram(): void {
     if (!this.#histogram) return;
-    this.#chart.replaceChildren(histogramChart(this.#histogram, this.#selected?.score));
+    // Drawn at the width it gets, so its text keeps its size on a phone.
+    const width = Math.max(300, Math.min(1200, this.#chart.clientWidth || 640));
+    this.#chart.replaceChildren(histogramChart(this.#histogram, this.#selected?.score, width));
   }
 
   async #render(): Promise<void> {
@@ -170,7 +172,7 @@ export class LogResults {
         sortable("index", "Trace"),
         sortable("score", "Score"),
         html("th", { scope: "col" }, "Largest residual"),
-        html("th", { scope: "col" }, "Attributes"),
+        html("th", { scope: "col", class: "attributes" }, "Attributes"),
       ),
     );
   }

@@ -107,6 +107,8 @@ export class LogView {
     const input = this.#el<HTMLInputElement>("log-file");
     input.addEventListener("change", () => {
       const file = input.files?.[0];
+      // Cleared, so that picking the same file again (changed since) scores it again.
+      input.value = "";
       if (file) void this.#pick(file);
     });
     const zone = this.#el("log-drop");
@@ -210,6 +212,7 @@ export class LogView {
       assets: this.#host.assets.href,
     });
     this.#opened = { files: current, backend };
+    this.#setStatus("");
     return true;
   }
 

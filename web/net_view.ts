@@ -5,7 +5,7 @@
  * buttons, "fit"), colours the nodes by activation after each run or by a trace's residuals,
  * and shows a node's id, label and value in a tooltip on hover or keyboard focus.
  *
- * Labels stay legible: zoomed out they grow (up to 1.35×, so 12 px labels stay 8.6 px at 53%),
+ * Labels stay legible: zoomed out they grow (up to 1.4×, so 12 px labels stay 8.9 px at 53%),
  * and below {@link LABEL_MIN_SCALE} they are hidden and the toolbar says to zoom in; hover and
  * focus still name every node. The view starts filling the width (the top of a net too tall
  * for the window; "Fit" shows it whole). Keys on
@@ -36,11 +36,11 @@ export const ACTIVATION_COLOURS = { low: [255, 255, 255], high: [26, 95, 180] } 
 export const RESIDUAL_COLOURS = { low: [255, 255, 255], high: [198, 70, 0] } as const;
 
 /** Below this zoom, labels are hidden (they would be under 7.5 px on screen). */
-export const LABEL_MIN_SCALE = 0.46;
+export const LABEL_MIN_SCALE = 0.45;
 /** Labels are 12 px in the drawing; zoomed out below this they grow to stay legible. */
 const LABEL_GROW_BELOW = 0.8;
 /** The most labels grow. */
-const MAX_GROW = 1.35;
+const MAX_GROW = 1.4;
 const MAX_SCALE = 4;
 /** "Fit" never enlarges a small net beyond this. */
 const MAX_FIT_SCALE = 1.6;
@@ -159,7 +159,7 @@ export class NetView {
       button("+", "Zoom in", () => this.zoomBy(ZOOM_STEP)),
       button("−", "Zoom out", () => this.zoomBy(1 / ZOOM_STEP)),
       button("Fit", "Fit the net to the view", () => this.fit()),
-      button("1:1", "Actual size", () => this.zoomBy(1 / this.#zoom.scale)),
+      button("1:1", "1:1, actual size", () => this.zoomBy(1 / this.#zoom.scale)),
       this.#zoomText,
     );
     const keys = html(
@@ -217,7 +217,7 @@ export class NetView {
       element.addEventListener("pointerenter", () => this.#showTooltip(node.id, node.kind));
       element.addEventListener("pointerleave", () => this.#hideTooltip());
       element.addEventListener("focus", () => {
-        this.#reveal(node);
+        this.#reveal(element);
         this.#showTooltip(node.id, node.kind);
       });
       element.addEventListener("blur", () => this.#hideTooltip());
@@ -460,15 +460,19 @@ export class NetView {
     }
   }
 
-  /** Pans so that `node` is in view (keyboard focus follows it). */
-  #reveal(node: LaidNode): void {
-    const { width, height } = this.#viewportSize();
-    const { scale, x, y } = this.#zoom;
-    const margin = 40;
-    const sx = scale * node.x + x;
-    const sy = scale * node.y + y;
-    const dx = sx < margin ? margin - sx : sx > width - margin ? width - margin - sx : 0;
-    const dy = sy < margin ? margin - sy : sy > height - margin ? height - margin - sy : 0;
+  /** Pans so that `element` (a node, with its label) is in view: keyboard focus follows it. */
+  #reveal(element: SVGGElement): void {
+    const box = element.getBoundingClientRect();
+    const view = this.#viewport.getBoundingClientRect();
+    const pad = 12;
+    const shift = (low: number, high: number, from: number, to: number) =>
+      low < from + pad
+        ? from + pad - low
+        : high > to - pad
+        ? Math.max(to - pad - high, from + pad - low)
+        : 0;
+    const dx = shift(box.left, box.right, view.left, view.right);
+    const dy = shift(box.top, box.bottom, view.top, view.bottom);
     if (dx !== 0 || dy !== 0) this.panBy(dx, dy);
   }
 
