@@ -7,7 +7,8 @@
  * leaves the browser: the page hands the worker the `File` handle and the worker streams it.
  *
  * The section's state is mirrored on it for tests and scripts: `data-state` (`idle`,
- * `scoring`, `done`, `cancelled`, `error`) and, once done, `data-traces` and `data-errors`.
+ * `scoring`, `done`, `cancelled`, `error`) and, once done, `data-traces`, `data-errors`,
+ * `data-seconds` (reading and scoring) and `data-store-bytes` (what the results take).
  *
  * @example
  * ```ts
@@ -70,6 +71,8 @@ export class LogView {
   /** The bundle and backend the worker has open. */
   #opened: { files: AnyBundleFiles; backend: BackendName } | undefined;
   #busy = false;
+  /** Set by Cancel while a run is starting (loading the model), so it does not start. */
+  #stopRequested = false;
 
   constructor(root: HTMLElement, client: ScoreClient, host: LogHost) {
     this.#root = root;
@@ -133,7 +136,10 @@ export class LogView {
       if (this.#file) void this.#pick(this.#file);
     });
     this.#el("log-score").addEventListener("click", () => void this.#score());
-    this.#el("log-cancel").addEventListener("click", () => this.#client.cancel());
+    this.#el("log-cancel").addEventListener("click", () => {
+      this.#stopRequested = true;
+      this.#client.cancel();
+    });
     const downloads = this.#el("log-downloads");
     downloads.replaceChildren(
       ...DOWNLOAD_FORMATS.map((f) => {
@@ -229,11 +235,13 @@ export class LogView {
       return;
     }
     this.#busy = true;
+    this.#stopRequested = false;
     this.#results.clear();
     this.#host.showOnNet(undefined, new Map());
     this.#el("log-downloads").hidden = true;
     this.#el("log-summary").textContent = "";
     this.#setState("scoring");
+    this.#drawProgress({ traces: 0, fraction: 0, seconds: 0 });
     this.#showProgress(true);
     this.#el<HTMLButtonElement>("log-score").disabled = true;
     try {
@@ -241,7 +249,7 @@ export class LogView {
         this.#setState("error");
         return;
       }
-      this.#drawProgress({ traces: 0, fraction: 0, seconds: 0 });
+      if (this.#stopRequested) throw new CancelledError();
       const summary = await this.#client.request(
         { op: "score", file, format, caseColumn, activityColumn },
         (progress) => this.#drawProgress(progress),
@@ -257,6 +265,8 @@ export class LogView {
       );
       this.#root.dataset.traces = String(summary.traces);
       this.#root.dataset.errors = String(summary.errors);
+      this.#root.dataset.seconds = String(summary.seconds);
+      this.#root.dataset.storeBytes = String(summary.storeBytes);
       await this.#results.show(summary);
       this.#el("log-downloads").hidden = false;
       this.#setState("done");
@@ -323,8 +333,9 @@ export class LogView {
   #setState(state: "idle" | "scoring" | "done" | "cancelled" | "error"): void {
     this.#root.dataset.state = state;
     if (state !== "done") {
-      delete this.#root.dataset.traces;
-      delete this.#root.dataset.errors;
+      for (const key of ["traces", "errors", "seconds", "storeBytes"]) {
+        delete this.#root.dataset[key];
+      }
     }
   }
 

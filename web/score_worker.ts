@@ -27,7 +27,7 @@ import { chooseColumns } from "../core/traces/csv_columns.ts";
 import { csvRowBatches } from "../core/traces/csv_rows.ts";
 import { decodeText, readBytes } from "../core/traces/input.ts";
 import { detectFormat, readTraces, TraceReadError } from "../core/traces/mod.ts";
-import { loadBackend } from "./backends.ts";
+import { workerOrt } from "../core/ort_worker/worker_ort.ts";
 import { openBundle } from "./open_bundle.ts";
 import { ResultStore } from "./result_store.ts";
 import type {
@@ -111,12 +111,22 @@ async function handle(
   }
 }
 
+/**
+ * Opens the bundle with its session in a worker of its own (`ort_worker.ts`), as
+ * `cli.ts batch` does: this worker reads and packs the next batch while that one runs the model.
+ */
 async function open(
   request: Extract<ToScoreWorker, { op: "open" }>,
 ): Promise<OpenedModel> {
-  const backend = await loadBackend(request.backend, new URL(request.assets));
-  const opened = await openBundle(backend.ort, request.files, {
-    sessionOptions: backend.sessionOptions,
+  const query = `?backend=${request.backend}&assets=${encodeURIComponent(request.assets)}`;
+  const ort = workerOrt(() =>
+    new Worker(new URL(`./ort_worker.js${query}`, import.meta.url), {
+      type: "module",
+      name: "petri-serve ORT",
+    })
+  );
+  const opened = await openBundle(ort, request.files, {
+    sessionOptions: { executionProviders: [request.backend] },
   });
   const previous = model;
   model = opened;

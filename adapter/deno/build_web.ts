@@ -193,8 +193,8 @@ ${entries.join("\n")}
 `;
 }
 
-/** The page's script and its scoring worker's: chunks they share are bundled once. */
-const ENTRY_POINTS = ["main.ts", "score_worker.ts"];
+/** The page's script, its scoring worker's and that one's ORT worker's: shared chunks once. */
+const ENTRY_POINTS = ["main.ts", "score_worker.ts", "ort_worker.ts"];
 
 /** Runs `deno bundle` (esbuild) on the entry points with code splitting, for the browser. */
 async function bundle(outDir: string, minify: boolean, log?: (line: string) => void) {

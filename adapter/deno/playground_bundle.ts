@@ -19,14 +19,29 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
+    "chunk-5DZZMPN3.js",
+    async () =>
+      (await import("../../web/bundle/chunk-5DZZMPN3.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-D7DWUBZU.js",
+    async () =>
+      (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-IGI5F5CW.js",
+    async () =>
+      (await import("../../web/bundle/chunk-IGI5F5CW.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
     "chunk-LR2SUWDX.js",
     async () =>
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-TDUUWELC.js",
+    "chunk-YVQUBLJL.js",
     async () =>
-      (await import("../../web/bundle/chunk-TDUUWELC.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-YVQUBLJL.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",
@@ -45,6 +60,11 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/ort.webgpu.bundle.min-SXNXTCKG.js.txt", {
         with: { type: "text" },
       })).default,
+  ],
+  [
+    "ort_worker.js",
+    async () =>
+      (await import("../../web/bundle/ort_worker.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "score_worker.js",

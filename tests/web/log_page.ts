@@ -46,15 +46,26 @@ export async function openBundleFiles(
   files: readonly string[],
   model: string,
 ): Promise<void> {
+  // Marked first, so that the model already shown (maybe the same scenario) is not taken for
+  // the new one.
+  await page.evaluate(() => {
+    document.body.dataset.state = "picking";
+    document.body.dataset.model = "";
+  });
   await page.setInputFiles("#bundle-files", [...files]);
   await page.waitForFunction(
-    (m) =>
-      document.body.dataset.state === "error" ||
-      (document.body.dataset.model === m && document.body.dataset.state === "ready"),
+    (m) => {
+      const { state, model } = document.body.dataset;
+      if (state === "picking" || state === "loading") return false;
+      return state === "error" || model === m || !document.getElementById("bundle-error")!.hidden;
+    },
     model,
     { timeout: 60_000 },
   );
-  if (await page.evaluate(() => document.body.dataset.state) !== "ready") {
+  const shown = await page.evaluate(
+    () => [document.body.dataset.state, document.body.dataset.model],
+  );
+  if (shown[0] !== "ready" || shown[1] !== model) {
     const error = await page.locator("#bundle-error").textContent();
     throw new AssertionError({ message: `The page did not load ${model}: ${error}` });
   }
