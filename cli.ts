@@ -28,6 +28,8 @@ import { inspectCommand } from "./cli/inspect.ts";
 import { mergeCommand } from "./cli/merge.ts";
 import { serveCommand } from "./cli/serve.ts";
 
+export type { CliIo, Command } from "./cli/command.ts";
+
 /**
  * The subcommands, in the order the help lists them.
  *

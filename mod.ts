@@ -1,10 +1,15 @@
 /**
- * petri-serve: serve trained PETRA Petri-net models. This entry point exports, by name, what a
- * program needs to use the environment-agnostic core: read a model description, compile it to
- * a bundle, load a bundle with an ONNX runtime passed in, run the four operations (or the
- * table of operations), read event logs, validate requests with the zod schemas, and serve
- * everything as a web-standard fetch handler (`createApp`, also at `@petri/serve/server`).
- * The same code runs in Deno, on Deno Deploy and in browsers.
+ * petri-serve's environment-agnostic core: read a model description, compile it to a bundle,
+ * load a bundle from its bytes (`.onnx`, or PETRA's `.pt` read without running it) with an ONNX
+ * runtime passed in, run the four operations (or the table of operations), read event logs, and
+ * validate requests with the zod schemas. It imports no server, no docs UI and no `Deno.*`, so
+ * the same code runs in Deno, on Deno Deploy, in a browser app and in Node: pass it
+ * `onnxruntime-web` (or any module with the same `InferenceSession` and `Tensor`).
+ *
+ * The other entry points, by audience: `@petri/serve/server` (`createApp`, the HTTP face with
+ * its OpenAPI document, docs pages, metrics and the Open Inference Protocol),
+ * `@petri/serve/deno` (bundle files and URLs, ORT in-process or in a worker, the listener with
+ * its drain) and `@petri/serve/cli` (the command line).
  *
  * @example Compile a model description, load it and run one forward pass
  * ```ts
@@ -95,6 +100,7 @@ export type {
   RunRecord,
 } from "./core/runtime.ts";
 
+export { type AnyBundleFiles, openBundle } from "./core/open_bundle.ts";
 export { loadPtBundle } from "./core/pt/load_pt_bundle.ts";
 export { type PtBundleFiles, type PtModel, readPtModel } from "./core/pt/read_pt_model.ts";
 export { PT_LIMITS, type PtLimits } from "./core/pt/pt_limits.ts";
@@ -168,21 +174,3 @@ export type {
 } from "./core/schemas.ts";
 export type { SchemaKit } from "./core/schemas/kit.ts";
 export { stringifyJson } from "./core/json.ts";
-
-// The HTTP face
-export {
-  type App,
-  type AppOptions,
-  createApp,
-  DEFAULT_BODY_TIMEOUT_MS,
-  DEFAULT_DESCRIPTION,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_TITLE,
-  DEFAULT_VERSION,
-  type ErrorLogger,
-  HttpError,
-  MissingPackageError,
-  type PackageLoaders,
-  ValidationError,
-  type ZodToOpenApiModule,
-} from "./server/mod.ts";

@@ -24,8 +24,9 @@ import {
   resolveBundlePath,
 } from "../adapter/deno/bundle_files.ts";
 import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
+import { openFileLimitWarning, readOpenFileLimit } from "../adapter/deno/open_file_limit.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
-import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
+import { createApp, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { Readiness } from "../server/readiness.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
@@ -33,6 +34,12 @@ import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { DEFAULT_MAX_BATCH_ROWS } from "../core/runtime.ts";
+import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
+import {
+  DEFAULT_MAX_REQUEST_ROWS,
+  DEFAULT_MAX_TRACE_EVENTS,
+  MIN_DEFAULT_MAX_RESPONSE_BYTES,
+} from "../server/request_limits.ts";
 
 const OPTIONS = {
   host: { type: "string" },
@@ -43,11 +50,16 @@ const OPTIONS = {
   "max-queue-delay-ms": { type: "string" },
   "ort-in-process": { type: "boolean" },
   "drain-ms": { type: "string" },
+  "body-timeout-ms": { type: "string" },
+  "max-trace-events": { type: "string" },
+  "max-request-rows": { type: "string" },
+  "max-response-bytes": { type: "string" },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
-                    [--access-log on|off] [--drain-ms MS]
+                    [--access-log on|off] [--drain-ms MS] [--body-timeout-ms MS]
+                    [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
@@ -66,6 +78,9 @@ Options:
   --host HOST           address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
   -p, --port PORT       port (default 8000; 0 picks a free one)
   --max-body-bytes N    largest request body accepted, larger ones get 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  --body-timeout-ms MS  time a request body may take to arrive once the server starts reading
+                        it; a slower one is answered 408 and its connection is closed
+                        (default ${DEFAULT_BODY_TIMEOUT_MS})
   --max-batch-rows N    most rows one model run takes from the queue (default ${DEFAULT_MAX_BATCH_ROWS}); a
                         larger request still runs whole
   --max-queue-delay-ms MS
@@ -79,6 +94,15 @@ Options:
   --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then the listener closes
                         and what is still in flight is cut (default ${DEFAULT_DRAIN_MS}; keep it under
                         the orchestrator's grace period, e.g. Kubernetes' 30 s)
+  --max-trace-events N  most events in one /anomaly trace, more get 413 (default
+                        ${DEFAULT_MAX_TRACE_EVENTS}: more than a 1 MiB body can hold)
+  --max-request-rows N  most model rows one request runs, more get 413: the rows of a /v2 infer
+                        (default ${DEFAULT_MAX_REQUEST_ROWS}, as many as a 1 MiB body can hold; at least
+                        ${MAX_SEARCH_ROWS}, the most a /counterfactual search runs)
+  --max-response-bytes N
+                        largest /v2 infer answer, estimated before the run at 26 bytes per number;
+                        larger ones get 413 (default ${MIN_DEFAULT_MAX_RESPONSE_BYTES} bytes, more on a net with
+                        many more transitions than places: enough for any infer within 1 MiB)
   -h, --help            show this help
 `;
 
@@ -126,6 +150,21 @@ export const serveCommand: Command = {
       0,
       3_600_000,
     );
+    const bodyTimeoutMs = integerFlag(
+      "--body-timeout-ms",
+      flags["body-timeout-ms"] ?? String(DEFAULT_BODY_TIMEOUT_MS),
+      1,
+      3_600_000,
+    );
+    const limitFlag = (name: keyof typeof OPTIONS, min: number) => {
+      const text = flags[name];
+      return typeof text === "string"
+        ? integerFlag(`--${name}`, text, min, Number.MAX_SAFE_INTEGER)
+        : undefined;
+    };
+    const maxTraceEvents = limitFlag("max-trace-events", 1);
+    const maxRequestRows = limitFlag("max-request-rows", MAX_SEARCH_ROWS);
+    const maxResponseBytes = limitFlag("max-response-bytes", 1);
     const accessLogFlag = flags["access-log"] ?? "on";
     if (accessLogFlag !== "on" && accessLogFlag !== "off") {
       throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
@@ -150,6 +189,10 @@ export const serveCommand: Command = {
       version: PACKAGE_VERSION,
       ...(description ? { description } : {}),
       maxBodyBytes,
+      maxTraceEvents,
+      maxRequestRows,
+      maxResponseBytes,
+      bodyTimeoutMs,
       readiness,
       mount: [PLAYGROUND_PREFIX, playgroundHandler()],
       ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
@@ -159,8 +202,12 @@ export const serveCommand: Command = {
       port,
       drainMs,
       onDrain: () => readiness.drain(),
+      log: (line) => io.err(line),
     });
     io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
+    const openFiles = await readOpenFileLimit();
+    const lowOpenFiles = openFiles && openFileLimitWarning(openFiles);
+    if (lowOpenFiles) io.err(lowOpenFiles);
     await running.finished;
     accessLog?.close();
     return 0;

@@ -36,6 +36,7 @@
  * @module
  */
 
+import { deferred } from "./deferred.ts";
 import { quoteId } from "./net/quote_id.ts";
 
 // Subsets of onnxruntime-common's types, so that its types stay out of this package's API.
@@ -413,7 +414,7 @@ export class ModelSession implements AsyncDisposable {
       return Promise.reject(new Error("Cannot run the model: it has no gradient outputs"));
     }
     if (inputs.batch === 0) return Promise.resolve(emptyOutputs(options.withGradient));
-    const { promise, resolve, reject } = Promise.withResolvers<PackedOutputs>();
+    const { promise, resolve, reject } = deferred<PackedOutputs>();
     const { withGradient } = options;
     this.#pending.push({ inputs, withGradient, queuedAt: performance.now(), resolve, reject });
     this.#queuedRows += inputs.batch;
@@ -578,7 +579,7 @@ export class ModelSession implements AsyncDisposable {
   async #delay(): Promise<void> {
     const wait = this.#pending[0]!.queuedAt + this.#maxQueueDelayMs - performance.now();
     if (wait <= 0 || this.#queuedRows >= this.#maxBatchRows || this.#released) return;
-    const { promise, resolve } = Promise.withResolvers<void>();
+    const { promise, resolve } = deferred<void>();
     const timer = setTimeout(resolve, wait);
     this.#wake = resolve;
     await promise;

@@ -7,7 +7,8 @@
  * (`/forward`, `/anomaly`, `/counterfactual`, `/sensitivity`), `GET /openapi.json`, `GET /docs` (and Swagger
  * UI's two files under `/docs/`). Errors are mapped once (`./errors.ts`): 400 from the
  * operations, 422 (FastAPI's shape) for malformed bodies, 404, 405 with `Allow`, 408 for a
- * body slower than the time-out, 413 over the body limit, and a bare 500 for anything
+ * body slower than the time-out, 413 over the body limit or a per-request limit
+ * (`./request_limits.ts`), and a bare 500 for anything
  * unexpected, which is logged once.
  *
  * @example
@@ -55,6 +56,7 @@ import { createOip, oipModelName } from "./oip.ts";
 import { REDOC_ASSETS, redocPage, redocResponse } from "./redoc.ts";
 import { observeRequests, type ResolvedRequest } from "./request_observer.ts";
 import { pathOf } from "./request_path.ts";
+import { checkRequestBody, resolveRequestLimits } from "./request_limits.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -156,6 +158,15 @@ export interface AppOptions {
   readonly onRequest?: ((record: RequestRecord) => void) | undefined;
   /** The operations served under `POST`; default: the built-in table (`core/ops/operations.ts`). */
   readonly operations?: OperationTable | undefined;
+  /** Most events in one `/anomaly` trace (default 100,000); more are answered 413. */
+  readonly maxTraceEvents?: number | undefined;
+  /** Most model rows one request may run (default 524,288); more are answered 413. */
+  readonly maxRequestRows?: number | undefined;
+  /**
+   * Largest estimated `/v2` infer answer in bytes (default 64 MiB, more on a net with many more
+   * transitions than places); larger ones are answered 413 before the model runs.
+   */
+  readonly maxResponseBytes?: number | undefined;
 }
 
 /** A web-standard HTTP handler. */
@@ -194,7 +205,8 @@ interface Target extends ResolvedRequest {
  *
  * @throws {import("./packages.ts").MissingPackageError} naming zod or
  * @asteasolutions/zod-to-openapi when either cannot be loaded.
- * @throws {RangeError} when `maxBodyBytes` or `bodyTimeoutMs` is not a positive number.
+ * @throws {RangeError} when `maxBodyBytes`, `bodyTimeoutMs` or a per-request limit is not a
+ * positive number.
  *
  * @example
  * ```ts
@@ -241,7 +253,17 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const { net } = model;
   const readiness = options.readiness ?? new Readiness();
   const modelName = options.modelName ?? oipModelName(model);
-  const oip = createOip(model, { name: modelName, version: info.version, readiness, limits });
+  const requestLimits = resolveRequestLimits(options, {
+    places: net.places.length,
+    transitions: net.transitions.length,
+  });
+  const oip = createOip(model, {
+    name: modelName,
+    version: info.version,
+    readiness,
+    limits,
+    requestLimits,
+  });
   const metrics = metricsFor(model);
   const json = (text: string): Handler => () =>
     new Response(text, { headers: { "content-type": "application/json" } });
@@ -264,19 +286,21 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const openApi = (): Response =>
     new Response(
       openApiText ??= stringifyJson(
-        buildOpenApiDocument(schemas, zodToOpenApi, info, limits, {
+        buildOpenApiDocument(schemas, zodToOpenApi, info, { ...limits, ...requestLimits }, {
           modelName,
           places: net.places.length,
           transitions: net.transitions.length,
+          requestLimits,
         }, operations),
       ),
       { headers: { "content-type": "application/json" } },
     );
   const docsHtml = docsPage(info);
 
-  const counted = rowCounter(model);
+  const counted = rowCounter(model, requestLimits.maxRequestRows);
   const operation = (row: OperationTable[number]): Handler => async (request) => {
     const body = await readJsonBody(request, limits);
+    checkRequestBody(row.name, body, requestLimits);
     const parsed = parseWithSchema(schemas.requests[row.name], body);
     if (!parsed.success) throw new ValidationError(parsed.issues);
     return jsonResponse(200, await row.run(counted(request), parsed.data));

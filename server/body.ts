@@ -176,8 +176,15 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
       chunks.push(value);
     }
   } catch (error) {
-    // Stop the client's upload; the answer is already decided.
-    reader.cancel().catch(() => {});
+    if (error instanceof HttpError && error.status === 408) {
+      // Let go of the stalled body without cancelling it: a read of it is still pending, and
+      // Deno.serve cannot close the connection until that read is done (listen.ts waits for
+      // it, then closes the connection).
+      reader.releaseLock();
+    } else {
+      // Stop the client's upload; the answer is already decided.
+      reader.cancel().catch(() => {});
+    }
     if (error instanceof HttpError) throw error;
     // The stream itself failed: the connection broke (or the server shut down) mid-body.
     throw new HttpError(400, INCOMPLETE_BODY_DETAIL, { connection: "close" });

@@ -1,12 +1,15 @@
 /**
- * The HTTP server: {@link createApp} builds a web-standard fetch handler for one loaded model.
+ * The HTTP face of petri-serve (`@petri/serve/server`): {@link createApp} builds a web-standard
+ * fetch handler for one loaded model, serving the four operations, `/healthz`, `/readyz`,
+ * `/schema`, the OpenAPI document with its docs pages (`/docs`, `/redoc`), `/metrics` and the
+ * Open Inference Protocol under `/v2`. It uses no `Deno.*`, so any runtime with web-standard
+ * handlers can host it; `@petri/serve/deno` has the listener that drains on a signal.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { createApp } from "./mod.ts";
- * import { loadOrt } from "../adapter/deno/ort.ts";
- * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * import { createApp } from "@petri/serve/server";
+ * import { loadOrt, readBundle } from "@petri/serve/deno";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const app = await createApp(model, { title: "Loans", version: "1.0.0" });
  * const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
@@ -32,4 +35,33 @@ export { type ErrorLogger, HttpError, ValidationError } from "./errors.ts";
 export { MissingPackageError, type PackageLoaders } from "./packages.ts";
 export type { ZodToOpenApiModule } from "./packages.ts";
 export { Readiness } from "./readiness.ts";
+export {
+  DEFAULT_MAX_REQUEST_ROWS,
+  DEFAULT_MAX_TRACE_EVENTS,
+  defaultMaxResponseBytes,
+  type NetWidths,
+  type RequestLimits,
+} from "./request_limits.ts";
 export { AccessLog, type AccessLogOptions, type RequestRecord } from "./access_log.ts";
+
+// The core's types that the server's API names, so that this entry point documents them too.
+export type {
+  Arc,
+  ArcOutputValue,
+  Firing,
+  GuardOp,
+  InhibitorArc,
+  InputSpecEntry,
+  ModuleSettings,
+  Parameters,
+  PetriNet,
+  Routing,
+  StructuralGuard,
+} from "../core/net/types.ts";
+export type { NetStructure } from "../core/net/structure.ts";
+export type { InputRow, OutputRow } from "../core/runtime.ts";
+export type { OpsModel } from "../core/ops/model.ts";
+export type { AnyOperation, BadRequest, Operation } from "../core/ops/operation.ts";
+export type { OperationTable } from "../core/ops/operations.ts";
+export type { AnySchema, ObjectSchema, ValidationIssue, ZodModule } from "../core/schemas.ts";
+export type { SchemaKit } from "../core/schemas/kit.ts";

@@ -45,6 +45,12 @@ import { HttpError } from "./errors.ts";
 import { jsonResponse, stringifyJson } from "./json.ts";
 import type { Readiness } from "./readiness.ts";
 import { rowCounter } from "./request_rows.ts";
+import {
+  checkRequestRows,
+  checkResponseBytes,
+  type RequestLimits,
+  resolveRequestLimits,
+} from "./request_limits.ts";
 
 /** What the protocol's metadata reports. */
 export interface OipInfo {
@@ -54,6 +60,8 @@ export interface OipInfo {
   readonly version: string;
   readonly readiness: Readiness;
   readonly limits: BodyLimits;
+  /** Rows and answer size per request; default: the defaults of `./request_limits.ts`. */
+  readonly requestLimits?: RequestLimits | undefined;
 }
 
 type OipHandler = (request: Request, model: OpsModel) => Promise<Response> | Response;
@@ -131,6 +139,7 @@ class OipError extends Error {
 export function createOip(model: OpsModel, info: OipInfo): Oip {
   const P = model.net.places.length;
   const T = model.net.transitions.length;
+  const limits = info.requestLimits ?? resolveRequestLimits({}, { places: P, transitions: T });
   // The constant answers, written once; the readiness ones once per state.
   const fixedJson = (status: number, body: unknown) => {
     const text = stringifyJson(body);
@@ -170,7 +179,7 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
     },
     "/infer": {
       template: "/v2/models/{name}/infer",
-      methods: { POST: (request, counted) => infer(request, counted, info, P, T) },
+      methods: { POST: (request, counted) => infer(request, counted, info, limits) },
     },
   };
   const unknownPath: OipRoute = {
@@ -178,7 +187,7 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
     methods: {},
   };
   const MODEL = /^\/v2\/models\/([^/]+)(\/ready|\/infer)?$/;
-  const countRows = rowCounter(model);
+  const countRows = rowCounter(model, limits.maxRequestRows);
 
   return {
     route(pathname) {
@@ -259,9 +268,11 @@ async function infer(
   request: Request,
   model: OpsModel,
   info: OipInfo,
-  P: number,
-  T: number,
+  limits: RequestLimits,
 ): Promise<Response> {
+  const { places, transitions } = model.net;
+  const P = places.length;
+  const T = transitions.length;
   const bytes = await readBody(request, info.limits);
   let body: unknown;
   try {
@@ -274,6 +285,19 @@ async function infer(
   const { inputs, outputs, id } = body;
   if (!Array.isArray(inputs)) throw new OipError(400, "inputs must be an array of tensors");
   if (id !== undefined && typeof id !== "string") throw new OipError(400, "id must be a string");
+  const wanted = requestedOutputs(outputs);
+  const width = (name: OutputName) => name === "transitions" ? T : P;
+  const answer = (rows: number, data: (name: OutputName) => readonly number[]) => ({
+    model_name: info.name,
+    model_version: info.version,
+    ...(id === undefined ? {} : { id }),
+    outputs: wanted.map((name) => ({
+      name,
+      datatype: "FP32",
+      shape: [rows, width(name)],
+      data: data(name),
+    })),
+  });
 
   const tensors = new Map<InputName, Float32Array>();
   let batch: number | undefined;
@@ -305,6 +329,15 @@ async function infer(
     if (batch !== undefined && rows !== batch) {
       throw new OipError(400, `Input ${name} has ${rows} rows, the other inputs ${batch}`);
     }
+    if (batch === undefined) {
+      // Refused before any data is read or run: too many rows, or an answer too large.
+      checkRequestRows(rows, limits.maxRequestRows);
+      checkResponseBytes({
+        framing: stringifyJson(answer(rows, () => [])).length,
+        rows,
+        numbersPerRow: wanted.reduce((sum, name) => sum + width(name), 0),
+      }, limits.maxResponseBytes);
+    }
     batch = rows;
     const flat = Array.isArray(data) ? data.flat(2) : undefined;
     if (flat === undefined || flat.length !== rows * P) {
@@ -322,6 +355,9 @@ async function infer(
           `Input ${name} data[${j}] is ${JSON.stringify(value)}, not a number`,
         );
       }
+      if (!Number.isFinite(Math.fround(value))) {
+        throw new OipError(422, nonFiniteInput(name, j, value));
+      }
       if (name.endsWith("_mask") && value !== 0 && value !== 1) {
         throw new OipError(400, `Input ${name} data[${j}] is ${value}: a mask holds 0 or 1`);
       }
@@ -332,9 +368,7 @@ async function infer(
   if (batch === undefined) {
     throw new OipError(400, `inputs must hold at least one of ${INPUTS.join(", ")}`);
   }
-  const wanted = requestedOutputs(outputs);
 
-  const { places } = model.net;
   const zeros = new Float32Array(batch * P);
   const column = (name: InputName) => tensors.get(name) ?? zeros;
   const [marking, markingMask, values, valuesMask] = INPUTS.map(column) as [
@@ -353,20 +387,41 @@ async function infer(
     rows.push({ marking: supplied(marking, markingMask), values: supplied(values, valuesMask) });
   }
   const results = await model.run(rows, { withGradient: false });
-  const output = (name: "transitions" | "places", width: number) => {
+  const output = (name: OutputName) => {
+    const ids = name === "transitions" ? transitions : places;
     const data: number[] = [];
-    for (const row of results) for (const x of row[name]) data.push(x);
-    return { name, datatype: "FP32", shape: [batch, width], data };
+    for (let r = 0; r < results.length; r++) {
+      const row = results[r]![name];
+      for (let c = 0; c < row.length; c++) {
+        const x = row[c]!;
+        // JSON has no NaN or Infinity, and an FP32 tensor no null.
+        if (!Number.isFinite(x)) throw new OipError(422, nonFiniteOutput(name, r, ids[c]!, x));
+        data.push(x);
+      }
+    }
+    return data;
   };
-  return jsonResponse(200, {
-    model_name: info.name,
-    model_version: info.version,
-    ...(id === undefined ? {} : { id }),
-    outputs: wanted.map((name) => output(name, name === "transitions" ? T : P)),
-  });
+  return jsonResponse(200, answer(batch, output));
 }
 
-function requestedOutputs(outputs: unknown): ("transitions" | "places")[] {
+type OutputName = typeof OUTPUTS[number];
+
+/** The 422 message for an input number that FP32 cannot hold. */
+function nonFiniteInput(name: string, index: number, value: number): string {
+  const why = Number.isFinite(value)
+    ? `${value}, beyond the FP32 range of ±3.4028234663852886e38`
+    : "not a finite number (a JSON number such as 1e999 overflows to Infinity)";
+  return `Input ${name} data[${index}] is ${why}`;
+}
+
+/** The 422 message for an output that is not finite: the row's inputs overflow float32. */
+function nonFiniteOutput(name: string, row: number, id: string, value: number): string {
+  return `Output ${name} is ${value} at row ${row}, column ${JSON.stringify(id)}: the model's ` +
+    `float32 arithmetic overflows on that row's inputs, and an FP32 tensor holds finite numbers ` +
+    `only; scale the inputs down`;
+}
+
+function requestedOutputs(outputs: unknown): OutputName[] {
   if (outputs === undefined) return [...OUTPUTS];
   if (!Array.isArray(outputs)) throw new OipError(400, "outputs must be an array");
   return outputs.map((output: unknown, i) => {

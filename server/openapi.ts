@@ -25,6 +25,7 @@ import type { Schemas } from "../core/schemas.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
 import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./body.ts";
 import { registerServingPaths, type ServingInfo } from "./openapi_serving.ts";
+import { requestLimitNote, type RequestLimits } from "./request_limits.ts";
 
 /** The `info` block of the document. */
 export interface ApiInfo {
@@ -69,7 +70,7 @@ export function buildOpenApiDocument(
   schemas: Schemas,
   zodToOpenApi: ZodToOpenApiModule,
   info: ApiInfo,
-  limits: BodyLimits,
+  limits: BodyLimits & Partial<RequestLimits>,
   serving?: ServingInfo,
   operations: OperationTable = OPERATIONS,
 ): OpenApiDocument {
@@ -116,7 +117,7 @@ export function buildOpenApiDocument(
         400: httpError(operation.badRequest.description, operation.badRequest.detail),
         408: httpError("The body did not arrive in time", lateBodyDetail(limits.timeoutMs)),
         413: httpError(
-          "The body is larger than the server's limit",
+          `The body is larger than the server's limit${requestLimitNote(operation.name, limits)}`,
           tooLargeDetail(limits.maxBytes),
         ),
         422: json(

@@ -18,6 +18,12 @@
 
 import { INPUTS, OUTPUTS } from "./oip.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
+import {
+  FLOAT32_JSON_BYTES,
+  type RequestLimits,
+  resolveRequestLimits,
+  tooManyRowsDetail,
+} from "./request_limits.ts";
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;
 
@@ -29,6 +35,8 @@ export interface ServingInfo {
   readonly places: number;
   /** Number of transitions (T): the width of `transitions`. */
   readonly transitions: number;
+  /** The limits infer's 413 states; default: the defaults. */
+  readonly requestLimits?: RequestLimits | undefined;
 }
 
 const OIP_TAG = "Open Inference Protocol v2";
@@ -162,6 +170,8 @@ export function registerServingPaths(registry: Registry, info: ServingInfo): voi
   }, name);
 
   const P = info.places;
+  const limits = info.requestLimits ??
+    resolveRequestLimits({}, { places: P, transitions: info.transitions });
   const tensor = {
     ...tensorMeta,
     properties: {
@@ -231,9 +241,17 @@ export function registerServingPaths(registry: Registry, info: ServingInfo): voi
       ),
       404: unknown,
       413: oipError(
-        "The body is larger than the server's limit",
-        "The request body is larger " +
-          "than the limit",
+        "The body is larger than the server's limit, the rows (B) are more than the limit of " +
+          `${limits.maxRequestRows}, or the answer could be larger than the limit of ` +
+          `${limits.maxResponseBytes} bytes (estimated at ${FLOAT32_JSON_BYTES} bytes per number)`,
+        tooManyRowsDetail(limits.maxRequestRows + 1, limits.maxRequestRows),
+      ),
+      422: oipError(
+        "A number that FP32 cannot hold: in an input's data (1e999, which JSON parsing makes " +
+          "Infinity, or beyond ±3.4e38), or in an output (the model's float32 arithmetic " +
+          "overflowed on a row's inputs); no output tensor holds null",
+        "Input marking data[0] is not a finite number (a JSON number such as 1e999 overflows " +
+          "to Infinity)",
       ),
     } as never,
   });

@@ -20,12 +20,14 @@
  */
 
 import type { OpsModel } from "../core/ops/model.ts";
+import { checkRequestRows } from "./request_limits.ts";
 
 const rows = new WeakMap<Request, number>();
 
 /**
  * For each request, `model` as the operations see it ({@link OpsModel}'s members only), with
- * `run` counting rows against the request. `label` is bound once, here.
+ * `run` counting rows against the request and refusing (413, before the run) a batch that would
+ * take the request past `maxRows`. `label` is bound once, here.
  *
  * @example
  * ```ts
@@ -40,7 +42,10 @@ const rows = new WeakMap<Request, number>();
  * assert.equal(counted.net, model.net); // everything but run is the model's own
  * ```
  */
-export function rowCounter(model: OpsModel): (request: Request) => OpsModel {
+export function rowCounter(
+  model: OpsModel,
+  maxRows: number = Infinity,
+): (request: Request) => OpsModel {
   const label = model.label.bind(model);
   return (request) => {
     rows.set(request, rows.get(request) ?? 0);
@@ -51,7 +56,13 @@ export function rowCounter(model: OpsModel): (request: Request) => OpsModel {
       structure: model.structure,
       label,
       run(batch, options) {
-        rows.set(request, (rows.get(request) ?? 0) + batch.length);
+        const total = (rows.get(request) ?? 0) + batch.length;
+        try {
+          checkRequestRows(total, maxRows);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        rows.set(request, total);
         return model.run(batch, options);
       },
     };

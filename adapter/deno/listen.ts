@@ -19,7 +19,15 @@
  * 3. Once nothing is in flight, no connection is expected to send again (each was told to
  *    close or has been idle for `idleMs`) and no request came for a short quiet spell,
  *    `shutdown()` closes the socket and the remaining idle connections; at `drainMs` it
- *    happens regardless, cutting what is left.
+ *    happens regardless, cutting what is left. `stop()` resolves by `drainMs` in any case:
+ *    `shutdown()` also waits for answers still being written (a client that does not read a
+ *    large answer keeps it waiting for good), and that wait ends at the deadline too.
+ *
+ * Two more things `Deno.serve` does not do on its own. When accepting a connection fails (out
+ * of descriptors), its socket closes for good and the process would exit: the socket is
+ * reopened instead (`reopening_server.ts`), and `finished` rejects only when that is
+ * impossible. And a 408 (a body that stalled) leaves its connection open: it is closed
+ * once the client sends anything more (`closing_response.ts`).
  *
  * @example
  * ```ts
@@ -35,6 +43,8 @@
  */
 
 import { ConnectionLedger } from "./connection_ledger.ts";
+import { ReopeningServer } from "./reopening_server.ts";
+import { closingResponse, ConnectionEnd } from "./closing_response.ts";
 
 /** The drain's default deadline in ms. */
 export const DEFAULT_DRAIN_MS = 10_000;
@@ -57,13 +67,21 @@ export interface ListenOptions {
   readonly idleMs?: number;
   /** Called once when the drain begins (e.g. `readiness.drain()`), before any other step. */
   readonly onDrain?: () => void;
+  /**
+   * Where the listener's own lines go (its socket failing and listening again, an error
+   * outside the app); default `console.error`.
+   */
+  readonly log?: (line: string) => void;
 }
 
 /** A listening server. */
 export interface Running {
   /** The base URL, e.g. `http://127.0.0.1:8000`. */
   readonly url: string;
-  /** Resolves once the server has stopped (after {@link Running.stop} or a signal). */
+  /**
+   * Resolves once the server has stopped (after {@link Running.stop} or a signal); rejects
+   * when its listening socket failed and could not be reopened.
+   */
   readonly finished: Promise<void>;
   /** Drains (see the module doc) and closes the socket, then resolves. */
   stop(): Promise<void>;
@@ -104,6 +122,10 @@ export function listen(
     let closing = request.headers.get("connection")?.toLowerCase() === "close";
     try {
       const response = await app.fetch(request);
+      if (response.status === 408) {
+        closing = true;
+        return closingResponse(response, uploadStopped(request));
+      }
       if (!draining) return response;
       closing = true;
       return withConnectionClose(response);
@@ -111,17 +133,22 @@ export function listen(
       ledger.end(key, performance.now(), closing || draining, idleMs);
     }
   };
-  const server = Deno.serve({
+  const log = options.log ?? ((line: string) => console.error(line));
+  const server = new ReopeningServer({
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 8000,
-    onListen: () => {}, // the caller prints its own line
+    log,
+    onError: (error) => {
+      // A closing answer's body ends this way on purpose (after its last byte).
+      if (!(error instanceof ConnectionEnd)) log(`error: ${describe(error)}`);
+      return new Response("Internal Server Error", { status: 500 });
+    },
   }, handler);
   const { hostname, port } = server.addr;
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
 
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  let stopped!: () => void;
-  const finished = new Promise<void>((resolve) => (stopped = resolve));
+  const { promise: finished, resolve: stopped, reject: broke } = Promise.withResolvers<void>();
   let stopping: Promise<void> | undefined;
   const stop = () =>
     stopping ??= (async () => {
@@ -138,14 +165,46 @@ export function listen(
       }, POLL_MS);
       await settled;
       clearInterval(timer);
-      if (ledger.inFlight === 0) await server.shutdown();
-      // Past the deadline with requests in flight: shutting down cuts them; nobody waits.
-      else server.shutdown().catch(() => {});
+      const shutdown = server.shutdown();
+      // Past the deadline with requests in flight, shutting down cuts them; nobody waits. Else
+      // it waits for answers still being written, but not past the deadline.
+      if (ledger.inFlight === 0) await within(shutdown, deadline - performance.now());
       stopped();
     })();
   const onSignal = () => void stop();
   for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+  server.failed.catch((error) => {
+    for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+    broke(error);
+  });
   return { url: `http://${host}:${port}`, finished, stop };
+}
+
+/**
+ * Settles once no read of `request`'s body is pending any more (see `closing_response.ts`): the
+ * app let go of a stalled body (`body.ts` releases its reader at a 408), so one more read
+ * settles when the client sends its next bytes (or its connection fails); then the body is
+ * cancelled. A body the app still holds is left alone.
+ */
+async function uploadStopped(request: Request): Promise<void> {
+  if (request.body === null || request.body.locked) return;
+  const reader = request.body.getReader();
+  await reader.read().catch(() => {});
+  await reader.cancel().catch(() => {});
+}
+
+/** Waits for `promise`, but at most `ms` (its failure is ignored). */
+async function within(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    promise.catch(() => {}),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms)))),
+  ]);
+  clearTimeout(timer);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.stack ?? error.message : String(error);
 }
 
 function withConnectionClose(response: Response): Response {

@@ -19,9 +19,9 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
-    "chunk-5DZZMPN3.js",
+    "chunk-2XZ3WG3V.js",
     async () =>
-      (await import("../../web/bundle/chunk-5DZZMPN3.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-2XZ3WG3V.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-D7DWUBZU.js",

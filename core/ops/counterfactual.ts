@@ -8,7 +8,8 @@
  * (activation − 0.5) nearest the original input (a smooth crossing or a jump over 0.5, as a
  * straight-through transition makes) is refined with batches of 31 interior probes. Refinement
  * stops at the first batch with a probe within `tolerance` (the one nearest the original input
- * is the answer) or once the bracket is narrower than 1e-6 of the range; then the bracket end
+ * is the answer), once the bracket is narrower than 1e-6 of the range, or once the model cannot
+ * split it (no float32 between its ends; at most {@link MAX_REFINE_ROUNDS} rounds); then the bracket end
  * on the far side of 0.5 from the original activation is the answer, so a decision flip is
  * found even where no input brings the activation near 0.5 (a jump from 0 to 1, or a
  * `tolerance` below float32 resolution). Only a range with no sign change is not found.
@@ -111,6 +112,39 @@ const REFINE_PROBES = 31;
 export const CLOSING_WIDTH = 1e-6;
 
 /**
+ * The most refinement rounds one search runs. Each round narrows the bracket 32-fold (31
+ * interior probes), so a grid bracket ((hi − lo)/128 wide) is narrower than the closing width
+ * after ⌈log₃₂(1 / (128 · {@link CLOSING_WIDTH}))⌉ = 3 rounds; one more round absorbs float64
+ * rounding of the probe positions. A bracket the model cannot split (no float32 between its
+ * ends, see {@link isClosed}) ends sooner. With the base point, the grid and (on the value
+ * channel) one gradient pass, a search runs at most 1 + 129 + 4 · 31 + 1 = 255 rows.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MAX_REFINE_ROUNDS } from "./counterfactual.ts";
+ * assert.equal(MAX_REFINE_ROUNDS, 4);
+ * ```
+ */
+export const MAX_REFINE_ROUNDS: number = Math.ceil(
+  Math.log(1 / ((GRID_POINTS - 1) * CLOSING_WIDTH)) / Math.log(REFINE_PROBES + 1),
+) + 1;
+
+/**
+ * The most model rows one counterfactual search runs: the base point and the grid in one batch,
+ * {@link MAX_REFINE_ROUNDS} batches of 31 interior probes, and one gradient pass for a value-channel
+ * original input.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MAX_SEARCH_ROWS } from "./counterfactual.ts";
+ * assert.equal(MAX_SEARCH_ROWS, 255);
+ * ```
+ */
+export const MAX_SEARCH_ROWS: number = 1 + GRID_POINTS + MAX_REFINE_ROUNDS * REFINE_PROBES + 1;
+
+/**
  * Searches for the decision boundary nearest the original input.
  *
  * @example
@@ -180,7 +214,13 @@ export async function counterfactual(
   let choice = search.choose(
     grid.map((x, i) => ({ x, act: gridRuns[i]!.transitions[targetColumn]! })),
   );
-  while (choice?.kind === "bracket" && choice.b.x - choice.a.x >= (hi - lo) * CLOSING_WIDTH) {
+  const closingWidth = (hi - lo) * CLOSING_WIDTH;
+  for (
+    let round = 0;
+    round < MAX_REFINE_ROUNDS && choice?.kind === "bracket" &&
+    !isClosed(choice.a.x, choice.b.x, closingWidth);
+    round++
+  ) {
     const { a, b } = choice;
     const inner = await run(Array.from(
       { length: REFINE_PROBES },
@@ -206,6 +246,45 @@ export async function counterfactual(
     counterfactual_activation: answer.act,
   };
 }
+
+/**
+ * Whether a bracket `[a, b]` (a < b) is refined no further: it is narrower than the closing
+ * width, or the model cannot tell its inside from its ends. The graph takes its inputs as
+ * float32, so a probe at `x` runs at `Math.fround(x)`; once no float32 lies strictly between the
+ * float32 values of `a` and `b`, every interior probe runs at one of the two ends and cannot
+ * split the bracket. Without this, a range narrower than float32 spacing around a jump would
+ * be refined forever (float64 stops representing new interior points long before the closing
+ * width is reached).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isClosed } from "./counterfactual.ts";
+ * // Float32 spacing at 0.8 is 2^-24 (about 6e-8): a 2e-11 wide bracket is one float32 step.
+ * assert.equal(isClosed(0.79786440729, 0.79786440731, 1e-17), true);
+ * // Wider than the closing width and holding many float32 values: refined further.
+ * assert.equal(isClosed(0.79, 0.8, 1e-6), false);
+ * // Narrower than the closing width: done.
+ * assert.equal(isClosed(0.79, 0.79 + 1e-7, 1e-6), true);
+ * ```
+ */
+export function isClosed(a: number, b: number, closingWidth: number): boolean {
+  return b - a < closingWidth || float32Rank(b) - float32Rank(a) <= 1;
+}
+
+/**
+ * The position of `Math.fround(x)` among the float32 values in increasing order (0 for both
+ * zeros), so that two float32 values are neighbours exactly when their ranks differ by 1.
+ */
+function float32Rank(x: number): number {
+  FLOAT32[0] = x;
+  const bits = UINT32[0]!;
+  const magnitude = bits & 0x7fffffff;
+  return bits >>> 31 ? -magnitude : magnitude;
+}
+
+const FLOAT32 = new Float32Array(1);
+const UINT32 = new Uint32Array(FLOAT32.buffer);
 
 interface Probe {
   readonly x: number;

@@ -23,7 +23,7 @@
  * @module
  */
 
-import type { AnySchema, ObjectSchema } from "../schemas/define.ts";
+import type { AnySchema, ObjectSchema } from "../schemas/zod_types.ts";
 import type { SchemaKit } from "../schemas/kit.ts";
 import type { OpsModel } from "./model.ts";
 

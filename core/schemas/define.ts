@@ -20,24 +20,12 @@
  * @module
  */
 
-import type * as Zod from "zod";
 import type { OperationName, OperationTable } from "../ops/operations.ts";
 import { OPERATIONS } from "../ops/operations.ts";
 import { type SchemaKit, schemaKit } from "./kit.ts";
+import type { AnySchema, ObjectSchema, ZodModule } from "./zod_types.ts";
 
-/** The zod module (its namespace, as `import * as z from "zod"` gives it). */
-export type ZodModule = typeof Zod;
-
-// Reached through ZodModule, so that zod's types stay out of this package's API.
-
-/** Any zod schema (zod's `ZodType`). */
-export type AnySchema = InstanceType<ZodModule["ZodType"]>;
-
-/** An object schema whose fields are zod schemas (what a form builder walks). */
-export interface ObjectSchema extends InstanceType<ZodModule["ZodObject"]> {
-  /** The field schemas, by field name. */
-  shape: Record<string, AnySchema>;
-}
+export type { AnySchema, ObjectSchema, ZodModule } from "./zod_types.ts";
 
 /** The request body of each operation of the table, by name. */
 export type RequestSchemas = { readonly [K in OperationName]: ObjectSchema };

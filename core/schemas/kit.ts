@@ -17,7 +17,7 @@
  * @module
  */
 
-import type { AnySchema, ZodModule } from "./define.ts";
+import type { AnySchema, ZodModule } from "./zod_types.ts";
 
 /** The shared schema pieces, with the zod module they were built with. */
 export interface SchemaKit {

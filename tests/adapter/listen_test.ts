@@ -7,7 +7,9 @@
 
 import assert from "node:assert/strict";
 import { listen } from "../../adapter/deno/listen.ts";
-import { complete, RawConnection } from "../serve/raw_http.ts";
+import { complete, RawConnection, readUntilClosed } from "../serve/raw_http.ts";
+import { readBody } from "../../server/body.ts";
+import { HttpError } from "../../server/errors.ts";
 
 const ok = { fetch: () => Promise.resolve(new Response("ok")) };
 
@@ -34,6 +36,69 @@ Deno.test("Deno.serve keeps a connection open after a Connection: close response
     assert.equal(complete(await connection.request("GET", "/")).status, 200);
   } finally {
     await server.shutdown();
+  }
+});
+
+/** Reads a body with a 200 ms time-out and answers 408 (with the app's headers) when it stalls. */
+async function bodyOr408(request: Request): Promise<Response> {
+  try {
+    await readBody(request, { maxBytes: 1 << 20, timeoutMs: 200 });
+    return new Response("ok");
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return Response.json({ detail: error.detail }, {
+      status: error.status,
+      headers: error.headers,
+    });
+  }
+}
+
+/** Sends half a body, then a byte every 50 ms; what came back, and how the connection ended. */
+async function trickle(port: number): Promise<{ text: string; end: string }> {
+  using connection = await Deno.connect({ hostname: "127.0.0.1", port });
+  await connection.write(
+    new TextEncoder().encode("POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"),
+  );
+  let on = true;
+  const trickler = (async () => {
+    while (on) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (on) await connection.write(new Uint8Array([32])).catch(() => on = false);
+    }
+  })();
+  const read = await readUntilClosed(connection, 1500);
+  on = false;
+  await trickler;
+  return read;
+}
+
+Deno.test("Deno.serve keeps the connection of a 408 open while its client trickles the body", async () => {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const answer = await bodyOr408(request);
+    // What body.ts did before: cancel the stalled body. (Not even that closes the connection.)
+    await request.body?.cancel().catch(() => {});
+    return answer;
+  });
+  try {
+    const { text, end } = await trickle(server.addr.port);
+    assert.match(text, /^HTTP\/1\.1 408 [^]*connection: close/);
+    assert.equal(end, "open");
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("listen() closes the connection of a 408 while its client trickles the body", async () => {
+  const running = listen({ fetch: bodyOr408 }, { port: 0 });
+  try {
+    const { text, end } = await trickle(Number(new URL(running.url).port));
+    assert.match(
+      text,
+      /^HTTP\/1\.1 408 [^]*\{"detail":"The request body did not arrive within 200 ms"\}/,
+    );
+    assert.notEqual(end, "open");
+  } finally {
+    await running.stop();
   }
 });
 

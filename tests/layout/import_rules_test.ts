@@ -11,6 +11,8 @@
  *   `node:`, no `Deno.*`.
  * - `cli/` and `cli.ts` reach the core directly or through `adapter/deno/`, never through
  *   `server/`; only `cli/serve.ts`, which serves, imports `server/`.
+ * - `mod.ts`, the package's `.` entry point, re-exports only `core/` and uses no `Deno.*`: a
+ *   browser app or a Node script importing it gets no server, no docs UI and no Deno edge.
  * - No module anywhere names an `npm:`, `jsr:` or URL specifier inline: `deno.json` maps them.
  *
  * @module
@@ -151,6 +153,12 @@ async function rules(): Promise<Rule[]> {
       denoAllowed: () => true,
     },
     {
+      name: "mod.ts, the environment-agnostic entry point, reaches only core/",
+      governs: (p) => p === "mod.ts",
+      refuse: onlyFolders(["core"], coreMap),
+      denoAllowed: () => false,
+    },
+    {
       name: "no inline npm:, jsr: or URL specifiers",
       governs: (p) => !inside(p, "tests") && !inside(p, "bench"),
       refuse: (_path, specifier) =>
@@ -219,7 +227,7 @@ Deno.test("every tracked module keeps the layout's import rules", async (t) => {
 });
 
 Deno.test("the rules refuse what the layout forbids", async () => {
-  const [core, server, web, cli] = await rules();
+  const [core, server, web, cli, entry] = await rules();
   assert.match(core!.refuse("core/a.ts", "../server/app.ts", "server/app.ts") ?? "", /reaches/);
   assert.match(core!.refuse("core/a.ts", "node:fs", "node:fs") ?? "", /browser map/);
   assert.match(
@@ -235,4 +243,10 @@ Deno.test("the rules refuse what the layout forbids", async () => {
   assert.match(cli!.refuse("cli/batch.ts", "../server/mod.ts", "server/mod.ts") ?? "", /reaches/);
   assert.equal(cli!.refuse("cli/serve.ts", "../server/mod.ts", "server/mod.ts"), undefined);
   assert.equal(web!.denoAllowed("web/main.ts"), false);
+  assert.match(entry!.refuse("mod.ts", "./server/mod.ts", "server/mod.ts") ?? "", /reaches/);
+  assert.match(
+    entry!.refuse("mod.ts", "./adapter/deno/ort.ts", "adapter/deno/ort.ts") ?? "",
+    /reaches/,
+  );
+  assert.equal(entry!.governs("server/mod.ts"), false);
 });

@@ -136,6 +136,43 @@ export class RawConnection implements Disposable {
   }
 }
 
+/**
+ * Reads `connection` until the server closes it (`"eof"`, or `"reset"` when it resets it) or
+ * `ms` pass (`"open"`), returning everything read as text.
+ *
+ * @example
+ * ```ts
+ * import { readUntilClosed } from "./raw_http.ts";
+ * using connection = await Deno.connect({ hostname: "127.0.0.1", port: 8000 });
+ * const { text, end } = await readUntilClosed(connection, 1000);
+ * ```
+ */
+export async function readUntilClosed(
+  connection: Deno.Conn,
+  ms: number,
+): Promise<{ text: string; end: "eof" | "reset" | "open" }> {
+  let text = "";
+  const chunk = new Uint8Array(64 * 1024);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"open">((resolve) => (timer = setTimeout(() => resolve("open"), ms)));
+  try {
+    while (true) {
+      const read = await Promise.race([
+        connection.read(chunk).catch((error) => {
+          if (error instanceof Deno.errors.ConnectionReset) return "reset" as const;
+          throw error;
+        }),
+        timeout,
+      ]);
+      if (read === null) return { text, end: "eof" };
+      if (typeof read === "string") return { text, end: read };
+      text += decoder.decode(chunk.subarray(0, read));
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function indexOfHeadEnd(bytes: Uint8Array): number {
   for (let i = 0; i + 3 < bytes.length; i++) {
     if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {

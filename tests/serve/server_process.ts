@@ -39,6 +39,8 @@ export interface ServerProcess extends AsyncDisposable {
   readonly pid: number;
   /** Whether the process has exited. */
   readonly exited: boolean;
+  /** What it has written to stderr so far. */
+  readonly stderrSoFar: string;
   /** Sends `signal` to the process (not to any other). */
   kill(signal: Deno.Signal): void;
   /** Waits for the process to exit and its stderr to end. */
@@ -55,6 +57,12 @@ export interface StartOptions {
   readonly cwd?: string | URL;
   /** Collect stdout (default: discarded). */
   readonly stdout?: boolean;
+  /**
+   * A command that execs the rest of its arguments, run in place of `deno` with deno's path
+   * and `args` after it (e.g. `["sh", "-c", 'ulimit -n 256 && exec "$0" "$@"']`): the process
+   * keeps its id through the exec.
+   */
+  readonly launcher?: readonly string[];
 }
 
 const ORIGIN = /http:\/\/127\.0\.0\.1:\d+/;
@@ -78,8 +86,9 @@ export async function startServerProcess(
   args: readonly string[],
   options: StartOptions = {},
 ): Promise<ServerProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...args],
+  const [program, ...launch] = [...(options.launcher ?? []), Deno.execPath()];
+  const child = new Deno.Command(program!, {
+    args: [...launch, ...args],
     cwd: options.cwd ?? ROOT,
     stdin: "null",
     stdout: options.stdout ? "piped" : "null",
@@ -142,6 +151,9 @@ export async function startServerProcess(
     pid: child.pid,
     get exited() {
       return exited;
+    },
+    get stderrSoFar() {
+      return stderr;
     },
     kill,
     finished,

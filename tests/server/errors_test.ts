@@ -557,20 +557,16 @@ Deno.test("title, version and description have defaults and show in /openapi.jso
 
 Deno.test("a body that has not arrived within the time-out is 408", async () => {
   await withApp(async (app) => {
-    let cancelled = false;
     const stalled = new ReadableStream<Uint8Array>({
       start: (controller) => controller.enqueue(new TextEncoder().encode('{"input_marking"')),
-      cancel: () => {
-        cancelled = true;
-      },
     });
-    const answer = await decode(
-      await app.fetch(new Request("http://localhost/forward", { method: "POST", body: stalled })),
-    );
+    const request = new Request("http://localhost/forward", { method: "POST", body: stalled });
+    const answer = await decode(await app.fetch(request));
     equal(answer.status, 408);
     equal(answer.body.detail, "The request body did not arrive within 50 ms");
     equal(answer.headers.get("connection"), "close");
-    ok(cancelled, "the upload is cancelled");
+    // Let go, not cancelled: the listener ends it once its pending read is done (listen.ts).
+    equal(request.body?.locked, false, "the upload is let go");
     equal((await post(app, "/forward", { input_marking: {} })).status, 200);
   }, { bodyTimeoutMs: 50 });
 });

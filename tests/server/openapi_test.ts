@@ -146,3 +146,29 @@ Deno.test("/docs is our page with the title and version, running Swagger UI from
   const missing = await get(app, "/docs/swagger-initializer.js");
   equal(missing.status, 404);
 });
+
+Deno.test("/openapi.json states the per-request limits this server enforces", async () => {
+  await using model = await openModel(xorDescription());
+  const app = await createApp(model, {
+    maxTraceEvents: 7,
+    maxRequestRows: 300,
+    maxResponseBytes: 9999,
+  });
+  const { body: doc } = await get(app, "/openapi.json");
+  const anomaly = doc.paths["/anomaly"].post.responses["413"];
+  equal(
+    anomaly.description,
+    "The body is larger than the server's limit, or the trace has more events than the limit of 7",
+  );
+  equal(
+    doc.paths["/forward"].post.responses["413"].description,
+    "The body is larger than the server's limit",
+  );
+  const infer = doc.paths["/v2/models/{name}/infer"].post.responses;
+  deepEqual(Object.keys(infer), ["200", "400", "404", "413", "422"]);
+  ok(infer["413"].description.includes("limit of 300"), infer["413"].description);
+  ok(infer["413"].description.includes("limit of 9999 bytes"), infer["413"].description);
+  const example = infer["413"].content["application/json"].example;
+  ok(example.error.startsWith("The request needs 301 model rows, more than the limit of 300"));
+  ok(infer["422"].content["application/json"].example.error.includes("not a finite number"));
+});

@@ -1,0 +1,303 @@
+/**
+ * Per-request limits on work and answer size, beside the body limit: the events of one
+ * `/anomaly` trace, the model rows one request may run, and the size of a `/v2` infer answer
+ * (the only answer that grows with its request). Each is refused with 413 and a message naming
+ * the limit, its value and how to set it (the `serve` flag and `server/main.ts`'s environment
+ * variable).
+ *
+ * The defaults admit every request whose body fits the default 1 MiB body limit, so they refuse
+ * no legitimate work at default settings; they bound what a raised `--max-body-bytes` lets in.
+ * Overload is the admission control's job, not these limits'.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_MAX_TRACE_EVENTS, resolveRequestLimits } from "./request_limits.ts";
+ * const limits = resolveRequestLimits({}, { places: 3, transitions: 2 });
+ * assert.equal(limits.maxTraceEvents, DEFAULT_MAX_TRACE_EVENTS);
+ * assert.equal(limits.maxResponseBytes, 64 * 1024 * 1024);
+ * ```
+ *
+ * @module
+ */
+
+import { HttpError } from "./errors.ts";
+
+/**
+ * The default limit on events in one `/anomaly` trace: 100,000. The smallest event,
+ * `{"name":""}` and its comma, takes 12 bytes, so a 1 MiB body holds at most 87,382 events.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_MAX_TRACE_EVENTS } from "./request_limits.ts";
+ * assert.ok(DEFAULT_MAX_TRACE_EVENTS > (1 << 20) / '{"name":""},'.length);
+ * ```
+ */
+export const DEFAULT_MAX_TRACE_EVENTS = 100_000;
+
+/**
+ * The default limit on model rows one request runs: 2^19 = 524,288. A `/v2` infer row holds at
+ * least one number, which takes at least 2 bytes with its comma, so a 1 MiB body asks for at
+ * most 2^19 rows.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_MAX_REQUEST_ROWS } from "./request_limits.ts";
+ * assert.equal(DEFAULT_MAX_REQUEST_ROWS, (1 << 20) / "0,".length);
+ * ```
+ */
+export const DEFAULT_MAX_REQUEST_ROWS = 1 << 19;
+
+/**
+ * The longest JSON text of a float32 value with its comma: 25 characters
+ * (`-0.0000015212857533697388`: 17 significant digits, written without an exponent) and 1. A
+ * `/v2` infer answer is estimated at this many bytes per number, so the estimate is never below
+ * the answer's size.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FLOAT32_JSON_BYTES } from "./request_limits.ts";
+ * const longest = Math.fround(-0.0000015212857533697388);
+ * assert.equal(JSON.stringify([longest, longest]).length, 2 * FLOAT32_JSON_BYTES + 1);
+ * ```
+ */
+export const FLOAT32_JSON_BYTES = 26;
+
+/**
+ * The least default limit on a `/v2` infer answer: 64 MiB. On a net with more than about 3.9
+ * transitions per place the default is larger, see {@link defaultMaxResponseBytes}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MIN_DEFAULT_MAX_RESPONSE_BYTES } from "./request_limits.ts";
+ * assert.equal(MIN_DEFAULT_MAX_RESPONSE_BYTES, 67108864);
+ * ```
+ */
+export const MIN_DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
+
+/** Bytes of a 1 MiB body: what the defaults are sized to admit whole. */
+const DEFAULT_BODY_BYTES = 1 << 20;
+
+/** The per-request limits, resolved. */
+export interface RequestLimits {
+  /** Most events in one `/anomaly` trace. */
+  readonly maxTraceEvents: number;
+  /** Most model rows one request runs (a `/v2` infer's B, a counterfactual's probes). */
+  readonly maxRequestRows: number;
+  /** Largest estimated `/v2` infer answer, in bytes. */
+  readonly maxResponseBytes: number;
+}
+
+/** The limits as given; each one left out takes its default. */
+export type RequestLimitOptions = { readonly [K in keyof RequestLimits]?: number | undefined };
+
+/** The net's tensor widths, which size the default answer limit. */
+export interface NetWidths {
+  /** Number of places (P). */
+  readonly places: number;
+  /** Number of transitions (T). */
+  readonly transitions: number;
+}
+
+/**
+ * The default limit on a `/v2` infer answer for a net of P places and T transitions: the
+ * estimate of the largest answer a 1 MiB body can ask for (2^20 / 2P rows of T + P numbers, see
+ * {@link DEFAULT_MAX_REQUEST_ROWS} and {@link FLOAT32_JSON_BYTES}), and at least
+ * {@link MIN_DEFAULT_MAX_RESPONSE_BYTES}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defaultMaxResponseBytes } from "./request_limits.ts";
+ * // The example: 3 places, 2 transitions.
+ * assert.equal(defaultMaxResponseBytes({ places: 3, transitions: 2 }), 64 << 20);
+ * // One place, nine transitions: 2^19 rows of 10 numbers, 26 bytes each, and the framing.
+ * assert.equal(defaultMaxResponseBytes({ places: 1, transitions: 9 }), 524_288 * 10 * 26 + 65_536);
+ * ```
+ */
+export function defaultMaxResponseBytes({ places, transitions }: NetWidths): number {
+  const rows = Math.ceil(DEFAULT_BODY_BYTES / (2 * Math.max(1, places)));
+  const largest = rows * (places + transitions) * FLOAT32_JSON_BYTES + DEFAULT_BODY_BYTES / 16;
+  return Math.max(MIN_DEFAULT_MAX_RESPONSE_BYTES, largest);
+}
+
+/**
+ * The limits with defaults filled in.
+ *
+ * @throws {RangeError} naming the option when one is not a positive integer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveRequestLimits } from "./request_limits.ts";
+ * const limits = resolveRequestLimits({ maxRequestRows: 1000 }, { places: 3, transitions: 2 });
+ * assert.equal(limits.maxRequestRows, 1000);
+ * assert.throws(() => resolveRequestLimits({ maxTraceEvents: 0 }, { places: 3, transitions: 2 }), RangeError);
+ * ```
+ */
+export function resolveRequestLimits(
+  options: RequestLimitOptions,
+  widths: NetWidths,
+): RequestLimits {
+  const limit = (name: keyof RequestLimits, fallback: number) => {
+    const value = options[name] ?? fallback;
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new RangeError(`${name} must be a positive integer, got ${value}`);
+    }
+    return value;
+  };
+  return {
+    maxTraceEvents: limit("maxTraceEvents", DEFAULT_MAX_TRACE_EVENTS),
+    maxRequestRows: limit("maxRequestRows", DEFAULT_MAX_REQUEST_ROWS),
+    maxResponseBytes: limit("maxResponseBytes", defaultMaxResponseBytes(widths)),
+  };
+}
+
+/** Where each limit is set: the `serve` flag and `server/main.ts`'s environment variable. */
+const SET_WITH: Readonly<Record<keyof RequestLimits, string>> = {
+  maxTraceEvents: "serve --max-trace-events, PETRI_SERVE_MAX_TRACE_EVENTS",
+  maxRequestRows: "serve --max-request-rows, PETRI_SERVE_MAX_REQUEST_ROWS",
+  maxResponseBytes: "serve --max-response-bytes, PETRI_SERVE_MAX_RESPONSE_BYTES",
+};
+
+/**
+ * Applies the limits that a request body of operation `name` can break before it is validated:
+ * today the events of an `/anomaly` trace ({@link checkTraceEvents}).
+ *
+ * @throws {HttpError} 413 as {@link checkTraceEvents}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkRequestBody, resolveRequestLimits } from "./request_limits.ts";
+ * const limits = resolveRequestLimits({ maxTraceEvents: 1 }, { places: 3, transitions: 2 });
+ * const body = { events: [{ name: "a" }, { name: "b" }] };
+ * checkRequestBody("forward", body, limits); // only /anomaly has events
+ * assert.throws(() => checkRequestBody("anomaly", body, limits), { status: 413 });
+ * ```
+ */
+export function checkRequestBody(name: string, body: unknown, limits: RequestLimits): void {
+  if (name === "anomaly") checkTraceEvents(body, limits.maxTraceEvents);
+}
+
+/**
+ * What else than its body's size makes operation `name` answer 413, for its documentation: an
+ * empty string when nothing does.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { requestLimitNote } from "./request_limits.ts";
+ * assert.equal(requestLimitNote("forward", {}), "");
+ * assert.equal(
+ *   requestLimitNote("anomaly", { maxTraceEvents: 10 }),
+ *   ", or the trace has more events than the limit of 10",
+ * );
+ * ```
+ */
+export function requestLimitNote(name: string, limits: Partial<RequestLimits>): string {
+  if (name !== "anomaly") return "";
+  const limit = limits.maxTraceEvents ?? DEFAULT_MAX_TRACE_EVENTS;
+  return `, or the trace has more events than the limit of ${limit}`;
+}
+
+/**
+ * Refuses a trace with more events than the limit, before the body is validated (validating
+ * every event is the costly part).
+ *
+ * @throws {HttpError} 413 naming the count, the limit and its flag.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkTraceEvents } from "./request_limits.ts";
+ * checkTraceEvents({ events: [{ name: "a" }] }, 1); // within the limit
+ * assert.throws(() => checkTraceEvents({ events: [{ name: "a" }, { name: "b" }] }, 1), {
+ *   status: 413,
+ *   detail: "The trace has 2 events, more than the limit of 1 " +
+ *     "(serve --max-trace-events, PETRI_SERVE_MAX_TRACE_EVENTS)",
+ * });
+ * ```
+ */
+export function checkTraceEvents(body: unknown, maxTraceEvents: number): void {
+  const events = typeof body === "object" && body !== null
+    ? (body as { events?: unknown }).events
+    : undefined;
+  if (Array.isArray(events) && events.length > maxTraceEvents) {
+    throw new HttpError(
+      413,
+      `The trace has ${events.length} events, more than the limit of ${maxTraceEvents} ` +
+        `(${SET_WITH.maxTraceEvents})`,
+    );
+  }
+}
+
+/**
+ * Refuses a request that would run more model rows than the limit.
+ *
+ * @throws {HttpError} 413 naming the rows, the limit and its flag.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkRequestRows } from "./request_limits.ts";
+ * checkRequestRows(10, 10);
+ * assert.throws(() => checkRequestRows(11, 10), { status: 413 });
+ * ```
+ */
+export function checkRequestRows(rows: number, maxRequestRows: number): void {
+  if (rows > maxRequestRows) throw new HttpError(413, tooManyRowsDetail(rows, maxRequestRows));
+}
+
+/**
+ * The 413 message for a request that needs `rows` model rows, over `maxRequestRows`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tooManyRowsDetail } from "./request_limits.ts";
+ * assert.match(tooManyRowsDetail(11, 10), /needs 11 model rows, more than the limit of 10/);
+ * ```
+ */
+export function tooManyRowsDetail(rows: number, maxRequestRows: number): string {
+  return `The request needs ${rows} model rows, more than the limit of ${maxRequestRows} ` +
+    `(${SET_WITH.maxRequestRows}): send the rows in several requests`;
+}
+
+/**
+ * Refuses a `/v2` infer whose answer could be larger than the limit, before the model runs:
+ * `framing` bytes (the answer with empty `data`) plus {@link FLOAT32_JSON_BYTES} per number.
+ *
+ * @throws {HttpError} 413 naming the estimate, the rows and numbers per row, the limit and its
+ * flag.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkResponseBytes } from "./request_limits.ts";
+ * checkResponseBytes({ framing: 200, rows: 1000, numbersPerRow: 5 }, 1 << 20);
+ * assert.throws(
+ *   () => checkResponseBytes({ framing: 200, rows: 100_000, numbersPerRow: 5 }, 1 << 20),
+ *   { status: 413 },
+ * );
+ * ```
+ */
+export function checkResponseBytes(
+  answer: { readonly framing: number; readonly rows: number; readonly numbersPerRow: number },
+  maxResponseBytes: number,
+): void {
+  const { framing, rows, numbersPerRow } = answer;
+  const estimate = framing + rows * numbersPerRow * FLOAT32_JSON_BYTES;
+  if (estimate > maxResponseBytes) {
+    throw new HttpError(
+      413,
+      `The answer could take ${estimate} bytes (${rows} rows of ${numbersPerRow} numbers, up ` +
+        `to ${FLOAT32_JSON_BYTES} bytes each), more than the limit of ${maxResponseBytes} bytes ` +
+        `(${SET_WITH.maxResponseBytes}): send fewer rows per request, or ask for fewer outputs`,
+    );
+  }
+}

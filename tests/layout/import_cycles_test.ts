@@ -1,0 +1,118 @@
+/**
+ * No module of the package imports itself back: the module graph of every export in
+ * `deno.json` (from `deno info --json`, static, dynamic and type imports alike) has no cycle
+ * among the package's own files. A cycle is a module in the wrong room: the leaf that owns
+ * shared types (such as `core/schemas/zod_types.ts`) belongs below both of its users.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../../", import.meta.url);
+
+interface InfoModule {
+  readonly specifier: string;
+  readonly dependencies?: readonly {
+    readonly code?: { readonly specifier?: string };
+    readonly type?: { readonly specifier?: string };
+  }[];
+}
+
+/** The package's own modules reachable from `entry`, each with the own modules it imports. */
+async function ownGraph(entry: string): Promise<Map<string, string[]>> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  const info = JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: InfoModule[] };
+  const own = (specifier: string | undefined) =>
+    specifier !== undefined && specifier.startsWith(ROOT.href);
+  const graph = new Map<string, string[]>();
+  for (const module of info.modules) {
+    if (!own(module.specifier)) continue;
+    const targets = (module.dependencies ?? []).flatMap((
+      d,
+    ) => [d.code?.specifier, d.type?.specifier])
+      .filter(own) as string[];
+    graph.set(module.specifier.slice(ROOT.href.length), [
+      ...new Set(targets.map((t) => t.slice(ROOT.href.length))),
+    ]);
+  }
+  return graph;
+}
+
+/** The strongly connected components with more than one module, or a module importing itself. */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's algorithm, iterative so that a deep graph cannot overflow the stack.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work: { node: string; edge: number }[] = [{ node: start, edge: 0 }];
+    index.set(start, next);
+    low.set(start, next++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const edges = graph.get(frame.node) ?? [];
+      if (frame.edge < edges.length) {
+        const target = edges[frame.edge++]!;
+        if (!index.has(target)) {
+          index.set(target, next);
+          low.set(target, next++);
+          stack.push(target);
+          onStack.add(target);
+          work.push({ node: target, edge: 0 });
+        } else if (onStack.has(target)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(target)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) !== index.get(frame.node)) continue;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== frame.node);
+      if (component.length > 1 || edges.includes(frame.node)) found.push(component.sort());
+    }
+  }
+  return found;
+}
+
+Deno.test("cycles() finds a loop of imports and nothing in a tree", () => {
+  const loop = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts", "d.ts"]], [
+    "d.ts",
+    [],
+  ]]);
+  assert.deepEqual(cycles(loop), [["a.ts", "b.ts", "c.ts"]]);
+  assert.deepEqual(cycles(new Map([["a.ts", ["b.ts", "c.ts"]], ["b.ts", ["c.ts"]]])), []);
+  assert.deepEqual(cycles(new Map([["a.ts", ["a.ts"]]])), [["a.ts"]]);
+});
+
+Deno.test("no export's module graph has an import cycle among the package's files", async (t) => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))) as {
+    exports: Record<string, string>;
+  };
+  for (const [name, path] of Object.entries(config.exports)) {
+    await t.step(name, async () => {
+      const graph = await ownGraph(path);
+      assert.ok(graph.size > 1, `${path}: no module graph`);
+      assert.deepEqual(cycles(graph), []);
+    });
+  }
+});
