@@ -17,6 +17,7 @@
  * @module
  */
 
+import { xAxisTicks } from "./charts.ts";
 import { formatNumber, html, svg } from "./dom.ts";
 import type { ScoreHistogram } from "./result_store.ts";
 
@@ -64,22 +65,7 @@ export function histogramChart(
     );
   });
   const sx = (x: number) => left + (span > 0 ? ((x - min) / span) * plotW : plotW / 2);
-  const ticks = (span > 0 ? [min, (min + max) / 2, max] : [min]).map((v, i, all) =>
-    svg(
-      "g",
-      { class: "tick" },
-      svg("line", { x1: sx(v), x2: sx(v), y1: top + plotH, y2: top + plotH + 4 }),
-      svg(
-        "text",
-        {
-          x: sx(v),
-          y: top + plotH + 16,
-          "text-anchor": all.length === 1 ? "middle" : ["start", "middle", "end"][i],
-        },
-        formatNumber(v),
-      ),
-    )
-  );
+  const ticks = xAxisTicks(span > 0 ? [min, (min + max) / 2, max] : [min], sx, top + plotH);
   const marks: SVGElement[] = [];
   if (selected !== undefined && Number.isFinite(selected)) {
     marks.push(svg(

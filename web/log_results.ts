@@ -22,6 +22,7 @@
 import { formatNumber, html } from "./dom.ts";
 import { histogramChart } from "./histogram.ts";
 import { residualColour } from "./net_view.ts";
+import { captionedTable } from "./results.ts";
 import type { ScoreHistogram, StoredTrace, TableOrder } from "./result_store.ts";
 import type { RowsPage, ScoreSummary } from "./score_protocol.ts";
 
@@ -312,7 +313,7 @@ export class LogResults {
         )
       ),
     );
-    const parts = [head, status, html("h4", {}, "Attributes"), attributes];
+    const parts: HTMLElement[] = [head, status, html("h4", {}, "Attributes"), attributes];
     parts.push(html("h4", {}, `Events (${trace.events.length})`), events);
     if (trace.error === undefined && ids.length > 0) {
       const order = ids.map((_, j) => j).sort((a, b) =>
@@ -337,26 +338,11 @@ export class LogResults {
       });
       parts.push(
         html("h4", {}, "Residuals"),
-        html(
-          "div",
-          { class: "table-wrap" },
-          html(
-            "table",
-            { class: "residuals" },
-            html("caption", {}, "Per-transition residuals, largest first"),
-            html(
-              "thead",
-              {},
-              html(
-                "tr",
-                {},
-                html("th", { scope: "col" }, "Transition"),
-                html("th", { scope: "col" }, "Observed"),
-                html("th", { scope: "col" }, "Residual"),
-              ),
-            ),
-            html("tbody", {}, ...rows),
-          ),
+        captionedTable(
+          "Per-transition residuals, largest first",
+          ["Transition", "Observed", "Residual"],
+          rows,
+          "residuals",
         ),
       );
     }

@@ -27,7 +27,7 @@ import type { AnyBundleFiles } from "../core/open_bundle.ts";
 import { detectFormat } from "../core/traces/format.ts";
 import { messageOf } from "../core/bundle/bundle_error.ts";
 import type { BackendName } from "./backends.ts";
-import { html } from "./dom.ts";
+import { html, onFileDrop } from "./dom.ts";
 import { LogResults } from "./log_results.ts";
 import type { StoredTrace } from "./result_store.ts";
 import { CancelledError, type ScoreClient } from "./score_client.ts";
@@ -114,18 +114,7 @@ export class LogView {
       input.value = "";
       if (file) void this.#pick(file);
     });
-    const zone = this.#el("log-drop");
-    zone.addEventListener("dragover", (event) => {
-      event.preventDefault();
-      zone.classList.add("dragging");
-    });
-    zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
-    zone.addEventListener("drop", (event) => {
-      event.preventDefault();
-      zone.classList.remove("dragging");
-      const file = event.dataTransfer?.files[0];
-      if (file) void this.#pick(file);
-    });
+    onFileDrop(this.#el("log-drop"), (files) => void this.#pick(files[0]!));
     const format = this.#el<HTMLSelectElement>("log-format");
     format.replaceChildren(
       ...LOG_FORMATS.map((f) =>

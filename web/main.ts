@@ -29,7 +29,7 @@ import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type Backend, type BackendName, loadBackend, webGpuAdapter } from "./backends.ts";
 import { fetchBundle, pairPickedBundle, readPickedFiles } from "./bundle_files.ts";
 import { type AnyBundleFiles, bundleFileName, openBundle } from "./open_bundle.ts";
-import { html } from "./dom.ts";
+import { html, onFileDrop } from "./dom.ts";
 import { describeRequest, type RequestForm } from "./form_fields.ts";
 import { buildRequestForm, type RequestFormView } from "./form_view.ts";
 import { layoutNet } from "./layout.ts";
@@ -271,18 +271,7 @@ class Playground {
       if (input.files && input.files.length > 0) void this.#openFiles([...input.files]);
       input.value = "";
     });
-    const zone = byId("drop-zone");
-    zone.addEventListener("dragover", (event) => {
-      event.preventDefault();
-      zone.classList.add("dragging");
-    });
-    zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
-    zone.addEventListener("drop", (event) => {
-      event.preventDefault();
-      zone.classList.remove("dragging");
-      const files = event.dataTransfer?.files;
-      if (files && files.length > 0) void this.#openFiles([...files]);
-    });
+    onFileDrop(byId("drop-zone"), (files) => void this.#openFiles(files));
     byId("load-example").addEventListener("click", async () => {
       try {
         await this.#load(await fetchBundle(EXAMPLE), this.#backend?.name ?? "wasm");
