@@ -12,7 +12,8 @@
  * the results' typed arrays live), sampled every 250 ms during the run (peak) and once after the
  * run and a forced garbage collection (held). The results table's own size is what the
  * worker's store reports (`data-store-bytes`: its typed arrays and record chunks). The goal:
- * held memory at 1M ≤ 1.5 × held memory at 100k + the table's size at 1M.
+ * held memory at 1M ≤ 1.5 × held memory at 100k + the table's size at 1M. Last, the page's
+ * "Download JSON" is timed and compared with `batch`'s output file, byte for byte.
  *
  * ```sh
  * deno run -A bench/playground_log_bench.ts [--sizes 100000,1000000] [--dir DIR] [--write-readme]
@@ -54,6 +55,10 @@ interface Row {
   readonly held: { page: Memory; worker: Memory };
   /** The largest page + worker total sampled during the run. */
   readonly peak: number;
+  /** Seconds from clicking "Download JSON" to the file saved. */
+  readonly downloadSeconds: number;
+  /** Whether the download equals `batch`'s output file byte for byte. */
+  readonly sameAsBatch: boolean;
 }
 
 function flag(name: string): string | undefined {
@@ -165,9 +170,36 @@ function total(m: { page: Memory; worker: Memory }): number {
   return m.page.heap + m.page.buffers + m.worker.heap + m.worker.buffers;
 }
 
+/** Whether two files hold the same bytes (read a megabyte at a time). */
+async function sameBytes(a: string, b: string): Promise<boolean> {
+  if ((await Deno.stat(a)).size !== (await Deno.stat(b)).size) return false;
+  await using x = await Deno.open(a);
+  await using y = await Deno.open(b);
+  const bufferX = new Uint8Array(1 << 20);
+  const bufferY = new Uint8Array(1 << 20);
+  for (;;) {
+    const n = await readFull(x, bufferX);
+    const m = await readFull(y, bufferY);
+    if (n !== m) return false;
+    if (n === 0) return true;
+    for (let i = 0; i < n; i++) if (bufferX[i] !== bufferY[i]) return false;
+  }
+}
+
+async function readFull(file: Deno.FsFile, buffer: Uint8Array): Promise<number> {
+  let filled = 0;
+  while (filled < buffer.length) {
+    const n = await file.read(buffer.subarray(filled));
+    if (n === null) break;
+    filled += n;
+  }
+  return filled;
+}
+
 async function runPage(
   origin: string,
   log: string,
+  batchOutput: string,
 ): Promise<Omit<Row, "traces" | "bytes" | "cliWall" | "cliRate">> {
   await using browser = await launchChromium("wasm");
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -193,7 +225,18 @@ async function runPage(
   }
   const data = await page.locator("#log").evaluate((e) => ({ ...(e as HTMLElement).dataset }));
   const held = await probe.memory(true);
+  const clicked = performance.now();
+  const [download] = await Promise.all([
+    page.waitForEvent("download", { timeout: 30 * 60_000 }),
+    page.getByRole("button", { name: /^Download JSON \(/ }).click(),
+  ]);
+  const saved = await download.path();
+  const downloadSeconds = (performance.now() - clicked) / 1000;
+  const sameAsBatch = await sameBytes(saved, batchOutput);
+  await download.delete();
   return {
+    downloadSeconds,
+    sameAsBatch,
     pageWall,
     pageRate: Number(data.traces) / Number(data.seconds),
     tableBytes: Number(data.storeBytes),
@@ -212,8 +255,8 @@ function count(n: number): string {
 
 function table(rows: readonly Row[]): string {
   const lines = [
-    "| log | traces | size | `batch` whole | `batch` traces/s | page whole | page traces/s | page ÷ `batch` | held: page + worker (heap + buffers) | results table | peak |",
-    "| --- | -----: | ---: | ----: | ----: | ----: | ----: | ----: | ----: | ----: | ----: |",
+    "| log | traces | size | `batch` whole | `batch` traces/s | page whole | page traces/s | page ÷ `batch` | held: page + worker (heap + buffers) | results table | peak | download JSON |",
+    "| --- | -----: | ---: | ----: | ----: | ----: | ----: | ----: | ----: | ----: | ----: | ----: |",
   ];
   for (const r of rows) {
     const held = `${mib(r.held.page.heap + r.held.page.buffers)} + ${
@@ -223,7 +266,8 @@ function table(rows: readonly Row[]): string {
       `| credit, JSON | ${count(r.traces)} | ${mib(r.bytes)} | ${r.cliWall.toFixed(2)} s | ` +
         `${Math.round(r.cliRate / 1000)}k | ${r.pageWall.toFixed(2)} s | ` +
         `${Math.round(r.pageRate / 1000)}k | ${(r.pageRate / r.cliRate).toFixed(2)} | ${held} | ` +
-        `${mib(r.tableBytes)} | ${mib(r.peak)} |`,
+        `${mib(r.tableBytes)} | ${mib(r.peak)} | ${r.downloadSeconds.toFixed(1)} s, ` +
+        `${r.sameAsBatch ? "= `batch`'s file" : "**differs from `batch`'s file**"} |`,
     );
   }
   return lines.join("\n");
@@ -244,7 +288,7 @@ if (import.meta.main) {
     }
     const bytes = (await Deno.stat(log)).size;
     const cli = await runBatch(log, `${dir}/out_${traces}.json`);
-    const page = await runPage(site.origin, log);
+    const page = await runPage(site.origin, log, `${dir}/out_${traces}.json`);
     const row = { traces, bytes, cliWall: cli.wall, cliRate: cli.rate, ...page };
     rows.push(row);
     console.error(

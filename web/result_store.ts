@@ -30,6 +30,12 @@ import type { EntryLayout } from "../core/batch/entry_layout.ts";
 import { pythonFloat } from "../core/batch/python_json.ts";
 import { grown, type TraceRecord, TraceRecords } from "./trace_records.ts";
 
+/**
+ * The most the results of one log may take (1 GiB): past it, scoring stops with a message that
+ * points to `cli.ts batch`, rather than the tab running out of memory.
+ */
+export const MAX_STORE_BYTES = 1 << 30;
+
 /** How the table is ordered and which traces it lists. */
 export interface TableOrder {
   /** By trace index, by score, or by the residual of `transition`. */
@@ -84,8 +90,11 @@ export class ResultStore {
   readonly #records = new TraceRecords();
   #ordered: { key: string; order: Uint32Array } | undefined;
 
-  /** @param ids the scored transition ids, as `scoreRows` gives them */
-  constructor(readonly ids: readonly string[]) {
+  /**
+   * @param ids the scored transition ids, as `scoreRows` gives them
+   * @param maxBytes the most the results may take ({@link MAX_STORE_BYTES})
+   */
+  constructor(readonly ids: readonly string[], readonly maxBytes: number = MAX_STORE_BYTES) {
     this.#k = ids.length;
     this.#residuals = new Float32Array(1024 * Math.max(1, this.#k));
   }
@@ -106,7 +115,11 @@ export class ResultStore {
       this.#records.byteSize + (this.#ordered?.order.byteLength ?? 0);
   }
 
-  /** Appends a scored batch; its traces must be the next indices. */
+  /**
+   * Appends a scored batch; its traces must be the next indices.
+   *
+   * @throws {RangeError} once the results take more than `maxBytes`.
+   */
   add(batch: ScoredBatch): void {
     const { residuals, scores } = batch.scored;
     if (batch.scored.ids.length !== this.#k) {
@@ -133,6 +146,13 @@ export class ResultStore {
       this.#count++;
     }
     this.#ordered = undefined;
+    const size = this.byteSize;
+    if (size > this.maxBytes) {
+      throw new RangeError(
+        `The results of this log take more than ${mib(this.maxBytes)} in the page after ` +
+          `${this.#count} traces (${mib(size)}): score it with cli.ts batch instead`,
+      );
+    }
   }
 
   /** Trace `index` in full. */
@@ -302,6 +322,10 @@ export class ResultStore {
     this.#failed = grown(this.#failed, Uint8Array);
     this.#residuals = grown(this.#residuals, Float32Array, this.#scores.length * this.#k);
   }
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / (1 << 20))} MiB`;
 }
 
 /** A CSV field, quoted when it holds a comma, quote or line break (RFC 4180). */

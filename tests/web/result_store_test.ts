@@ -118,6 +118,18 @@ Deno.test("ResultStore writes what batch's layouts write for the same entries", 
   assert.throws(() => store.add(batch(0, 1, ids, random)), /arrived where trace 65/);
 });
 
+Deno.test("ResultStore stops at its size limit with a message that names cli.ts batch", () => {
+  const ids = ["t_a"];
+  const store = new ResultStore(ids, 6 << 20);
+  store.add(batch(0, 10, ids, mulberry32(1))); // one 4 MiB chunk and small arrays: fits
+  const big = batch(10, 1, ids, mulberry32(2));
+  (big.attributes[0] as Map<string, string>).set("blob", "x".repeat(5 << 20)); // a second chunk
+  assert.throws(() => store.add(big), {
+    name: "RangeError",
+    message: /more than 6 MiB in the page after 11 traces \(\d+ MiB\): score it with cli\.ts batch/,
+  });
+});
+
 Deno.test("ResultStore orders the table, bins the scores and writes CSV", () => {
   const ids = ["t_a", "t_b"];
   const store = new ResultStore(ids);
