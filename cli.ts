@@ -60,7 +60,8 @@ Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join("\n")}
 
 Options:
-  -h, --help  show this help
+  -h, --help     show this help
+  -V, --version  print the version and exit
 
 Run '${PROGRAM} COMMAND --help' for a command's arguments and options.
 `;
@@ -88,6 +89,8 @@ const STD_IO: CliIo = {
  * assert.equal(await main(["--help"], io), 0);
  * // Bad usage: exit 2 and one line on stderr.
  * assert.equal(await main(["inspect", "--fast"], io), 2);
+ * assert.equal(await main(["--version"], io), 0);
+ * assert.match(out.at(-1)!, /^@petri\/serve 0\.1\.0 \(deno /);
  * ```
  */
 export async function main(args: readonly string[], io: CliIo = STD_IO): Promise<number> {
@@ -98,6 +101,10 @@ export async function main(args: readonly string[], io: CliIo = STD_IO): Promise
   }
   if (name === "--help" || name === "-h" || name === "help") {
     io.out(topHelp());
+    return 0;
+  }
+  if (name === "--version" || name === "-V") {
+    io.out(`${PACKAGE_NAME} ${PACKAGE_VERSION} (deno ${Deno.version.deno})\n`);
     return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);

@@ -38,10 +38,15 @@ export interface WrkOptions {
   readonly connections: number;
   /** Duration in seconds. */
   readonly seconds: number;
+  /** Extra request headers (e.g. `Accept-Encoding`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** The Lua script: `bodies` in turn as POST bodies; `done` prints the results as JSON. */
-export function wrkScript(bodies: readonly string[]): string {
+export function wrkScript(
+  bodies: readonly string[],
+  headers: Readonly<Record<string, string>> = {},
+): string {
   const quoted = bodies.map((body) => {
     let level = 0;
     while (body.includes(`]${"=".repeat(level)}]`)) level++;
@@ -52,7 +57,11 @@ export function wrkScript(bodies: readonly string[]): string {
 local i = 0
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-request = function()
+${
+    Object.entries(headers).map(([name, value]) =>
+      `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}\n`
+    ).join("")
+  }request = function()
   i = i % #bodies + 1
   return wrk.format(nil, nil, nil, bodies[i])
 end
@@ -78,7 +87,7 @@ export async function runWrk(
 ): Promise<WrkResult> {
   const script = await Deno.makeTempFile({ prefix: "petri_wrk_", suffix: ".lua" });
   try {
-    await Deno.writeTextFile(script, wrkScript(bodies));
+    await Deno.writeTextFile(script, wrkScript(bodies, options.headers));
     const output = await new Deno.Command("wrk", {
       args: [
         "-t1",

@@ -53,14 +53,21 @@ export interface OptionSpec {
   readonly type: "string" | "boolean";
   /** A one-letter alias, used as `-x`. */
   readonly short?: string;
+  /** A `string` option that may be repeated: its values are collected in order. */
+  readonly multiple?: boolean;
 }
 
 /** The options a command accepts, by long name (used as `--name`). */
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
-/** Parsed flags: a string or `true` per option given (booleans absent when not given). */
+/**
+ * Parsed flags: a string (every value, for a `multiple` option) or `true` per option given
+ * (absent when not given).
+ */
 export type Flags<S extends OptionSpecs> = {
-  -readonly [K in keyof S]?: S[K]["type"] extends "string" ? string : boolean;
+  -readonly [K in keyof S]?: S[K]["type"] extends "string"
+    ? S[K]["multiple"] extends true ? string[] : string
+    : boolean;
 };
 
 /** The result of {@link parseArgs}. */
@@ -72,7 +79,8 @@ export interface ParsedArgs<S extends OptionSpecs> {
 }
 
 /**
- * Parses `args` against `specs`. A repeated option keeps its last value.
+ * Parses `args` against `specs`. A repeated option keeps its last value, unless it is
+ * `multiple`.
  *
  * @throws {UsageError} for an unknown option, a missing value, or a value on a boolean flag.
  *
@@ -84,13 +92,15 @@ export interface ParsedArgs<S extends OptionSpecs> {
  *   parseArgs(["--port=8080", "bundle.onnx"], { port: { type: "string" } }).flags.port,
  *   "8080",
  * );
+ * const specs = { origin: { type: "string", multiple: true } } as const;
+ * assert.deepEqual(parseArgs(["--origin", "a", "--origin=b"], specs).flags.origin, ["a", "b"]);
  * ```
  */
 export function parseArgs<S extends OptionSpecs>(
   args: readonly string[],
   specs: S,
 ): ParsedArgs<S> {
-  const flags: Record<string, string | boolean> = {};
+  const flags: Record<string, string | string[] | boolean> = {};
   const positionals: string[] = [];
   const byShort = new Map(
     Object.entries(specs).flatMap(([name, spec]) =>
@@ -120,16 +130,15 @@ export function parseArgs<S extends OptionSpecs>(
       flags[name] = true;
       continue;
     }
-    if (inline !== undefined) {
-      flags[name] = inline;
-      continue;
+    let value = inline;
+    if (value === undefined) {
+      value = args[++i];
+      if (value === undefined || (value.startsWith("-") && value !== "-")) {
+        throw new UsageError(`option ${written} needs a value`);
+      }
     }
-    const value = args[i + 1];
-    if (value === undefined || (value.startsWith("-") && value !== "-")) {
-      throw new UsageError(`option ${written} needs a value`);
-    }
-    flags[name] = value;
-    i++;
+    const previous = flags[name];
+    flags[name] = spec.multiple ? [...Array.isArray(previous) ? previous : [], value] : value;
   }
   return { flags: flags as Flags<S>, positionals };
 }

@@ -20,6 +20,7 @@
 
 import type { Model, SidecarSpecEntry } from "../core/bundle.ts";
 import { quoteId } from "../core/net/quote_id.ts";
+import { modelVersion } from "../core/model_version.ts";
 import { bundleKind, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
@@ -29,7 +30,8 @@ const HELP = `Usage: cli.ts inspect BUNDLE
 
 Checks a bundle and prints a summary: which kind it is (.onnx or PETRA .pt), places and transitions (ids and labels), source places,
 evaluation mode, firing, routing, sharpness, guard / inhibitor / duration counts, the
-sidecar's scenario and input specs, and the ONNX file's SHA-256.
+sidecar's scenario and input specs, the ONNX file's SHA-256 and saved_at, and the model's
+version as the server reports it (the hash's first 12 hex digits).
 
 Arguments:
   BUNDLE      a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with its
@@ -134,6 +136,7 @@ export function describeBundle(path: string, model: Model): string {
     ["producer", sidecar.producer],
     ["saved_at", sidecar.saved_at],
     ["onnx_sha256", sidecar.onnx_sha256],
+    ["version", `${modelVersion(sidecar.onnx_sha256)} (the version /v2 serves it as)`],
   ];
   const width = Math.max(...rows.map(([key]) => key.length)) + 2;
   return rows.map(([key, value]) => (key ? key.padEnd(width) : " ".repeat(width + 2)) + value)

@@ -28,6 +28,8 @@ import { openFileLimitWarning, readOpenFileLimit } from "../adapter/deno/open_fi
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
 import { Readiness } from "../server/readiness.ts";
+import { checkOrigins } from "../server/cors.ts";
+import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
@@ -54,12 +56,14 @@ const OPTIONS = {
   "max-trace-events": { type: "string" },
   "max-request-rows": { type: "string" },
   "max-response-bytes": { type: "string" },
+  "cors-origin": { type: "string", multiple: true },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
                     [--access-log on|off] [--drain-ms MS] [--body-timeout-ms MS]
                     [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
+                    [--cors-origin ORIGIN]...
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
@@ -103,6 +107,9 @@ Options:
                         largest /v2 infer answer, estimated before the run at 26 bytes per number;
                         larger ones get 413 (default ${MIN_DEFAULT_MAX_RESPONSE_BYTES} bytes, more on a net with
                         many more transitions than places: enough for any infer within 1 MiB)
+  --cors-origin ORIGIN  let pages from ORIGIN (scheme://host[:port]) call the API from the
+                        browser (CORS); repeat it for more origins, or give * for any
+                        (default: none, no CORS headers)
   -h, --help            show this help
 `;
 
@@ -169,6 +176,12 @@ export const serveCommand: Command = {
     if (accessLogFlag !== "on" && accessLogFlag !== "off") {
       throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
     }
+    const corsOrigins = flags["cors-origin"] ?? [];
+    try {
+      checkOrigins(corsOrigins);
+    } catch (error) {
+      throw new UsageError(`--cors-origin: ${(error as Error).message}`);
+    }
     const location = positionals[0] === undefined
       ? EXAMPLE_BUNDLE_URL
       : bundleLocation(positionals[0]);
@@ -195,13 +208,21 @@ export const serveCommand: Command = {
       bodyTimeoutMs,
       readiness,
       mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+      corsOrigins,
+      extraMetrics: processMetrics,
       ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
     });
     const running = listen(app, {
       hostname: flags.host ?? "127.0.0.1",
       port,
       drainMs,
-      onDrain: () => readiness.drain(),
+      onDrain: () => {
+        readiness.drain();
+        io.err(
+          `draining (at most ${drainMs} ms): /readyz answers 503, requests on open ` +
+            "connections finish, new connections get 503 except the probes",
+        );
+      },
       log: (line) => io.err(line),
     });
     io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
@@ -210,6 +231,7 @@ export const serveCommand: Command = {
     if (lowOpenFiles) io.err(lowOpenFiles);
     await running.finished;
     accessLog?.close();
+    io.err("stopped");
     return 0;
   },
 };

@@ -35,3 +35,16 @@ export const PACKAGE_NAME = "@petri/serve";
  * ```
  */
 export const PACKAGE_VERSION = "0.1.0";
+
+/**
+ * The package's license (SPDX identifier), as `deno.json` and `LICENSE` state it; the
+ * OpenAPI document reports it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PACKAGE_LICENSE } from "./version.ts";
+ * assert.deepEqual(PACKAGE_LICENSE, "MIT");
+ * ```
+ */
+export const PACKAGE_LICENSE = "MIT";

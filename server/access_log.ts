@@ -1,6 +1,6 @@
 /**
  * The access log: one line per answered request,
- * `2026-11-24T18:30:00.123Z POST /forward 200 1.234ms rows=1`, buffered and written in
+ * `2026-11-24T18:30:00.123Z POST /forward 200 1.234ms rows=1 id=7f3c…`, buffered and written in
  * chunks (on an interval and when the buffer is full) so that logging costs little throughput,
  * and flushed at shutdown so no line is lost. The sink is injected: `cli.ts serve` writes to
  * stdout.
@@ -35,6 +35,8 @@ export interface RequestRecord {
   readonly seconds: number;
   /** Model rows it ran; absent when it ran none. */
   readonly rows?: number | undefined;
+  /** Its `X-Request-Id` (given or generated: `./request_id.ts`); absent for none. */
+  readonly requestId?: string | undefined;
 }
 
 /** Options of {@link AccessLog}. */
@@ -156,6 +158,10 @@ export class AccessLog {
  *   formatLine({ time: 0, method: "POST", path: "/forward", route: "/forward", status: 200, seconds: 0.0012345, rows: 1 }),
  *   "1970-01-01T00:00:00.000Z POST /forward 200 1.234ms rows=1\n",
  * );
+ * assert.equal(
+ *   formatLine({ time: 0, method: "GET", path: "/", route: "/", status: 200, seconds: 0, requestId: "abc" }),
+ *   "1970-01-01T00:00:00.000Z GET / 200 0.000ms - id=abc\n",
+ * );
  * ```
  */
 export function formatLine(record: RequestRecord): string {
@@ -165,8 +171,10 @@ export function formatLine(record: RequestRecord): string {
   const path = SPACE.test(record.path)
     ? record.path.replace(/\s/g, encodeURIComponent)
     : record.path;
+  // Request ids hold no space (`./request_id.ts` keeps only safe ones).
+  const id = record.requestId === undefined ? "" : ` id=${record.requestId}`;
   return `${isoTime(record.time)} ${record.method} ${path} ${record.status} ` +
-    `${(record.seconds * 1000).toFixed(3)}ms ${rows}\n`;
+    `${(record.seconds * 1000).toFixed(3)}ms ${rows}${id}\n`;
 }
 
 const SPACE = /\s/;

@@ -37,7 +37,7 @@ import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import { createSchemas } from "../core/schemas.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
-import { DOCS_ASSETS, docsPage } from "./docs.ts";
+import { DOCS_ASSETS } from "./docs.ts";
 import {
   type ErrorLogger,
   errorResponse,
@@ -50,13 +50,19 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { loadPackages, type PackageLoaders } from "./packages.ts";
 import { Readiness } from "./readiness.ts";
 import type { RequestRecord } from "./access_log.ts";
-import { METRICS_CONTENT_TYPE, metricsFor } from "./metrics.ts";
+import { metricsFor } from "./metrics.ts";
 import { rowCounter } from "./request_rows.ts";
 import { createOip, oipModelName } from "./oip.ts";
-import { REDOC_ASSETS, redocPage, redocResponse } from "./redoc.ts";
+import { REDOC_ASSETS } from "./redoc.ts";
 import { observeRequests, type ResolvedRequest } from "./request_observer.ts";
 import { pathOf } from "./request_path.ts";
 import { checkRequestBody, resolveRequestLimits } from "./request_limits.ts";
+import { requestIdOf } from "./request_id.ts";
+import { type AnswerConventions, finishAnswer } from "./finish_answer.ts";
+import { Cors } from "./cors.ts";
+import { buildInfoMetric, identityParameters, modelIdentity } from "./model_identity.ts";
+import { metricsRoute } from "./metrics_route.ts";
+import { staticRoutes } from "./static_routes.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -167,6 +173,22 @@ export interface AppOptions {
    * transitions than places); larger ones are answered 413 before the model runs.
    */
   readonly maxResponseBytes?: number | undefined;
+  /**
+   * Origins whose pages may call the API (CORS, `./cors.ts`): bare origins such as
+   * `https://app.example`, or `*` for any. Default: none (no CORS headers; preflights get 405).
+   */
+  readonly corsOrigins?: readonly string[] | undefined;
+  /**
+   * More exposition text for `/metrics`, read at each scrape: `cli.ts serve` and
+   * `server/main.ts` pass the process metrics (`adapter/deno/process_metrics.ts`).
+   */
+  readonly extraMetrics?: (() => string) | undefined;
+  /**
+   * Gather the metrics of every instance of `deno serve --parallel` into each scrape, labelled
+   * `instance_id` (`./metrics_instances.ts`), until `signal` aborts: the instances' channel
+   * keeps an isolate alive, so abort it at shutdown. `server/main.ts` does. Default: off.
+   */
+  readonly metricsInstances?: { readonly signal: AbortSignal } | undefined;
 }
 
 /** A web-standard HTTP handler. */
@@ -189,7 +211,35 @@ export interface App {
    * ```
    */
   readonly fetch: (request: Request) => Promise<Response>;
+  /**
+   * Answers a request that arrives on a new connection while the server drains
+   * (`adapter/deno/listen.ts`): the probes (`/healthz`, `/readyz`, `/v2/health/live`,
+   * `/v2/health/ready`) as usual, so an orchestrator sees "alive, not ready", and anything else
+   * 503 with `Retry-After`. Counted and logged like every answer.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { createApp } from "./app.ts";
+   * import { Readiness } from "./readiness.ts";
+   * import { loadOrt } from "../adapter/deno/ort.ts";
+   * import { readBundle } from "../adapter/deno/bundle_files.ts";
+   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+   * const readiness = new Readiness();
+   * const app = await createApp(model, { readiness });
+   * readiness.drain();
+   * const health = await app.fetchWhileDraining(new Request("http://localhost/healthz"));
+   * const ready = await app.fetchWhileDraining(new Request("http://localhost/readyz"));
+   * const schema = await app.fetchWhileDraining(new Request("http://localhost/schema"));
+   * assert.deepEqual([health.status, ready.status, schema.status], [200, 503, 503]);
+   * await Promise.all([health, ready, schema].map((r) => r.body?.cancel()));
+   * ```
+   */
+  readonly fetchWhileDraining: (request: Request) => Promise<Response>;
 }
+
+/** The probes answered as usual on connections opened during a drain. */
+const PROBES = new Set(["/healthz", "/readyz", "/v2/health/live", "/v2/health/ready"]);
 
 type Handler = (request: Request) => Promise<Response> | Response;
 type Method = "GET" | "POST";
@@ -257,9 +307,12 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     places: net.places.length,
     transitions: net.transitions.length,
   });
+  const identity = modelIdentity(model, modelName);
   const oip = createOip(model, {
     name: modelName,
     version: info.version,
+    modelVersion: identity.version,
+    modelParameters: identityParameters(identity),
     readiness,
     limits,
     requestLimits,
@@ -282,20 +335,21 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   });
   // Built on the first request for it: it is the largest part of createApp's work, and start-up
   // (spawn to first answer) should not wait for a document most clients never fetch.
-  let openApiText: string | undefined;
-  const openApi = (): Response =>
-    new Response(
-      openApiText ??= stringifyJson(
-        buildOpenApiDocument(schemas, zodToOpenApi, info, { ...limits, ...requestLimits }, {
-          modelName,
-          places: net.places.length,
-          transitions: net.transitions.length,
-          requestLimits,
-        }, operations),
-      ),
-      { headers: { "content-type": "application/json" } },
+  const openApi = () =>
+    stringifyJson(
+      buildOpenApiDocument(schemas, zodToOpenApi, info, { ...limits, ...requestLimits }, {
+        modelName,
+        modelVersion: identity.version,
+        places: net.places.length,
+        transitions: net.transitions.length,
+        requestLimits,
+        docsFiles: [...DOCS_ASSETS.keys()],
+        redocFiles: [...REDOC_ASSETS.keys()],
+        mountPrefix: options.mount?.[0],
+      }, operations),
     );
-  const docsHtml = docsPage(info);
+  const cors = options.corsOrigins?.length ? new Cors(options.corsOrigins) : undefined;
+  const conventions: AnswerConventions = { cors };
 
   const counted = rowCounter(model, requestLimits.maxRequestRows);
   const operation = (row: OperationTable[number]): Handler => async (request) => {
@@ -314,54 +368,24 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       row.path,
       { POST: operation(row) },
     ]),
-    ["/openapi.json", { GET: openApi }],
-    [
-      "/metrics",
-      {
-        GET: () =>
-          new Response(metrics.render(), { headers: { "content-type": METRICS_CONTENT_TYPE } }),
-      },
-    ],
-    [
-      "/docs",
-      {
-        GET: () =>
-          new Response(docsHtml, { headers: { "content-type": "text/html; charset=utf-8" } }),
-      },
-    ],
+    ["/metrics", { GET: metricsRoute(metrics, buildInfoMetric(info.version, identity), options) }],
   ]);
-  const redocHtml = redocPage(info);
-  routes.set("/redoc", { GET: () => redocResponse(redocHtml) });
-  const assets = [
-    ...[...DOCS_ASSETS].map(([name, asset]) => [`/docs/${name}`, asset] as const),
-    ...[...REDOC_ASSETS].map(([name, asset]) => [`/redoc/${name}`, asset] as const),
-  ];
-  for (const [path, asset] of assets) {
-    routes.set(path, {
-      GET: async () =>
-        new Response(await asset.load(), {
-          headers: {
-            "content-type": asset.contentType,
-            "cache-control": "public, max-age=86400",
-          },
-        }),
-    });
+  for (const [path, asset] of staticRoutes(info, identity, openApi)) {
+    routes.set(path, { GET: (request) => asset.respond(request) });
   }
 
-  // Each path's handler, with the method dispatch: HEAD is GET without the body, and any other
-  // method is answered 405 with the route's methods in `Allow`.
+  // Each path's handler, with the method dispatch: HEAD is GET (finishAnswer drops the body),
+  // and any other method is answered 405 with the route's methods in `Allow`.
   const targets = new Map<string, Handler>();
   for (const [path, methods] of routes) {
     const allow = Object.keys(methods).flatMap((m) => m === "GET" ? ["GET", "HEAD"] : [m])
       .join(", ");
     targets.set(path, async (request) => {
-      const head = request.method === "HEAD";
-      const method = head ? "GET" : request.method;
+      const method = request.method === "HEAD" ? "GET" : request.method;
       // Own keys only: a method such as "constructor" must not find Object.prototype's.
       const handler = Object.hasOwn(methods, method) ? methods[method as Method] : undefined;
       if (handler === undefined) throw new HttpError(405, "Method Not Allowed", { allow });
-      const response = await handler(request);
-      return head ? new Response(null, response) : response;
+      return await handler(request);
     });
   }
   const notFound: Handler = () => {
@@ -377,20 +401,30 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
 
   const resolve = (request: Request): Target => {
     const path = pathOf(request);
+    const requestId = requestIdOf(request);
     if (prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) {
-      return { path, route: mountRoute, handle: mounted };
+      return { path, route: mountRoute, requestId, handle: mounted };
     }
     const v2 = oip.route(path);
     if (v2 !== undefined) {
-      return { path, route: v2.template, handle: (request) => oip.fetch(v2, request) };
+      return { path, route: v2.template, requestId, handle: (request) => oip.fetch(v2, request) };
     }
     const handle = targets.get(path);
     return handle === undefined
-      ? { path, route: "unmatched", handle: notFound }
-      : { path, route: path, handle };
+      ? { path, route: "unmatched", requestId, handle: notFound }
+      : { path, route: path, requestId, handle };
   };
 
   const answer = async (request: Request, target: Target): Promise<Response> => {
+    const response = cors?.preflight(request) ?? await handled(request, target);
+    try {
+      return await finishAnswer(request, response, target.requestId, conventions);
+    } catch (error) {
+      onError(error, request);
+      return internalError();
+    }
+  };
+  const handled = async (request: Request, target: Target): Promise<Response> => {
     try {
       return await target.handle(request);
     } catch (error) {
@@ -399,16 +433,29 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       } catch (failure) {
         // Writing the error failed too (e.g. an echoed input too deep to serialise).
         onError(failure, request);
-        return new Response('{"detail":"Internal Server Error"}', {
-          status: 500,
-          headers: { "content-type": "application/json" },
-        });
+        return internalError();
       }
     }
   };
-  return {
-    fetch: observeRequests(resolve, answer, { metrics, onRequest: options.onRequest }),
+  const observers = { metrics, onRequest: options.onRequest };
+  const refuse: Handler = () => {
+    throw new HttpError(503, "The server is shutting down", { "retry-after": "1" });
   };
+  const resolveWhileDraining = (request: Request): Target => {
+    const target = resolve(request);
+    return PROBES.has(target.path) ? target : { ...target, handle: refuse };
+  };
+  return {
+    fetch: observeRequests(resolve, answer, observers),
+    fetchWhileDraining: observeRequests(resolveWhileDraining, answer, observers),
+  };
+}
+
+function internalError(): Response {
+  return new Response('{"detail":"Internal Server Error"}', {
+    status: 500,
+    headers: { "content-type": "application/json" },
+  });
 }
 
 function positive(name: string, value: number, integer: boolean): number {

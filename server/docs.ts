@@ -109,12 +109,19 @@ export function docsPage(info: { readonly title: string; readonly version: strin
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} ${version} - API docs</title>
+<link rel="icon" href="favicon.ico">
 <link rel="stylesheet" href="docs/swagger-ui.css">
 <style>
   body { margin: 0; font-family: sans-serif; }
   header { padding: 1rem 1.5rem 0; }
-  header h1 { margin: 0; font-size: 1.5rem; }
+  header h1 { margin: 0; font-size: 1.5rem; overflow-wrap: anywhere; }
   header p { margin: 0.25rem 0 0; color: #555; }
+  /* Narrow screens: a long model name breaks instead of pushing the page sideways. */
+  .swagger-ui .info .title { overflow-wrap: anywhere; }
+  @media (max-width: 480px) {
+    header { padding: 1rem 1rem 0; }
+    .swagger-ui .info .title { font-size: 24px; }
+  }
 </style>
 </head>
 <body>

@@ -16,14 +16,20 @@ import { stringifyJson } from "../core/json.ts";
 
 export { stringifyJson };
 
+const encoder = new TextEncoder();
+
 /**
- * A JSON response (`application/json`) with the body written by {@link stringifyJson}.
+ * A JSON response (`application/json`) with the body written by {@link stringifyJson}, as
+ * UTF-8 bytes with their `Content-Length` (so that the compression check and `HEAD` know the
+ * size without reading the body).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { jsonResponse } from "./json.ts";
- * assert.deepEqual(jsonResponse(404, { detail: "Not Found" }).headers.get("content-type"), "application/json");
+ * const response = jsonResponse(404, { detail: "Not Found" });
+ * assert.deepEqual(response.headers.get("content-type"), "application/json");
+ * assert.equal(response.headers.get("content-length"), "22");
  * ```
  */
 export function jsonResponse(
@@ -31,8 +37,13 @@ export function jsonResponse(
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): Response {
-  return new Response(stringifyJson(body), {
+  const bytes = encoder.encode(stringifyJson(body));
+  return new Response(bytes, {
     status,
-    headers: { ...headers, "content-type": "application/json" },
+    headers: {
+      ...headers,
+      "content-type": "application/json",
+      "content-length": String(bytes.length),
+    },
   });
 }

@@ -9,7 +9,11 @@
  * deno serve --parallel --allow-read --allow-env --allow-net server/main.ts
  * ```
  *
- * A bundle that cannot be loaded stops the process with one line on stderr and exit code 2.
+ * `PETRI_SERVE_CORS_ORIGIN` lets pages from other origins call the API (CORS): origins
+ * (`scheme://host[:port]`) separated by commas or spaces, or `*` for any; default none.
+ *
+ * A bundle that cannot be loaded, or a CORS origin that is not one, stops the process with one
+ * line on stderr and exit code 2.
  *
  * The per-request limits (`./request_limits.ts`) come from `PETRI_SERVE_MAX_TRACE_EVENTS`,
  * `PETRI_SERVE_MAX_REQUEST_ROWS` and `PETRI_SERVE_MAX_RESPONSE_BYTES` (positive integers; unset
@@ -21,6 +25,9 @@
  * instance that `deno serve`'s signal did not reach would keep the process from exiting on
  * SIGTERM. Calls made in the same tick still share a run.
  *
+ * Under `--parallel` each instance is an isolate with its own counters; `/metrics` gathers
+ * every instance's series into each scrape, labelled `instance_id` (`./metrics_instances.ts`).
+ *
  * @module
  */
 
@@ -31,12 +38,16 @@ import { loadOrt } from "../adapter/deno/ort.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
+import { checkOrigins } from "./cors.ts";
+import { processMetrics } from "../adapter/deno/process_metrics.ts";
 
 const limits = {
   maxTraceEvents: integerEnv("PETRI_SERVE_MAX_TRACE_EVENTS", 1),
   maxRequestRows: integerEnv("PETRI_SERVE_MAX_REQUEST_ROWS", MAX_SEARCH_ROWS),
   maxResponseBytes: integerEnv("PETRI_SERVE_MAX_RESPONSE_BYTES", 1),
 };
+
+const corsOrigins = origins(Deno.env.get("PETRI_SERVE_CORS_ORIGIN"));
 const model = await load(Deno.env.get("PETRI_SERVE_BUNDLE"));
 const { scenario_name: name, scenario_description: description } = model.sidecar;
 const app = await createApp(model, {
@@ -45,6 +56,10 @@ const app = await createApp(model, {
   ...(description ? { description } : {}),
   mount: [PLAYGROUND_PREFIX, playgroundHandler()],
   ...limits,
+  corsOrigins,
+  extraMetrics: processMetrics,
+  // Under --parallel each instance counts alone; every scrape gathers them all.
+  metricsInstances: { signal: stopping() },
 });
 
 /** The integer in environment variable `name` (at least `min`), or undefined when unset. */
@@ -57,6 +72,36 @@ function integerEnv(name: string, min: number): number | undefined {
     Deno.exit(2);
   }
   return value;
+}
+
+/**
+ * Aborts on SIGINT or SIGTERM (`deno serve` stops the server itself on them). Where signals
+ * cannot be listened to (a platform without them), it never aborts: the isolate ends with the
+ * process.
+ */
+function stopping(): AbortSignal {
+  const controller = new AbortController();
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  const stop = () => {
+    for (const signal of signals) Deno.removeSignalListener(signal, stop);
+    controller.abort();
+  };
+  try {
+    for (const signal of signals) Deno.addSignalListener(signal, stop);
+  } catch {
+    // No signals here.
+  }
+  return controller.signal;
+}
+
+function origins(text: string | undefined): string[] {
+  const list = (text ?? "").split(/[\s,]+/).filter((origin) => origin !== "");
+  try {
+    return checkOrigins(list);
+  } catch (error) {
+    console.error(`PETRI_SERVE_CORS_ORIGIN: ${(error as Error).message}`);
+    Deno.exit(2);
+  }
 }
 
 async function load(location: string | undefined): Promise<Model> {

@@ -6,16 +6,25 @@
  * |---|---|
  * | `GET /v2/health/live` | 200 `{"live":true}` |
  * | `GET /v2/health/ready` | 200 `{"ready":true}`, 503 while draining |
- * | `GET /v2` | server metadata: name, version, extensions |
- * | `GET /v2/models/{name}` | model metadata: inputs and outputs with datatype and shape |
- * | `GET /v2/models/{name}/ready` | 200 or 503, as `/v2/health/ready` |
- * | `POST /v2/models/{name}/infer` | `transitions` `[B, T]` and `places` `[B, P]` |
+ * | `GET /v2` (and `/v2/`) | server metadata: name, version, extensions |
+ * | `GET /v2/models/{name}[/versions/{version}]` | model metadata: versions, inputs, outputs |
+ * | `GET /v2/models/{name}[/versions/{version}]/ready` | 200 or 503, as `/v2/health/ready` |
+ * | `POST /v2/models/{name}[/versions/{version}]/infer` | `transitions` `[B, T]`, `places` `[B, P]` |
  *
- * `{name}` is the sidecar's `scenario_name`. `infer` takes the graph contract's place inputs by
- * name (`marking`, `marking_mask`, `values`, `values_mask`), each `FP32` with shape `[B, P]`
- * and row-major `data` (flat, or nested rows), columns in `/schema`'s sorted place order; an
- * absent input is all zeros, and a mask holds 0 or 1. The rows go through the model's run queue
- * like every other operation. Errors are the protocol's `{"error": "..."}`.
+ * `{name}` is the sidecar's `scenario_name`; the model has one version, derived from its ONNX
+ * file's SHA-256 (`core/model_version.ts`), and the model metadata's `parameters` carry the
+ * identity in full (`scenario`, `onnx_sha256`, `saved_at`). `infer` takes the graph contract's
+ * place inputs by name (`marking`, `marking_mask`, `values`, `values_mask`), each `FP32` with
+ * shape `[B, P]` and row-major `data` (flat, or nested rows), columns in `/schema`'s sorted
+ * place order; an absent input is all zeros, and a mask holds 0 or 1. The rows go through the
+ * model's run queue like every other operation. Errors are the protocol's `{"error": "..."}`.
+ *
+ * `parameters` (of the request, of a tensor, of a requested output) must be an object of
+ * strings, numbers and booleans, as the protocol defines them. Parameters that would change the
+ * answer's form and are not implemented here (Triton's binary-data and classification
+ * extensions: `binary_data`, `binary_data_output`, `binary_data_size`, `classification`) are
+ * refused with 400 rather than silently ignored; any other parameter is accepted and has no
+ * effect.
  *
  * @example
  * ```ts
@@ -28,11 +37,14 @@
  * const oip = createOip(model, {
  *   name: "loans",
  *   version: "0.1.0",
+ *   modelVersion: "1",
  *   readiness: new Readiness(),
  *   limits: { maxBytes: 1 << 20, timeoutMs: 30_000 },
  * });
  * const route = oip.route("/v2/models/loans/infer");
  * assert.equal(route?.template, "/v2/models/{name}/infer");
+ * const versioned = oip.route("/v2/models/loans/versions/1/infer");
+ * assert.equal(versioned?.template, "/v2/models/{name}/versions/{version}/infer");
  * ```
  *
  * @module
@@ -56,8 +68,12 @@ import {
 export interface OipInfo {
   /** The model's name in `/v2/models/{name}`. */
   readonly name: string;
-  /** The server's and the model's version. */
+  /** The server's version (`GET /v2`). */
   readonly version: string;
+  /** The model's version (`/v2/models/{name}/versions/{version}`, `model_version`). */
+  readonly modelVersion: string;
+  /** The model metadata's `parameters`: who the model is (`./model_identity.ts`). */
+  readonly modelParameters?: Readonly<Record<string, string>> | undefined;
   readonly readiness: Readiness;
   readonly limits: BodyLimits;
   /** Rows and answer size per request; default: the defaults of `./request_limits.ts`. */
@@ -126,6 +142,7 @@ class OipError extends Error {
  * const oip = createOip(model, {
  *   name: "loans",
  *   version: "1",
+ *   modelVersion: "1",
  *   readiness: new Readiness(),
  *   limits: { maxBytes: 1024, timeoutMs: 1000 },
  * });
@@ -153,40 +170,46 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
   const tensor = (name: string, width: number) => ({ name, datatype: "FP32", shape: [-1, width] });
   const metadata = {
     name: info.name,
-    versions: [info.version],
+    versions: [info.modelVersion],
     platform: "onnxruntime_onnx",
     inputs: INPUTS.map((name) => tensor(name, P)),
     outputs: [tensor("transitions", T), tensor("places", P)],
+    ...(info.modelParameters ? { parameters: info.modelParameters } : {}),
+  };
+  const server: OipRoute = {
+    template: "/v2",
+    methods: {
+      GET: fixedJson(200, { name: "petri-serve", version: info.version, extensions: [] }),
+    },
   };
   const fixed: Record<string, OipRoute> = {
-    "/v2": {
-      template: "/v2",
-      methods: {
-        GET: fixedJson(200, { name: "petri-serve", version: info.version, extensions: [] }),
-      },
-    },
+    "/v2": server,
+    "/v2/": server,
     "/v2/health/live": {
       template: "/v2/health/live",
       methods: { GET: fixedJson(200, { live: true }) },
     },
     "/v2/health/ready": { template: "/v2/health/ready", methods: { GET: ready({}) } },
   };
-  const modelRoutes: Record<string, OipRoute> = {
-    "": { template: "/v2/models/{name}", methods: { GET: fixedJson(200, metadata) } },
-    "/ready": {
-      template: "/v2/models/{name}/ready",
-      methods: { GET: ready({ name: info.name }) },
-    },
-    "/infer": {
-      template: "/v2/models/{name}/infer",
-      methods: { POST: (request, counted) => infer(request, counted, info, limits) },
-    },
+  const modelMethods: Record<string, OipRoute["methods"]> = {
+    "": { GET: fixedJson(200, metadata) },
+    "/ready": { GET: ready({ name: info.name }) },
+    "/infer": { POST: (request, counted) => infer(request, counted, info, limits) },
   };
+  // The routes by suffix, without and with a version: the same handlers, their own templates.
+  const modelRoutes = (versioned: boolean): Record<string, OipRoute> =>
+    Object.fromEntries(
+      Object.entries(modelMethods).map(([suffix, methods]) => [suffix, {
+        template: `/v2/models/{name}${versioned ? "/versions/{version}" : ""}${suffix}`,
+        methods,
+      }]),
+    );
+  const routes = { plain: modelRoutes(false), versioned: modelRoutes(true) };
   const unknownPath: OipRoute = {
     template: "/v2/unmatched",
     methods: {},
   };
-  const MODEL = /^\/v2\/models\/([^/]+)(\/ready|\/infer)?$/;
+  const MODEL = /^\/v2\/models\/([^/]+)(?:\/versions\/([^/]+))?(\/ready|\/infer)?$/;
   const countRows = rowCounter(model, limits.maxRequestRows);
 
   return {
@@ -196,21 +219,17 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
       if (route) return route;
       const match = MODEL.exec(pathname);
       if (!match) return unknownPath;
-      let name: string;
-      try {
-        name = decodeURIComponent(match[1]!);
-      } catch {
-        name = match[1]!;
+      const [, rawName, rawVersion, suffix = ""] = match;
+      const name = decoded(rawName!);
+      const found = (rawVersion === undefined ? routes.plain : routes.versioned)[suffix]!;
+      let refuse: OipHandler | undefined;
+      if (name !== info.name) refuse = unknownModel(name, info.name);
+      else if (rawVersion !== undefined && decoded(rawVersion) !== info.modelVersion) {
+        refuse = unknownVersion(decoded(rawVersion), info);
       }
-      const found = modelRoutes[match[2] ?? ""]!;
-      if (name === info.name) return found;
-      return {
-        template: found.template,
-        methods: {
-          GET: unknownModel(name, info.name),
-          POST: unknownModel(name, info.name),
-        },
-      };
+      return refuse === undefined
+        ? found
+        : { template: found.template, methods: { GET: refuse, POST: refuse } };
     },
     async fetch(route, request) {
       try {
@@ -221,12 +240,13 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
           : undefined;
         if (handler === undefined) {
           const allow = Object.keys(route.methods).join(", ");
-          return jsonResponse(405, { error: `Method ${request.method} is not allowed here` }, {
+          // HEAD is GET here, so that HEAD's answer is GET's without the body.
+          return jsonResponse(405, { error: `Method ${method} is not allowed here` }, {
             allow,
           });
         }
-        const response = await handler(request, countRows(request));
-        return request.method === "HEAD" ? new Response(null, response) : response;
+        // HEAD runs GET's handler; the app drops the body and keeps its length.
+        return await handler(request, countRows(request));
       } catch (error) {
         if (error instanceof OipError) return jsonResponse(error.status, { error: error.message });
         if (error instanceof HttpError) {
@@ -253,6 +273,24 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
 export function oipModelName(model: object): string {
   const name = (model as { sidecar?: { scenario_name?: unknown } }).sidecar?.scenario_name;
   return typeof name === "string" && name !== "" ? name : "model";
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function unknownVersion(version: string, info: OipInfo): OipHandler {
+  return () => {
+    throw new OipError(
+      404,
+      `Unknown version ${JSON.stringify(version)} of model ${JSON.stringify(info.name)}: ` +
+        `it has version ${JSON.stringify(info.modelVersion)}`,
+    );
+  };
 }
 
 function unknownModel(name: string, served: string): OipHandler {
@@ -282,14 +320,15 @@ async function infer(
     throw new OipError(400, `The body is not JSON: ${error.message}`);
   }
   if (!isObject(body)) throw new OipError(400, "The body must be a JSON object with inputs");
-  const { inputs, outputs, id } = body;
+  const { inputs, outputs, id, parameters } = body;
   if (!Array.isArray(inputs)) throw new OipError(400, "inputs must be an array of tensors");
   if (id !== undefined && typeof id !== "string") throw new OipError(400, "id must be a string");
+  checkParameters(parameters, "parameters");
   const wanted = requestedOutputs(outputs);
   const width = (name: OutputName) => name === "transitions" ? T : P;
   const answer = (rows: number, data: (name: OutputName) => readonly number[]) => ({
     model_name: info.name,
-    model_version: info.version,
+    model_version: info.modelVersion,
     ...(id === undefined ? {} : { id }),
     outputs: wanted.map((name) => ({
       name,
@@ -305,6 +344,7 @@ async function infer(
     if (!isObject(input)) throw new OipError(400, `inputs[${i}] must be an object`);
     const { name, datatype, shape, data } = input;
     if (typeof name !== "string") throw new OipError(400, `inputs[${i}].name must be a string`);
+    checkParameters(input.parameters, `inputs[${i}].parameters`);
     if (!(INPUTS as readonly string[]).includes(name)) {
       throw new OipError(
         400,
@@ -426,6 +466,7 @@ function requestedOutputs(outputs: unknown): OutputName[] {
   if (!Array.isArray(outputs)) throw new OipError(400, "outputs must be an array");
   return outputs.map((output: unknown, i) => {
     const name = isObject(output) ? output.name : undefined;
+    if (isObject(output)) checkParameters(output.parameters, `outputs[${i}].parameters`);
     if (name !== "transitions" && name !== "places") {
       throw new OipError(
         400,
@@ -435,6 +476,39 @@ function requestedOutputs(outputs: unknown): OutputName[] {
     }
     return name;
   });
+}
+
+/**
+ * Parameters the protocol's extensions define that would change the answer's form (binary
+ * tensor data, Triton's classification): refused, since this server answers JSON tensors only.
+ */
+const UNSUPPORTED_PARAMETERS = new Set([
+  "binary_data",
+  "binary_data_output",
+  "binary_data_size",
+  "classification",
+]);
+
+/** Checks a `parameters` object: absent, or string/number/boolean values, none unsupported. */
+function checkParameters(parameters: unknown, where: string): void {
+  if (parameters === undefined) return;
+  if (!isObject(parameters)) throw new OipError(400, `${where} must be an object`);
+  for (const [key, value] of Object.entries(parameters)) {
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+      throw new OipError(
+        400,
+        `${where}.${key} must be a string, a number or a boolean, got ${JSON.stringify(value)}`,
+      );
+    }
+    // `false` asks for the default (JSON data, no classification): harmless.
+    if (UNSUPPORTED_PARAMETERS.has(key) && value !== false) {
+      throw new OipError(
+        400,
+        `${where}.${key} is not supported: this server sends tensors as JSON data only ` +
+          "(no binary data or classification extension)",
+      );
+    }
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,11 @@
 /**
  * The OpenAPI 3.1 document of the six endpoints, generated from the zod schemas with
- * @asteasolutions/zod-to-openapi (passed in: the server loads it lazily).
+ * @asteasolutions/zod-to-openapi (passed in: the server loads it lazily), and of every other
+ * route (`./openapi_serving.ts`). It is kept clean under Redocly's `recommended` rules and
+ * Spectral's `oas` ruleset (`tests/server/openapi_lint_test.ts`): every operation has a tag,
+ * a summary and a description; the license and contact come from the repository (`deno.json`,
+ * `LICENSE`); `servers` is this server, relative to the document; `security` is empty (the API
+ * has no authentication); a tuple (`prefixItems`) also states its `items`.
  *
  * @example
  * ```ts
@@ -24,8 +29,9 @@ import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import type { Schemas } from "../core/schemas.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
 import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./body.ts";
-import { registerServingPaths, type ServingInfo } from "./openapi_serving.ts";
+import { registerServingPaths, type ServingInfo, TAGS } from "./openapi_serving.ts";
 import { requestLimitNote, type RequestLimits } from "./request_limits.ts";
+import { PACKAGE_LICENSE } from "../core/version.ts";
 
 /** The `info` block of the document. */
 export interface ApiInfo {
@@ -88,21 +94,45 @@ export function buildOpenApiDocument(
     },
   });
 
-  const get = (path: string, operationId: string, summary: string, body: unknown) =>
+  const get = (
+    path: string,
+    operationId: string,
+    summary: string,
+    description: string,
+    body: unknown,
+  ) =>
     registry.registerPath({
       method: "get",
       path,
+      tags: [TAGS.model.name],
       operationId,
       summary,
+      description,
       responses: { 200: json(summary, body) },
     });
-  get("/healthz", "healthz", "Liveness and the size of the net", responses.health);
-  get("/schema", "schema", "Structure of the served net", responses.schema);
+  get(
+    "/healthz",
+    "healthz",
+    "Liveness and the size of the net",
+    "200 while the process serves (also while it drains: use /readyz to route traffic), with " +
+      "the server's version and the numbers of places and transitions.",
+    responses.health,
+  );
+  get(
+    "/schema",
+    "schema",
+    "Structure of the served net",
+    "The places (sorted: the column order of the Open Inference Protocol's tensors), the " +
+      "transitions with their labels, the initial marking, and whether the net has silent " +
+      "transitions or structural guards.",
+    responses.schema,
+  );
 
   for (const operation of operations) {
     registry.registerPath({
       method: "post",
       path: operation.path,
+      tags: [TAGS.operations.name],
       operationId: operation.name,
       summary: operation.summary,
       description: operation.description,
@@ -130,8 +160,44 @@ export function buildOpenApiDocument(
 
   if (serving) registerServingPaths(registry, serving);
   const generator = new OpenApiGeneratorV31(registry.definitions);
-  return generator.generateDocument({
+  const used = new Set(
+    registry.definitions.flatMap((d) => d.type === "route" ? d.route.tags ?? [] : []),
+  );
+  const document = generator.generateDocument({
     openapi: "3.1.0",
-    info: { title: info.title, version: info.version, description: info.description },
+    info: {
+      title: info.title,
+      version: info.version,
+      description: info.description,
+      license: { name: `${PACKAGE_LICENSE} License`, identifier: PACKAGE_LICENSE },
+      contact: { name: "petri-serve authors" },
+    },
+    // Relative to the document's URL: whatever address (or prefix) the server is reached at.
+    servers: [{ url: ".", description: "This server" }],
+    security: [],
+    tags: Object.values(TAGS).filter((tag) => used.has(tag.name)),
   }) as unknown as OpenApiDocument;
+  tuplesWithItems(document);
+  return document;
+}
+
+/**
+ * Gives every tuple schema (`prefixItems` without `items`, as zod-to-openapi writes a
+ * `z.tuple`) its `items`: the shared item schema when all positions have the same one, else
+ * `false` (no items past the tuple's). Both are exact in JSON Schema 2020-12, and tools that
+ * read `items` only (and Spectral's `array-items` rule) then see the element type.
+ */
+function tuplesWithItems(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) tuplesWithItems(item);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const schema = node as Record<string, unknown>;
+  const prefix = schema.prefixItems;
+  if (Array.isArray(prefix) && !("items" in schema)) {
+    const texts = new Set(prefix.map((item) => JSON.stringify(item)));
+    schema.items = texts.size === 1 ? structuredClone(prefix[0]) : false;
+  }
+  for (const value of Object.values(schema)) tuplesWithItems(value);
 }

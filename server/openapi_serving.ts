@@ -1,7 +1,10 @@
 /**
- * The serving routes in the OpenAPI document, beside the six operations: `/readyz`,
- * `/metrics`, `/redoc`, and the Open Inference Protocol v2 routes under `/v2`. Their bodies are
- * plain JSON Schema objects (they are not zod-validated requests).
+ * Every route of the server beside the six operations, in the OpenAPI document: `/readyz` and
+ * `/metrics`; the documentation and its files (`/`, `/favicon.ico`, `/openapi.json`, `/docs`,
+ * `/redoc` and their files, the mounted playground); and the Open Inference Protocol v2 routes
+ * under `/v2`, with and without the model's version. Their bodies are plain JSON Schema objects
+ * (they are not zod-validated requests). Every `GET` also answers `HEAD` (RFC 9110), and with
+ * `--cors-origin` every route answers CORS preflights (`OPTIONS`); neither is listed.
  *
  * @example
  * ```ts
@@ -9,8 +12,9 @@
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
  * import { registerServingPaths } from "./openapi_serving.ts";
  * const registry = new zodToOpenApi.OpenAPIRegistry();
- * registerServingPaths(registry, { modelName: "loans", places: 3, transitions: 2 });
- * assert.equal(registry.definitions.length, 9); // /readyz, /metrics, /redoc and six under /v2
+ * registerServingPaths(registry, { modelName: "loans", modelVersion: "1", places: 3, transitions: 2 });
+ * const paths = registry.definitions.map((d) => d.type === "route" ? d.route.path : "");
+ * assert.ok(paths.includes("/v2/models/{name}/versions/{version}/infer"));
  * ```
  *
  * @module
@@ -27,20 +31,64 @@ import {
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;
 
-/** What the serving routes document: the OIP model name and the tensor widths. */
+/** What the serving routes document. */
 export interface ServingInfo {
   /** `{name}` in `/v2/models/{name}`. */
   readonly modelName: string;
+  /** `{version}` in `/v2/models/{name}/versions/{version}`. */
+  readonly modelVersion: string;
   /** Number of places (P): the width of the place tensors. */
   readonly places: number;
   /** Number of transitions (T): the width of `transitions`. */
   readonly transitions: number;
   /** The limits infer's 413 states; default: the defaults. */
   readonly requestLimits?: RequestLimits | undefined;
+  /** The files under `/docs/` (Swagger UI's); none documented when absent. */
+  readonly docsFiles?: readonly string[];
+  /** The files under `/redoc/`. */
+  readonly redocFiles?: readonly string[];
+  /** The prefix of the mounted handler (the playground: `/playground`), when there is one. */
+  readonly mountPrefix?: string | undefined;
 }
 
-const OIP_TAG = "Open Inference Protocol v2";
-const SERVING_TAG = "Serving";
+/**
+ * The document's tags, each with its description.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { TAGS } from "./openapi_serving.ts";
+ * assert.equal(TAGS.oip.name, "Open Inference Protocol v2");
+ * ```
+ */
+export const TAGS = {
+  model: { name: "Model", description: "The served net: liveness, size and structure." },
+  operations: {
+    name: "Operations",
+    description: "The model's operations: activations, anomaly scores, counterfactuals and " +
+      'gradients. Bodies are JSON; errors are {"detail": ...} (422 in FastAPI\'s shape).',
+  },
+  serving: {
+    name: "Serving",
+    description: "For orchestrators and monitoring: readiness (503 while draining) and " +
+      "Prometheus metrics.",
+  },
+  documentation: {
+    name: "Documentation",
+    description: "This document, its two viewers, the links page and the playground. Static " +
+      "files have strong ETags and Last-Modified (304 on If-None-Match / If-Modified-Since) " +
+      "and are sent brotli- or gzip-compressed when the client accepts it.",
+  },
+  oip: {
+    name: "Open Inference Protocol v2",
+    description: "KServe's and Triton's REST protocol, so their clients can call the model. " +
+      'Errors are {"error": ...}.',
+  },
+} as const;
+
+const OIP = [TAGS.oip.name];
+const SERVING = [TAGS.serving.name];
+const DOCUMENTATION = [TAGS.documentation.name];
 
 /**
  * Registers the serving routes on `registry`.
@@ -51,7 +99,7 @@ const SERVING_TAG = "Serving";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
  * import { registerServingPaths } from "./openapi_serving.ts";
  * const registry = new zodToOpenApi.OpenAPIRegistry();
- * registerServingPaths(registry, { modelName: "m", places: 1, transitions: 1 });
+ * registerServingPaths(registry, { modelName: "m", modelVersion: "1", places: 1, transitions: 1 });
  * const paths = registry.definitions.map((d) => d.type === "route" ? d.route.path : "");
  * assert.ok(paths.includes("/v2/models/{name}/infer"));
  * ```
@@ -73,72 +121,213 @@ export function registerServingPaths(registry: Registry, info: ServingInfo): voi
   });
   const oipError = (description: string, example: string) =>
     json(description, object({ error: { type: "string" } }), { error: example });
+  const notFound = json("No such file", object({ detail: { type: "string" } }), {
+    detail: "Not Found",
+  });
+  const file = (description: string, type: string) => ({
+    description,
+    content: { [type]: { schema: { type: "string" } } },
+  });
+  const notModified = { description: "Not Modified: the ETag or the date matched" };
   const get = (
     path: string,
-    tags: string[],
+    tags: readonly string[],
     operationId: string,
     summary: string,
+    description: string,
     responses: Record<string, unknown>,
     extra: Record<string, unknown> = {},
   ) =>
     registry.registerPath({
       method: "get",
       path,
-      tags,
+      tags: [...tags],
       operationId,
       summary,
+      description,
       responses: responses as never,
       ...extra,
     });
-
-  get("/readyz", [SERVING_TAG], "readyz", "Readiness: loaded and warmed, and not draining", {
-    200: json("Ready", object({ status: { const: "ready" } }), { status: "ready" }),
-    503: json("Draining: stop routing here", object({ status: { const: "draining" } }), {
-      status: "draining",
-    }),
-  });
-  get("/metrics", [SERVING_TAG], "metrics", "Prometheus metrics (text format 0.0.4)", {
-    200: {
-      description: "Request counts and durations, ORT run sizes and durations, queue depth, memory",
-      content: { "text/plain; version=0.0.4": { schema: { type: "string" } } },
-    },
-  });
-  get("/redoc", [SERVING_TAG], "redoc", "This document in ReDoc", {
-    200: {
-      description: "The ReDoc page",
-      content: { "text/html": { schema: { type: "string" } } },
-    },
+  const pathParameter = (name: string, description: string, schema: object) => ({
+    name,
+    in: "path" as const,
+    required: true,
+    description,
+    schema,
   });
 
-  get("/v2/health/live", [OIP_TAG], "oipLive", "Liveness", {
-    200: json("Live", object({ live: { type: "boolean" } }), { live: true }),
-  });
-  get("/v2/health/ready", [OIP_TAG], "oipReady", "Readiness (503 while draining)", {
-    200: json("Ready", object({ ready: { type: "boolean" } }), { ready: true }),
-    503: json("Draining", object({ ready: { type: "boolean" } }), { ready: false }),
-  });
-  get("/v2", [OIP_TAG], "oipServer", "Server metadata", {
-    200: json(
-      "Server metadata",
-      object({
-        name: { type: "string" },
-        version: { type: "string" },
-        extensions: { type: "array", items: { type: "string" } },
+  get(
+    "/readyz",
+    SERVING,
+    "readyz",
+    "Readiness: loaded and warmed, and not draining",
+    "200 once the model is loaded and warmed; 503 from the moment a drain begins (SIGTERM), " +
+      "on every connection, so load balancers stop routing here before the socket closes.",
+    {
+      200: json("Ready", object({ status: { const: "ready" } }), { status: "ready" }),
+      503: json("Draining: stop routing here", object({ status: { const: "draining" } }), {
+        status: "draining",
       }),
-    ),
-  });
-
-  const name = {
-    parameters: [{
-      name: "name",
-      in: "path" as const,
-      required: true,
-      description: "The model's name: the bundle's scenario_name",
-      schema: { type: "string", example: info.modelName },
-    }] as never[],
+    },
+  );
+  get(
+    "/metrics",
+    SERVING,
+    "metrics",
+    "Prometheus metrics (text format 0.0.4)",
+    "Request counts and durations by route template, ONNX Runtime run sizes and durations, " +
+      "the run queue, the build info (server version, model, model SHA-256) and the process " +
+      "metrics. Under deno serve --parallel, every instance's series, labelled instance_id.",
+    {
+      200: {
+        description: "The metrics",
+        content: { "text/plain; version=0.0.4": { schema: { type: "string" } } },
+      },
+    },
+  );
+  get(
+    "/",
+    DOCUMENTATION,
+    "home",
+    "Links page",
+    "A small HTML page with the served model's identity and links to the documentation, the " +
+      "playground, the metrics and the probes.",
+    { 200: file("The page", "text/html"), 304: notModified },
+  );
+  get(
+    "/favicon.ico",
+    DOCUMENTATION,
+    "favicon",
+    "The icon",
+    "A 32×32 icon: a Petri-net place holding a token.",
+    { 200: file("The icon", "image/x-icon"), 304: notModified },
+  );
+  get(
+    "/openapi.json",
+    DOCUMENTATION,
+    "openapi",
+    "This document",
+    "The OpenAPI 3.1 document of this server, generated from the request and answer schemas.",
+    {
+      200: json("The document", { type: "object" }),
+      304: notModified,
+    },
+  );
+  get(
+    "/docs",
+    DOCUMENTATION,
+    "docs",
+    "This document in Swagger UI",
+    "The interactive API explorer; its script and stylesheet come from this server (/docs/).",
+    { 200: file("The page", "text/html"), 304: notModified },
+  );
+  get(
+    "/redoc",
+    DOCUMENTATION,
+    "redoc",
+    "This document in ReDoc",
+    "The API reference; its script comes from this server (/redoc/).",
+    { 200: file("The page", "text/html"), 304: notModified },
+  );
+  const files = (
+    prefix: string,
+    names: readonly string[] | undefined,
+    operationId: string,
+    what: string,
+  ) => {
+    if (!names?.length) return;
+    get(
+      `${prefix}/{file}`,
+      DOCUMENTATION,
+      operationId,
+      `${what}'s files`,
+      `The script and stylesheet ${prefix} loads, served from this server (cached for a day).`,
+      { 200: file("The file", "text/javascript"), 304: notModified, 404: notFound },
+      {
+        parameters: [
+          pathParameter("file", "The file's name", { type: "string", enum: [...names] }),
+        ] as never[],
+      },
+    );
   };
+  files("/docs", info.docsFiles, "docsFile", "Swagger UI");
+  files("/redoc", info.redocFiles, "redocFile", "ReDoc");
+  if (info.mountPrefix !== undefined) {
+    const prefix = info.mountPrefix;
+    get(
+      `${prefix}/{path}`,
+      DOCUMENTATION,
+      "playground",
+      "The playground",
+      `The playground's page and files (${prefix} redirects to ${prefix}/ with 308): it runs ` +
+        "the model in the browser (ONNX Runtime Web). " +
+        "Files whose names hold a content hash are cached for a year (immutable); the page, " +
+        "main.js and the stylesheet are revalidated on each use.",
+      {
+        200: file("The file (index.html for a directory)", "text/html"),
+        304: notModified,
+        404: notFound,
+      },
+      {
+        parameters: [
+          pathParameter("path", "A file of the playground; empty for the page", {
+            type: "string",
+            example: "index.html",
+          }),
+        ] as never[],
+      },
+    );
+  }
+
+  get(
+    "/v2/health/live",
+    OIP,
+    "oipLive",
+    "Liveness",
+    "200 while the process serves, also while it drains.",
+    { 200: json("Live", object({ live: { type: "boolean" } }), { live: true }) },
+  );
+  get(
+    "/v2/health/ready",
+    OIP,
+    "oipReady",
+    "Readiness (503 while draining)",
+    "As /readyz, in the protocol's shape.",
+    {
+      200: json("Ready", object({ ready: { type: "boolean" } }), { ready: true }),
+      503: json("Draining", object({ ready: { type: "boolean" } }), { ready: false }),
+    },
+  );
+  get(
+    "/v2",
+    OIP,
+    "oipServer",
+    "Server metadata",
+    "The server's name and version and the protocol extensions it supports (none). /v2/ " +
+      "answers the same.",
+    {
+      200: json(
+        "Server metadata",
+        object({
+          name: { type: "string" },
+          version: { type: "string" },
+          extensions: { type: "array", items: { type: "string" } },
+        }),
+      ),
+    },
+  );
+
+  const name = pathParameter("name", "The model's name: the bundle's scenario_name", {
+    type: "string",
+    example: info.modelName,
+  });
+  const version = pathParameter(
+    "version",
+    "The model's version: the first 12 hex digits of its ONNX file's SHA-256",
+    { type: "string", example: info.modelVersion },
+  );
   const unknown = oipError(
-    "No model of that name",
+    "No model of that name, or not that version",
     `Unknown model "x": this server serves "${info.modelName}"`,
   );
   const tensorMeta = {
@@ -150,109 +339,164 @@ export function registerServingPaths(registry: Registry, info: ServingInfo): voi
     },
     required: ["name", "datatype", "shape"],
   };
-  get("/v2/models/{name}", [OIP_TAG], "oipModel", "Model metadata: inputs and outputs", {
-    200: json(
-      "Model metadata; -1 is the batch dimension",
-      object({
-        name: { type: "string" },
-        versions: { type: "array", items: { type: "string" } },
-        platform: { type: "string" },
-        inputs: { type: "array", items: tensorMeta },
-        outputs: { type: "array", items: tensorMeta },
-      }),
-    ),
-    404: unknown,
-  }, name);
-  get("/v2/models/{name}/ready", [OIP_TAG], "oipModelReady", "Model readiness", {
-    200: json("Ready", object({ name: { type: "string" }, ready: { type: "boolean" } })),
-    503: json("Draining", object({ name: { type: "string" }, ready: { type: "boolean" } })),
-    404: unknown,
-  }, name);
+  const parameters = {
+    type: "object",
+    description: "Protocol parameters: strings, numbers or booleans. binary_data, " +
+      "binary_data_output, binary_data_size and classification are refused (400); others " +
+      "have no effect.",
+    additionalProperties: { type: ["string", "number", "boolean"] },
+  };
+  const routes = [
+    { path: "/v2/models/{name}", id: "", parameters: [name] },
+    { path: "/v2/models/{name}/versions/{version}", id: "Version", parameters: [name, version] },
+  ];
+  for (const route of routes) {
+    const at = { parameters: route.parameters as never[] };
+    get(
+      route.path,
+      OIP,
+      `oipModel${route.id}`,
+      "Model metadata: versions, inputs and outputs",
+      "The model's version and its identity in parameters (scenario, onnx_sha256, saved_at); " +
+        "the input and output tensors with their datatypes and shapes.",
+      {
+        200: json("Model metadata; -1 is the batch dimension", {
+          type: "object",
+          properties: {
+            name: { type: "string" },
+            versions: { type: "array", items: { type: "string" } },
+            platform: { type: "string" },
+            inputs: { type: "array", items: tensorMeta },
+            outputs: { type: "array", items: tensorMeta },
+            parameters: {
+              type: "object",
+              additionalProperties: { type: "string" },
+              description: "scenario, onnx_sha256 and saved_at, those the bundle has",
+            },
+          },
+          required: ["name", "versions", "platform", "inputs", "outputs"],
+        }),
+        404: unknown,
+      },
+      at,
+    );
+    get(
+      `${route.path}/ready`,
+      OIP,
+      `oipModelReady${route.id}`,
+      "Model readiness",
+      "As /v2/health/ready, for this model.",
+      {
+        200: json("Ready", object({ name: { type: "string" }, ready: { type: "boolean" } })),
+        503: json("Draining", object({ name: { type: "string" }, ready: { type: "boolean" } })),
+        404: unknown,
+      },
+      at,
+    );
+  }
 
   const P = info.places;
   const limits = info.requestLimits ??
     resolveRequestLimits({}, { places: P, transitions: info.transitions });
-  const tensor = {
+  const tensor = (data: object) => ({
     ...tensorMeta,
     properties: {
       ...tensorMeta.properties,
       shape: { ...tensorMeta.properties.shape, minItems: 2, maxItems: 2 },
-      data: { type: "array", description: "Row-major numbers (flat, or nested rows)" },
+      data,
     },
     required: [...tensorMeta.required, "data"],
+  });
+  const inputTensor = {
+    ...tensor({
+      type: "array",
+      description: "Row-major numbers: flat, or one array per row",
+      items: { oneOf: [{ type: "number" }, { type: "array", items: { type: "number" } }] },
+    }),
   };
+  inputTensor.properties = { ...inputTensor.properties, parameters } as never;
   const inferRequest = {
     type: "object",
     properties: {
-      id: { type: "string" },
+      id: { type: "string", description: "Echoed in the answer" },
+      parameters,
       inputs: {
         type: "array",
         description: `Any of ${INPUTS.join(", ")}, each FP32 [B, P] with ` +
           "columns in /schema's place order; an absent input is zeros; masks hold 0 or 1",
-        items: tensor,
+        items: inputTensor,
       },
       outputs: {
         type: "array",
         description: "Which outputs to return (default both)",
-        items: object({ name: { enum: [...OUTPUTS] } }),
+        items: {
+          type: "object",
+          properties: { name: { enum: [...OUTPUTS] }, parameters },
+          required: ["name"],
+        },
       },
     },
     required: ["inputs"],
   };
   const oneHot = Array.from({ length: P }, (_, i) => i === P - 1 ? 1 : 0);
-  registry.registerPath({
-    method: "post",
-    path: "/v2/models/{name}/infer",
-    tags: [OIP_TAG],
-    operationId: "oipInfer",
-    summary: "Transition and place activations for a batch of rows",
-    description: "The rows join the same run queue as the other operations. Returns " +
-      `transitions [B, ${info.transitions}] and places [B, ${P}].`,
-    ...name,
-    request: {
-      body: {
-        required: true,
-        content: {
-          "application/json": {
-            schema: inferRequest as never,
-            example: {
-              inputs: [
-                { name: "marking", datatype: "FP32", shape: [1, P], data: oneHot },
-                { name: "marking_mask", datatype: "FP32", shape: [1, P], data: oneHot },
-              ],
+  for (const route of routes) {
+    registry.registerPath({
+      method: "post",
+      path: `${route.path}/infer`,
+      tags: OIP,
+      operationId: `oipInfer${route.id}`,
+      summary: "Transition and place activations for a batch of rows",
+      description: "The rows join the same run queue as the other operations. Returns " +
+        `transitions [B, ${info.transitions}] and places [B, ${P}], with the model's version.`,
+      parameters: route.parameters as never[],
+      request: {
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: inferRequest as never,
+              example: {
+                inputs: [
+                  { name: "marking", datatype: "FP32", shape: [1, P], data: oneHot },
+                  { name: "marking_mask", datatype: "FP32", shape: [1, P], data: oneHot },
+                ],
+              },
             },
           },
         },
       },
-    },
-    responses: {
-      200: json(
-        "The outputs",
-        object({
-          model_name: { type: "string" },
-          model_version: { type: "string" },
-          outputs: { type: "array", items: tensor },
-        }),
-      ),
-      400: oipError(
-        "A tensor has the wrong name, datatype, shape or data",
-        "Input marking has " +
-          `shape [1,${P + 1}], expected [B, ${P}] with B >= 1`,
-      ),
-      404: unknown,
-      413: oipError(
-        "The body is larger than the server's limit, the rows (B) are more than the limit of " +
-          `${limits.maxRequestRows}, or the answer could be larger than the limit of ` +
-          `${limits.maxResponseBytes} bytes (estimated at ${FLOAT32_JSON_BYTES} bytes per number)`,
-        tooManyRowsDetail(limits.maxRequestRows + 1, limits.maxRequestRows),
-      ),
-      422: oipError(
-        "A number that FP32 cannot hold: in an input's data (1e999, which JSON parsing makes " +
-          "Infinity, or beyond ±3.4e38), or in an output (the model's float32 arithmetic " +
-          "overflowed on a row's inputs); no output tensor holds null",
-        "Input marking data[0] is not a finite number (a JSON number such as 1e999 overflows " +
-          "to Infinity)",
-      ),
-    } as never,
-  });
+      responses: {
+        200: json(
+          "The outputs",
+          object({
+            model_name: { type: "string" },
+            model_version: { type: "string" },
+            outputs: {
+              type: "array",
+              items: tensor({ type: "array", items: { type: "number" }, description: "Row-major" }),
+            },
+          }),
+        ),
+        400: oipError(
+          "A tensor has the wrong name, datatype, shape or data, or a parameter is refused",
+          `Input marking has shape [1,${P + 1}], expected [B, ${P}] with B >= 1`,
+        ),
+        404: unknown,
+        408: oipError("The body did not arrive in time", "The request body did not arrive in time"),
+        413: oipError(
+          "The body is larger than the server's limit, the rows (B) are more than the limit of " +
+            `${limits.maxRequestRows}, or the answer could be larger than the limit of ` +
+            `${limits.maxResponseBytes} bytes (estimated at ${FLOAT32_JSON_BYTES} bytes per number)`,
+          tooManyRowsDetail(limits.maxRequestRows + 1, limits.maxRequestRows),
+        ),
+        422: oipError(
+          "A number that FP32 cannot hold: in an input's data (1e999, which JSON parsing makes " +
+            "Infinity, or beyond ±3.4e38), or in an output (the model's float32 arithmetic " +
+            "overflowed on a row's inputs); no output tensor holds null",
+          "Input marking data[0] is not a finite number (a JSON number such as 1e999 overflows " +
+            "to Infinity)",
+        ),
+      } as never,
+    });
+  }
 }

@@ -73,6 +73,7 @@ export function redocPage(info: { readonly title: string; readonly version: stri
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
+<link rel="icon" href="favicon.ico">
 <style>body { margin: 0; }</style>
 </head>
 <body>

@@ -2,7 +2,9 @@
  * Observes every answered request once: the metrics count it, and an optional sink (the access
  * log) gets its record. {@link observeRequests} wraps the app's handler; the app resolves each
  * request's path and route template once, before answering it, so the labels never hold raw
- * paths and the route is found by one lookup.
+ * paths and the route is found by one lookup. Answers 404 and 405 are counted under one label
+ * set, `method="other",route="unmatched"`, whatever was asked: scanners probing paths and
+ * methods would otherwise add a series per probe.
  *
  * @example
  * ```ts
@@ -11,7 +13,7 @@
  * import { observeRequests } from "./request_observer.ts";
  * const metrics = new Metrics();
  * const fetch = observeRequests(
- *   () => ({ path: "/healthz", route: "/healthz" }),
+ *   () => ({ path: "/healthz", route: "/healthz", requestId: "r1" }),
  *   () => Promise.resolve(new Response("ok")),
  *   { metrics },
  * );
@@ -32,6 +34,8 @@ export interface ResolvedRequest {
   readonly path: string;
   /** The route template, for the metrics' labels and the access log. */
   readonly route: string;
+  /** The request's id (`./request_id.ts`), echoed on the answer and logged. */
+  readonly requestId: string;
 }
 
 /** Where the observations go. */
@@ -52,7 +56,7 @@ export interface Observers {
  * import { observeRequests } from "./request_observer.ts";
  * const statuses: number[] = [];
  * const fetch = observeRequests(
- *   () => ({ path: "/ping", route: "/ping", status: 204 }),
+ *   () => ({ path: "/ping", route: "/ping", requestId: "r1", status: 204 }),
  *   (_request, resolved) => Promise.resolve(new Response(null, { status: resolved.status })),
  *   { metrics: new Metrics(), onRequest: (record) => statuses.push(record.status) },
  * );
@@ -72,18 +76,17 @@ export function observeRequests<R extends ResolvedRequest>(
     const resolved = resolve(request);
     const response = await handle(request, resolved);
     const seconds = (performance.now() - started) / 1000;
-    const { path, route } = resolved;
+    const { path, route, requestId } = resolved;
     const { method } = request;
-    metrics.recordRequest({ method, route, status: response.status, seconds });
-    onRequest?.({
-      time,
-      method,
-      path,
-      route,
-      status: response.status,
+    const { status } = response;
+    const unmatched = status === 404 || status === 405;
+    metrics.recordRequest({
+      method: unmatched ? "other" : method,
+      route: unmatched ? "unmatched" : route,
+      status,
       seconds,
-      rows: rowsOf(request),
     });
+    onRequest?.({ time, method, path, route, status, seconds, rows: rowsOf(request), requestId });
     return response;
   };
 }

@@ -11,6 +11,10 @@
  * `examples/`. Any static host can serve the directory. The bundled JavaScript must stay under
  * {@link MAX_JS_BYTES}.
  *
+ * The chunks and the `.wasm` files have their content's hash in their names, so they can be
+ * cached for good (`Cache-Control: immutable`): the chunks by `stable_chunk_names.ts`, the
+ * `.wasm` files by {@link hashedWasmNames}, whose names the bundle's text is rewritten to load.
+ *
  * @example
  * ```ts ignore
  * // Not run by `deno task test:doc`: a full build takes a while (tests/web builds the site).
@@ -25,7 +29,7 @@
 
 import { WASM_FILES } from "../../web/backends.ts";
 import { EXAMPLE_BUNDLE_URL, SIDECAR_SUFFIX } from "./bundle_files.ts";
-import { stableChunkNames } from "./stable_chunk_names.ts";
+import { base32Hash, stableChunkNames } from "./stable_chunk_names.ts";
 
 /** The limit on the site's JavaScript (all chunks, before gzip; the `.wasm` files excluded). */
 export const MAX_JS_BYTES = 1024 * 1024;
@@ -89,8 +93,8 @@ export async function buildWeb(options: BuildOptions = {}): Promise<BuiltSite> {
   for (const name of STATIC_FILES) {
     await Deno.copyFile(new URL(name, WEB), `${outDir}/${name}`);
   }
-  for (const file of Object.values(WASM_FILES)) {
-    await Deno.copyFile(ortFile(file), `${outDir}/ort/${file}`);
+  for (const [file, hashed] of await hashedWasmNames()) {
+    await Deno.copyFile(ortFile(file), `${outDir}/ort/${hashed}`);
   }
   for (const url of [EXAMPLE_BUNDLE_URL, new URL(EXAMPLE_BUNDLE_URL.href + SIDECAR_SUFFIX)]) {
     const name = url.pathname.split("/").pop()!;
@@ -155,14 +159,36 @@ export async function writePlaygroundBundle(
   }
   if (toPath(outDir) === toPath(PLAYGROUND_BUNDLE_DIR)) {
     const module = toPath(PLAYGROUND_BUNDLE_MODULE);
-    await Deno.writeTextFile(module, bundleModule(names));
+    await Deno.writeTextFile(module, bundleModule(names, await hashedWasmNames()));
     await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", module] }).output();
   }
   return names;
 }
 
-/** The source of `playground_bundle.ts` for the bundle's file `names`. */
-function bundleModule(names: readonly string[]): string {
+/**
+ * ORT's `.wasm` file names (`WASM_FILES`, as the `onnxruntime-web` package has them) and the
+ * names the playground loads them under, with the first 40 bits of the file's SHA-256 in
+ * base 32: `ort-wasm-simd-threaded.wasm` → `ort-wasm-simd-threaded-ABCDEFGH.wasm`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hashedWasmNames } from "./build_web.ts";
+ * const names = await hashedWasmNames();
+ * assert.match(names.get("ort-wasm-simd-threaded.wasm")!, /^ort-wasm-simd-threaded-[A-Z2-7]{8}\.wasm$/);
+ * ```
+ */
+export async function hashedWasmNames(): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const file of Object.values(WASM_FILES)) {
+    const hash = await base32Hash(await Deno.readFile(ortFile(file)));
+    names.set(file, file.replace(/\.wasm$/, `-${hash}.wasm`));
+  }
+  return names;
+}
+
+/** The source of `playground_bundle.ts` for the bundle's file `names` and the `.wasm` names. */
+function bundleModule(names: readonly string[], wasm: ReadonlyMap<string, string>): string {
   const entries = names.map((name) =>
     `  [${JSON.stringify(name)}, async () => (await import(${
       JSON.stringify(`../../web/bundle/${name}${STORED_SUFFIX}`)
@@ -189,6 +215,14 @@ function bundleModule(names: readonly string[]): string {
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
 ${entries.join("\n")}
+]);
+
+/** ORT's \`.wasm\` files by the content-hashed name the bundle loads them under (under \`ort/\`). */
+export const PLAYGROUND_WASM: ReadonlyMap<string, string> = new Map([
+${
+    [...wasm].map(([file, hashed]) => `  [${JSON.stringify(hashed)}, ${JSON.stringify(file)}],`)
+      .join("\n")
+  }
 ]);
 `;
 }
@@ -230,7 +264,28 @@ async function bundle(outDir: string, minify: boolean, log?: (line: string) => v
   } catch {
     throw new Error(`Cannot bundle the playground: deno bundle wrote no ${outDir}/main.js`);
   }
+  await loadWasmByHashedNames(outDir);
   await renameChunksByContent(outDir);
+}
+
+/**
+ * Rewrites every quoted `.wasm` name of `WASM_FILES` in the bundled files to its hashed name,
+ * before the chunks are named after their content.
+ */
+async function loadWasmByHashedNames(outDir: string) {
+  const names = await hashedWasmNames();
+  for await (const entry of Deno.readDir(outDir)) {
+    if (!entry.isFile || !entry.name.endsWith(".js")) continue;
+    const path = `${outDir}/${entry.name}`;
+    const text = await Deno.readTextFile(path);
+    let rewritten = text;
+    for (const [file, hashed] of names) {
+      for (const quote of [`"`, "'", "`"]) {
+        rewritten = rewritten.replaceAll(`${quote}${file}${quote}`, `${quote}${hashed}${quote}`);
+      }
+    }
+    if (rewritten !== text) await Deno.writeTextFile(path, rewritten);
+  }
 }
 
 /** Gives the chunks in `outDir` names that depend on their bytes only, not on where we are. */

@@ -16,6 +16,8 @@
  *    `Connection: close`, after which a client does not send on them again. Requests on
  *    connections first seen during the drain are refused with 503 and `Connection: close`:
  *    this is how the socket "stops taking new connections" while it still has to stay open.
+ *    An app with `fetchWhileDraining` answers those itself (the server's app answers its
+ *    probes as usual, so `/healthz` stays 200 and `/readyz` says 503, and logs the refusals).
  * 3. Once nothing is in flight, no connection is expected to send again (each was told to
  *    close or has been idle for `idleMs`) and no request came for a short quiet spell,
  *    `shutdown()` closes the socket and the remaining idle connections; at `drainMs` it
@@ -107,7 +109,10 @@ const POLL_MS = 20;
  * ```
  */
 export function listen(
-  app: { fetch(request: Request): Promise<Response> },
+  app: {
+    fetch(request: Request): Promise<Response>;
+    fetchWhileDraining?(request: Request): Promise<Response>;
+  },
   options: ListenOptions = {},
 ): Running {
   const idleMs = options.idleMs ?? 1000;
@@ -117,7 +122,11 @@ export function listen(
   const handler = async (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
     const key = `${info.remoteAddr.hostname}:${info.remoteAddr.port}`;
     lastRequest = performance.now();
-    if (draining && !ledger.known(key)) return shuttingDown();
+    if (draining && !ledger.known(key)) {
+      return app.fetchWhileDraining
+        ? withConnectionClose(await app.fetchWhileDraining(request))
+        : shuttingDown();
+    }
     ledger.begin(key);
     let closing = request.headers.get("connection")?.toLowerCase() === "close";
     try {

@@ -19,9 +19,9 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
-    "chunk-2XZ3WG3V.js",
+    "chunk-6PI2GKPX.js",
     async () =>
-      (await import("../../web/bundle/chunk-2XZ3WG3V.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-6PI2GKPX.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-D7DWUBZU.js",
@@ -34,30 +34,30 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-IGI5F5CW.js.txt", { with: { type: "text" } })).default,
   ],
   [
+    "chunk-IUIFHRKC.js",
+    async () =>
+      (await import("../../web/bundle/chunk-IUIFHRKC.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
     "chunk-LR2SUWDX.js",
     async () =>
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
-    "chunk-YVQUBLJL.js",
-    async () =>
-      (await import("../../web/bundle/chunk-YVQUBLJL.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",
     async () => (await import("../../web/bundle/main.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "ort.wasm.bundle.min-DKN3THJK.js",
+    "ort.wasm.bundle.min-SSIDBLMT.js",
     async () =>
-      (await import("../../web/bundle/ort.wasm.bundle.min-DKN3THJK.js.txt", {
+      (await import("../../web/bundle/ort.wasm.bundle.min-SSIDBLMT.js.txt", {
         with: { type: "text" },
       })).default,
   ],
   [
-    "ort.webgpu.bundle.min-SXNXTCKG.js",
+    "ort.webgpu.bundle.min-K2UNL2DW.js",
     async () =>
-      (await import("../../web/bundle/ort.webgpu.bundle.min-SXNXTCKG.js.txt", {
+      (await import("../../web/bundle/ort.webgpu.bundle.min-K2UNL2DW.js.txt", {
         with: { type: "text" },
       })).default,
   ],
@@ -71,4 +71,10 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     async () =>
       (await import("../../web/bundle/score_worker.js.txt", { with: { type: "text" } })).default,
   ],
+]);
+
+/** ORT's `.wasm` files by the content-hashed name the bundle loads them under (under `ort/`). */
+export const PLAYGROUND_WASM: ReadonlyMap<string, string> = new Map([
+  ["ort-wasm-simd-threaded.asyncify-HH47BCKN.wasm", "ort-wasm-simd-threaded.asyncify.wasm"],
+  ["ort-wasm-simd-threaded-GOMMCDIH.wasm", "ort-wasm-simd-threaded.wasm"],
 ]);

@@ -2,7 +2,8 @@
  * The playground's files as `cli.ts serve` serves them at `/playground/`, with no build step
  * and no `dist/`: the page and stylesheet from `web/`, the committed bundle from `web/bundle/`
  * (all text imports, see `playground_bundle.ts`), ONNX Runtime's `.wasm` files straight from
- * the `onnxruntime-web` npm package, and the example bundle from `examples/`.
+ * the `onnxruntime-web` npm package (under the content-hashed names the bundle loads them by,
+ * `PLAYGROUND_WASM`), and the example bundle from `examples/`.
  *
  * Every file is found through the module graph, so this works from a fresh clone and from the
  * package imported from JSR alike: text imports are rewritten on publish like any import, and
@@ -23,7 +24,7 @@
  * @module
  */
 
-import { PLAYGROUND_SCRIPTS } from "./playground_bundle.ts";
+import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "./playground_bundle.ts";
 import { EXAMPLE_BUNDLE_URL } from "./bundle_files.ts";
 
 /** A file's body: text, or a byte stream read on request. */
@@ -36,7 +37,10 @@ export type FileBody = string | ReadableStream<Uint8Array>;
  * ```ts
  * import assert from "node:assert/strict";
  * import { PLAYGROUND_FILES } from "./playground_site.ts";
- * assert.ok([...PLAYGROUND_FILES.keys()].includes("ort/ort-wasm-simd-threaded.wasm"));
+ * import { PLAYGROUND_WASM } from "./playground_bundle.ts";
+ * for (const hashed of PLAYGROUND_WASM.keys()) {
+ *   assert.ok([...PLAYGROUND_FILES.keys()].includes(`ort/${hashed}`));
+ * }
  * ```
  */
 export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = new Map<
@@ -52,14 +56,10 @@ export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = ne
     async () => (await import("../../web/style.css", { with: { type: "text" } })).default,
   ],
   ...PLAYGROUND_SCRIPTS,
-  [
-    "ort/ort-wasm-simd-threaded.wasm",
-    () => readUrl(import.meta.resolve("onnxruntime-web/ort-wasm-simd-threaded.wasm")),
-  ],
-  [
-    "ort/ort-wasm-simd-threaded.asyncify.wasm",
-    () => readUrl(import.meta.resolve("onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm")),
-  ],
+  ...[...PLAYGROUND_WASM].map(([hashed, file]): [string, () => Promise<FileBody>] => [
+    `ort/${hashed}`,
+    () => readUrl(ORT_WASM_URLS[file]!()),
+  ]),
   ["examples/credit_approval_coloured.onnx", () => readUrl(EXAMPLE_BUNDLE_URL.href)],
   [
     "examples/credit_approval_coloured.onnx.meta.json",
@@ -70,6 +70,14 @@ export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = ne
       )).default,
   ],
 ]);
+
+/** Where each of ORT's `.wasm` files is (literal specifiers, so that publishing rewrites them). */
+const ORT_WASM_URLS: Readonly<Record<string, () => string>> = {
+  "ort-wasm-simd-threaded.wasm": () =>
+    import.meta.resolve("onnxruntime-web/ort-wasm-simd-threaded.wasm"),
+  "ort-wasm-simd-threaded.asyncify.wasm": () =>
+    import.meta.resolve("onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm"),
+};
 
 /** Streams a `file:` URL from disk, or fetches any other URL. */
 async function readUrl(href: string): Promise<ReadableStream<Uint8Array>> {

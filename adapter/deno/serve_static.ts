@@ -22,10 +22,19 @@
  * `index.html`; paths that climb out of the site are not found. When a given directory holds no
  * site, `/playground/` answers 404 with a detail saying how to build one.
  *
+ * Files are served as `server/static_asset.ts` serves them: strong `ETag`s and 304s,
+ * `Last-Modified` (the file's time in a directory; start-up time for the packaged files),
+ * brotli or gzip compressed once and kept. Names with a content hash (the bundle's chunks,
+ * ORT's `.wasm` files: `name-ABCDEFGH.js`) are `immutable` for a year; the page, `main.js`,
+ * the stylesheet and the example are revalidated on each use. The `.wasm` files are streamed
+ * from disk when sent uncompressed, so only their compressed copies stay in memory.
+ *
  * @module
  */
 
 import { type FileBody, PLAYGROUND_FILES } from "./playground_site.ts";
+import { IMMUTABLE, REVALIDATE, StaticAsset } from "../../server/static_asset.ts";
+import { withoutBody } from "../../server/head.ts";
 
 /** The default prefix. */
 export const PLAYGROUND_PREFIX = "/playground";
@@ -75,6 +84,12 @@ export function playgroundHandler(
   const packaged = distDir === undefined;
   // Not a local directory (e.g. a URL on JSR): there is no site there.
   const root = typeof distDir === "string" ? distDir.replace(/\/+$/, "") : dirPath(distDir);
+  const packagedAssets = new Map<string, StaticAsset>();
+  const siteAssets = new Map<string, { readonly stamp: string; readonly asset: StaticAsset }>();
+  const serve = async (request: Request, asset: StaticAsset) => {
+    const response = await asset.respond(request);
+    return request.method === "HEAD" ? await withoutBody(response) : response;
+  };
   return async (request) => {
     const url = new URL(request.url);
     if (url.pathname === prefix) {
@@ -89,7 +104,14 @@ export function playgroundHandler(
     }
     const relative = safeRelative(url.pathname.slice(prefix.length + 1));
     if (relative === undefined) return detail(404, "Not Found");
-    if (packaged) return await packagedFile(relative, request.method === "HEAD");
+    if (packaged) {
+      const path = relative === "" || relative.endsWith("/") ? `${relative}index.html` : relative;
+      const load = PLAYGROUND_FILES.get(path);
+      if (load === undefined) return detail(404, "Not Found");
+      let asset = packagedAssets.get(path);
+      if (asset === undefined) packagedAssets.set(path, asset = packagedAsset(path, load));
+      return await serve(request, asset);
+    }
     if (root === undefined) return notBuilt();
     let path = `${root}/${relative || "index.html"}`;
     let info: Deno.FileInfo;
@@ -105,32 +127,59 @@ export function playgroundHandler(
       if (missing && (relative === "" || relative === "index.html")) return notBuilt();
       return detail(404, "Not Found");
     }
-    const headers = {
-      "content-type": contentType(path),
-      "content-length": String(info.size),
-      "cache-control": path.endsWith(".html") ? "no-cache" : "public, max-age=3600",
-      "x-content-type-options": "nosniff",
-    };
-    if (request.method === "HEAD") return new Response(null, { headers });
     if (!info.isFile) return detail(404, "Not Found");
-    const file = await Deno.open(path, { read: true });
-    return new Response(file.readable, { headers });
+    // A file changed on disk (the site rebuilt) gets new validators.
+    const stamp = `${info.size} ${info.mtime?.getTime()}`;
+    let known = siteAssets.get(path);
+    if (known?.stamp !== stamp) {
+      const file = path;
+      const asset = new StaticAsset({
+        contentType: contentType(file),
+        cacheControl: cacheControl(file),
+        read: () => Deno.readFile(file),
+        ...(isLarge(file)
+          ? { stream: async () => (await Deno.open(file, { read: true })).readable }
+          : {}),
+        ...(info.mtime ? { lastModified: info.mtime } : {}),
+      });
+      siteAssets.set(path, known = { stamp, asset });
+    }
+    return await serve(request, known.asset);
   };
 }
 
-async function packagedFile(relative: string, head: boolean): Promise<Response> {
-  const path = relative === "" || relative.endsWith("/") ? `${relative}index.html` : relative;
-  const load = PLAYGROUND_FILES.get(path);
-  if (load === undefined) return detail(404, "Not Found");
-  const headers = {
-    "content-type": contentType(path),
-    "cache-control": path.endsWith(".html") ? "no-cache" : "public, max-age=3600",
-    "x-content-type-options": "nosniff",
-  };
-  const body: FileBody = await load();
-  if (!head) return new Response(body, { headers });
-  if (typeof body !== "string") await body.cancel();
-  return new Response(null, { headers });
+/** A packaged file as a static asset; large ones stream from disk when sent uncompressed. */
+function packagedAsset(path: string, load: () => Promise<FileBody>): StaticAsset {
+  return new StaticAsset({
+    contentType: contentType(path),
+    cacheControl: cacheControl(path),
+    read: async () => {
+      const body = await load();
+      return typeof body === "string"
+        ? body
+        : new Uint8Array(await new Response(body).arrayBuffer());
+    },
+    ...(isLarge(path)
+      ? {
+        stream: async () => {
+          const body = await load();
+          return typeof body === "string" ? new Blob([body]).stream() : body;
+        },
+      }
+      : {}),
+  });
+}
+
+/** `name-ABCDEFGH.ext`: the bundle's chunks and ORT's `.wasm` files, named after their bytes. */
+const CONTENT_HASHED = /-[A-Z2-7]{8}\.[a-z]+$/;
+
+function cacheControl(path: string): string {
+  return CONTENT_HASHED.test(path) ? IMMUTABLE : REVALIDATE;
+}
+
+/** ORT's `.wasm` files (14 and 27 MB): not kept in memory uncompressed. */
+function isLarge(path: string): boolean {
+  return path.endsWith(".wasm");
 }
 
 /** The path below the prefix, decoded and normalised; `undefined` when it is unsafe. */

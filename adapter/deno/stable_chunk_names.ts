@@ -64,11 +64,21 @@ export async function stableChunkNames(
   return out;
 }
 
-/** The first 40 bits of the SHA-256 of `text`, as eight base-32 characters (A–Z, 2–7). */
-async function base32Hash(text: string): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
-  );
+/**
+ * The first 40 bits of the SHA-256 of `content` (text as UTF-8), as eight base-32 characters
+ * (A–Z, 2–7): the hash in the chunks' and the `.wasm` files' names.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { base32Hash } from "./stable_chunk_names.ts";
+ * assert.match(await base32Hash("abc"), /^[A-Z2-7]{8}$/);
+ * assert.equal(await base32Hash("abc"), await base32Hash(new TextEncoder().encode("abc")));
+ * ```
+ */
+export async function base32Hash(content: string | Uint8Array<ArrayBuffer>): Promise<string> {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
   let bits = 0n;
   for (const byte of digest.subarray(0, 5)) bits = (bits << 8n) | BigInt(byte);

@@ -10,11 +10,12 @@
 import assert from "node:assert/strict";
 import {
   buildWeb,
+  hashedWasmNames,
   PLAYGROUND_BUNDLE_DIR,
   STORED_SUFFIX,
   writePlaygroundBundle,
 } from "../../adapter/deno/build_web.ts";
-import { PLAYGROUND_SCRIPTS } from "../../adapter/deno/playground_bundle.ts";
+import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "../../adapter/deno/playground_bundle.ts";
 import { PLAYGROUND_FILES } from "../../adapter/deno/playground_site.ts";
 import { WASM_FILES } from "../../web/backends.ts";
 
@@ -28,6 +29,8 @@ Deno.test("the committed playground bundle is up to date with web/ and core/", a
       .map((e) => e.name.slice(0, -STORED_SUFFIX.length)).sort();
     assert.deepEqual(committed, names, STALE);
     assert.deepEqual([...PLAYGROUND_SCRIPTS.keys()].sort(), names, STALE);
+    const wasm = [...await hashedWasmNames()].map(([file, hashed]) => [hashed, file]);
+    assert.deepEqual([...PLAYGROUND_WASM].sort(), wasm.sort(), STALE);
     for (const name of names) {
       const fresh = await Deno.readTextFile(`${dir}/${name}${STORED_SUFFIX}`);
       assert.ok(fresh === await PLAYGROUND_SCRIPTS.get(name)!(), `${name}: ${STALE}`);
@@ -86,7 +89,9 @@ Deno.test("the packaged playground has the page, the bundle, ORT's wasm files an
   for (const path of ["index.html", "style.css", ...PLAYGROUND_SCRIPTS.keys()]) {
     assert.ok(paths.includes(path), path);
   }
-  for (const file of Object.values(WASM_FILES)) assert.ok(paths.includes(`ort/${file}`), file);
+  // ORT's .wasm files under the content-hashed names the bundle loads them by.
+  assert.deepEqual([...PLAYGROUND_WASM.values()].sort(), Object.values(WASM_FILES).sort());
+  for (const hashed of PLAYGROUND_WASM.keys()) assert.ok(paths.includes(`ort/${hashed}`), hashed);
   assert.ok(paths.includes("examples/credit_approval_coloured.onnx"));
   assert.ok(paths.includes("examples/credit_approval_coloured.onnx.meta.json"));
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { playgroundHandler } from "../../adapter/deno/serve_static.ts";
+import { PLAYGROUND_WASM } from "../../adapter/deno/playground_bundle.ts";
 
 async function withSite(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "petri-static-" });
@@ -86,9 +87,13 @@ Deno.test("playgroundHandler() without a directory serves the packaged playgroun
   const script = (await handler(get("/playground/main.js")))!;
   assert.equal(script.headers.get("content-type"), "text/javascript; charset=utf-8");
   assert.ok((await script.text()).length > 100_000);
-  const wasm = (await handler(get("/playground/ort/ort-wasm-simd-threaded.wasm", "HEAD")))!;
+  const [hashed] = [...PLAYGROUND_WASM.keys()];
+  const wasm = (await handler(get(`/playground/ort/${hashed}`, "HEAD")))!;
   assert.equal(wasm.status, 200);
   assert.equal(wasm.headers.get("content-type"), "application/wasm");
+  assert.ok(Number(wasm.headers.get("content-length")) > 10_000_000, "the 14 MB .wasm");
+  assert.equal(wasm.headers.get("cache-control"), "public, max-age=31536000, immutable");
+  assert.equal(wasm.body, null);
   const example = (await handler(get("/playground/examples/credit_approval_coloured.onnx")))!;
   assert.equal(example.headers.get("content-type"), "application/octet-stream");
   assert.ok((await example.arrayBuffer()).byteLength > 1000);

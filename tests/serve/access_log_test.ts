@@ -12,7 +12,7 @@ import { startServerProcess } from "./server_process.ts";
 import { runDeno } from "../run_deno.ts";
 
 const LINE =
-  /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (GET|POST) (\S+) (\d{3}) (\d+\.\d{3})ms (rows=\d+|-)$/;
+  /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (GET|POST) (\S+) (\d{3}) (\d+\.\d{3})ms (rows=\d+|-)(?: id=(\S+))?$/;
 
 Deno.test("formatLine writes time, method, path, status, duration and rows", () => {
   assert.equal(
@@ -64,7 +64,7 @@ Deno.test("AccessLog buffers lines, writes them in one chunk when full, and flus
   assert.equal(chunks.length, 3, "after close, each line is written at once");
 });
 
-Deno.test("cli.ts serve logs one line per request on stdout and loses none at SIGTERM", async () => {
+Deno.test("cli.ts serve logs one line per request, with its X-Request-Id, and loses none at SIGTERM", async () => {
   await using server = await startServerProcess(["run", "-A", "cli.ts", "serve", "--port", "0"], {
     stdout: true,
   });
@@ -77,27 +77,38 @@ Deno.test("cli.ts serve logs one line per request on stdout and loses none at SI
     ["GET", "/nothing/here"],
     ["GET", "/playground/style.css"],
   ];
-  for (const [method, path, body] of requests) {
+  const ids: string[] = [];
+  for (const [i, [method, path, body]] of requests.entries()) {
     const response = await fetch(`${server.origin}${path}`, {
       method,
+      // The first request brings its own id, a safe one; the second an unsafe one.
+      headers: i === 0
+        ? { "x-request-id": "trace-abc.1" }
+        : i === 1
+        ? { "x-request-id": "bad id with spaces" }
+        : {},
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
+    ids.push(response.headers.get("x-request-id")!);
     await response.body?.cancel();
   }
+  assert.equal(ids[0], "trace-abc.1", "a safe id is echoed as it came");
+  for (const id of ids.slice(1)) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/);
+  assert.equal(new Set(ids).size, ids.length, "generated ids differ");
   server.kill("SIGTERM"); // before the 250 ms flush: the lines come from the flush at shutdown
   const exit = await server.finished();
   assert.equal(exit.code, 0, exit.stderr);
   const lines = exit.stdout.trimEnd().split("\n").map((line) => {
     const match = LINE.exec(line);
     assert.ok(match, `a log line: ${JSON.stringify(line)}`);
-    return match.slice(2, 5).concat(match[6]!);
+    return match.slice(2, 5).concat(match[6]!, match[7]!);
   });
   assert.deepEqual(lines, [
-    ["GET", "/healthz", "200", "-"],
-    ["POST", "/forward", "200", "rows=1"],
-    ["POST", "/v2/models/credit_approval_coloured/infer", "200", "rows=2"],
-    ["GET", "/nothing/here", "404", "-"],
-    ["GET", "/playground/style.css", "200", "-"],
+    ["GET", "/healthz", "200", "-", ids[0]],
+    ["POST", "/forward", "200", "rows=1", ids[1]],
+    ["POST", "/v2/models/credit_approval_coloured/infer", "200", "rows=2", ids[2]],
+    ["GET", "/nothing/here", "404", "-", ids[3]],
+    ["GET", "/playground/style.css", "200", "-", ids[4]],
   ]);
 });
 

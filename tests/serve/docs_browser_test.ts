@@ -1,9 +1,10 @@
 /**
  * `/docs` in Debian's Chromium: the example model served as `cli.ts serve` serves it
  * (`createApp` + `listen`), the page shows the title and version, lists the six operations,
- * links to the playground, runs POST /forward from "Try it out" with its example body, and
- * loads nothing from anywhere but the server. The screenshot goes to
- * `tests/artifacts/docs.png`.
+ * links to the playground, runs POST /forward from "Try it out" with its example body, loads
+ * nothing from anywhere but the server and asks it for nothing it lacks (the favicon is there),
+ * and on a 390 px wide phone screen nothing overflows sideways. The screenshots go to
+ * `tests/artifacts/docs.png` and `tests/artifacts/docs-390.png`.
  *
  * The page is opened under a host name that Chromium maps to 127.0.0.1: Swagger UI treats
  * `localhost` and `127.0.0.1` specially (no online-validator badge, which loads an image from
@@ -36,13 +37,22 @@ const OPERATIONS = [
   "POST /sensitivity",
   "GET /readyz",
   "GET /metrics",
+  "GET /",
+  "GET /favicon.ico",
+  "GET /openapi.json",
+  "GET /docs",
   "GET /redoc",
+  "GET /docs/{file}",
+  "GET /redoc/{file}",
   "GET /v2/health/live",
   "GET /v2/health/ready",
   "GET /v2",
   "GET /v2/models/{name}",
   "GET /v2/models/{name}/ready",
+  "GET /v2/models/{name}/versions/{version}",
+  "GET /v2/models/{name}/versions/{version}/ready",
   "POST /v2/models/{name}/infer",
+  "POST /v2/models/{name}/versions/{version}/infer",
 ];
 
 Deno.test({
@@ -67,16 +77,22 @@ Deno.test({
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const requested: string[] = [];
       const errors: string[] = [];
+      const failed: string[] = [];
       page.on("request", (request) => requested.push(request.url()));
+      page.on("response", (response) => {
+        if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+      });
       page.on("pageerror", (error) => errors.push(error.message));
       // Anything for another host is recorded above and never reaches the network.
-      await page.route(
-        "**/*",
-        (route) =>
-          new URL(route.request().url()).host === `${HOST}:${port}`
-            ? route.continue()
-            : route.abort(),
-      );
+      const onlyThisServer = (tab: typeof page) =>
+        tab.route(
+          "**/*",
+          (route) =>
+            new URL(route.request().url()).host === `${HOST}:${port}`
+              ? route.continue()
+              : route.abort(),
+        );
+      await onlyThisServer(page);
 
       await page.goto(`${origin}/docs`);
       await page.locator(".opblock").first().waitFor({ timeout: 30_000 });
@@ -150,7 +166,36 @@ Deno.test({
         assert.deepEqual(foreign, []);
         assert.ok(requested.includes(`${origin}/docs/swagger-ui-bundle.js`), requested.join());
         assert.ok(requested.includes(`${origin}/forward`), requested.join());
+        assert.deepEqual(failed, [], "every request of the page is answered");
         assert.deepEqual(errors, []);
+      });
+
+      await t.step(
+        "the page's icon is served (headless Chromium does not fetch it itself)",
+        async () => {
+          const href = await page.evaluate(() =>
+            document.querySelector<HTMLLinkElement>("link[rel=icon]")!.href
+          );
+          assert.equal(href, `${origin}/favicon.ico`);
+          const icon = await fetch(`${running.url}/favicon.ico`);
+          assert.equal(icon.status, 200);
+          assert.equal(icon.headers.get("content-type"), "image/x-icon");
+          await icon.body?.cancel();
+        },
+      );
+
+      await t.step("at 390 px wide nothing overflows sideways", async () => {
+        const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+        await onlyThisServer(phone);
+        await phone.goto(`${origin}/docs`);
+        await phone.locator(".opblock").first().waitFor({ timeout: 30_000 });
+        const widths = await phone.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth,
+          client: document.documentElement.clientWidth,
+        }));
+        await phone.screenshot({ path: new URL("docs-390.png", ARTIFACTS).pathname });
+        assert.equal(widths.scroll, widths.client, JSON.stringify(widths));
+        await phone.close();
       });
     } finally {
       await running.stop();

@@ -173,3 +173,55 @@ Deno.test("cli.ts serve refuses a --drain-ms that is not a whole number of ms", 
   assert.equal(output.code, 2);
   assert.match(output.stderr, /--drain-ms must be an integer from 0 to 3600000, got 'soon'/);
 });
+
+Deno.test("during the drain, probes on new connections see /healthz 200 and /readyz 503, other requests 503; stderr says draining and stopped; the access log has every answer", async () => {
+  const serve = ["run", "-A", "cli.ts", "serve", "--port", "0", "--drain-ms", "4000"];
+  await using server = await startServerProcess(serve, { stdout: true });
+  const port = Number(new URL(server.origin).port);
+  // A request whose body never finishes keeps the drain going until --drain-ms.
+  const slow = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await slow.write(new TextEncoder().encode(
+      "POST /forward HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
+        'content-length: 100\r\n\r\n{"input_marking":',
+    ));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the request is in flight
+    server.kill("SIGTERM");
+    // New connections after the signal, as kubelet's probes open them.
+    const fresh = async (path: string, id: string) => {
+      using connection = await RawConnection.open(port);
+      return complete(await connection.request("GET", path, undefined, { "x-request-id": id }));
+    };
+    let health = await fresh("/healthz", "probe-0");
+    for (let i = 1; health.headers.get("connection") !== "close" && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10)); // until the drain has begun
+      health = await fresh("/healthz", `probe-${i}`);
+    }
+    assert.equal(health.status, 200);
+    assert.equal(health.headers.get("connection"), "close");
+    const ready = await fresh("/readyz", "probe-ready");
+    assert.equal(ready.status, 503);
+    assert.deepEqual(JSON.parse(ready.body), { status: "draining" });
+    const live = await fresh("/v2/health/live", "probe-live");
+    assert.equal(live.status, 200);
+    const schema = await fresh("/schema", "refused-1");
+    assert.equal(schema.status, 503);
+    assert.equal(schema.headers.get("retry-after"), "1");
+    assert.equal(schema.headers.get("connection"), "close");
+    assert.deepEqual(JSON.parse(schema.body), { detail: "The server is shutting down" });
+
+    const exit = await server.finished();
+    assert.equal(exit.code, 0, exit.stderr);
+    const stderr = exit.stderr.trimEnd().split("\n");
+    assert.match(stderr[0]!, /^serving credit_approval_coloured on http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(stderr[1]!, /^draining \(at most 4000 ms\): \/readyz answers 503, /);
+    assert.equal(stderr.at(-1), "stopped");
+    const logged = (id: string) =>
+      exit.stdout.split("\n").find((line) => line.endsWith(` id=${id}`));
+    assert.match(logged("probe-ready") ?? "", / GET \/readyz 503 /);
+    assert.match(logged("probe-live") ?? "", / GET \/v2\/health\/live 200 /);
+    assert.match(logged("refused-1") ?? "", / GET \/schema 503 /);
+  } finally {
+    slow.close();
+  }
+});

@@ -1,13 +1,43 @@
 /**
  * `GET /metrics` of a real `cli.ts serve` process, parsed line by line: every line is a
  * comment or a valid sample of a declared family, histograms are cumulative with `+Inf` equal
- * to `_count`, route labels are templates, and the counters move with the traffic.
+ * to `_count`, route labels are templates, 404 and 405 answers share one series, the build info
+ * names the model, the `process_*` metrics are there, the counters move with the traffic, and
+ * Prometheus's own checker (`promtool check metrics`, Debian's `prometheus` package) finds
+ * nothing to say. Under `deno serve --parallel`, every scrape has every instance's series.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
 import { startServerProcess } from "./server_process.ts";
+import { complete, RawConnection } from "./raw_http.ts";
+
+const PROMTOOL = "/usr/bin/promtool";
+
+/** Runs `promtool check metrics` on `text`: its complaints, or "" when it has none. */
+async function promtool(text: string): Promise<string> {
+  const child = new Deno.Command(PROMTOOL, {
+    args: ["check", "metrics"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(text));
+  await writer.close();
+  const output = await child.output();
+  const said = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+  return output.success ? said : `exit ${output.code}: ${said}`;
+}
+
+function hasPromtool(): boolean {
+  try {
+    return Deno.statSync(PROMTOOL).isFile;
+  } catch {
+    return false;
+  }
+}
 
 interface Sample {
   readonly name: string;
@@ -120,6 +150,8 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     await response.body?.cancel();
   }
   await (await fetch(`${server.origin}/no/such/path`)).body?.cancel();
+  await (await fetch(`${server.origin}/another/unknown/path`)).body?.cancel();
+  await (await fetch(`${server.origin}/schema`, { method: "DELETE" })).body?.cancel();
   await (await fetch(`${server.origin}/playground/index.html`)).body?.cancel();
   await (await fetch(`${server.origin}/forward`, { method: "BREW" })).body?.cancel();
   await (await fetch(`${server.origin}/v2/models/credit_approval_coloured`)).body?.cancel();
@@ -146,6 +178,12 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     petri_serve_ort_run_duration_seconds: "histogram",
     petri_serve_queue_rows: "gauge",
     process_resident_memory_bytes: "gauge",
+    petri_serve_build_info: "gauge",
+    process_start_time_seconds: "gauge",
+    process_cpu_seconds_total: "counter",
+    process_open_fds: "gauge",
+    process_max_fds: "gauge",
+    process_virtual_memory_bytes: "gauge",
   });
   const requests = (s: readonly Sample[], method: string, route: string, status: string) =>
     find(s, "petri_serve_requests_total", { method, route, status });
@@ -153,9 +191,17 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     requests(after.samples, method, route, status) -
     requests(before.samples, method, route, status);
   assert.equal(moved("POST", "/forward", "200"), 3);
-  assert.equal(moved("GET", "unmatched", "404"), 1);
+  // 404 and 405 answers share one label set, whatever the path and method.
+  assert.equal(moved("other", "unmatched", "404"), 2);
+  assert.equal(moved("other", "unmatched", "405"), 2);
   assert.equal(moved("GET", "/playground/*", "200"), 1);
-  assert.equal(moved("other", "/forward", "405"), 1, "unknown methods share one label");
+  const unmatched = after.samples.filter((s) =>
+    s.name === "petri_serve_request_duration_seconds_count" &&
+    (s.labels.get("route") === "unmatched" || s.labels.get("method") === "other")
+  );
+  assert.deepEqual(unmatched.map((s) => Object.fromEntries(s.labels)), [
+    { method: "other", route: "unmatched" },
+  ]);
   assert.equal(moved("GET", "/v2/models/{name}", "200"), 1);
   assert.equal(moved("GET", "/metrics", "200"), 1, "the first scrape is counted");
   const runs = (s: readonly Sample[]) =>
@@ -173,6 +219,68 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
   );
   assert.equal(find(after.samples, "petri_serve_queue_rows", {}), 0, "nothing waits when idle");
   assert.ok(find(after.samples, "process_resident_memory_bytes", {}) > 10_000_000);
+  const sidecar = JSON.parse(
+    await Deno.readTextFile(
+      new URL(
+        "../../examples/credit_approval_coloured/credit_approval_coloured.onnx.meta.json",
+        import.meta.url,
+      ),
+    ),
+  );
+  assert.equal(
+    find(after.samples, "petri_serve_build_info", {
+      version: "0.1.0",
+      model: "credit_approval_coloured",
+      model_sha256: sidecar.onnx_sha256,
+    }),
+    1,
+  );
+  const now = Date.now() / 1000;
+  const started = find(after.samples, "process_start_time_seconds", {});
+  assert.ok(started > now - 600 && started <= now, `started ${started}, now ${now}`);
+  assert.ok(find(after.samples, "process_cpu_seconds_total", {}) > 0);
+  assert.ok(find(after.samples, "process_open_fds", {}) > 3);
+  assert.ok(
+    find(after.samples, "process_max_fds", {}) >= find(after.samples, "process_open_fds", {}),
+  );
+  if (hasPromtool() || Deno.env.get("CI")) {
+    const text = await (await fetch(`${server.origin}/metrics`)).text();
+    assert.equal(await promtool(text), "", "promtool check metrics");
+  }
+  server.kill("SIGTERM");
+  assert.equal((await server.finished()).code, 0);
+});
+
+Deno.test("deno serve --parallel: every scrape has every instance's series, labelled instance_id, and they add up to the traffic", async () => {
+  await using server = await startServerProcess(
+    ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+    { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", DENO_JOBS: "2" } },
+  );
+  const port = Number(new URL(server.origin).port);
+  // One connection per request: the kernel spreads connections over the instances.
+  const REQUESTS = 60;
+  for (let i = 0; i < REQUESTS; i++) {
+    using connection = await RawConnection.open(port);
+    assert.equal(complete(await connection.request("GET", "/healthz")).status, 200);
+  }
+  const healthz = (samples: readonly Sample[]) =>
+    samples.filter((s) =>
+      s.name === "petri_serve_requests_total" && s.labels.get("route") === "/healthz"
+    );
+  for (let scrape = 0; scrape < 4; scrape++) {
+    using connection = await RawConnection.open(port);
+    const text = complete(await connection.request("GET", "/metrics")).body;
+    const { types, samples } = parseMetrics(text);
+    checkHistograms(types, samples);
+    const counts = healthz(samples);
+    // Both instances took some of the 60 connections, and each scrape shows both.
+    assert.equal(new Set(counts.map((s) => s.labels.get("instance_id"))).size, 2, text);
+    assert.equal(counts.reduce((n, s) => n + s.value, 0), REQUESTS, `scrape ${scrape}`);
+    // Process-wide metrics and the build info once, without the label.
+    assert.equal(samples.filter((s) => s.name === "process_cpu_seconds_total").length, 1);
+    assert.equal(samples.filter((s) => s.name === "petri_serve_build_info").length, 1);
+    if (hasPromtool() || Deno.env.get("CI")) assert.equal(await promtool(text), "");
+  }
   server.kill("SIGTERM");
   assert.equal((await server.finished()).code, 0);
 });

@@ -1,7 +1,8 @@
 /**
  * The Open Inference Protocol v2 on a real `cli.ts serve` process: health, server and model
- * metadata, `infer` equal to `/forward` row by row (a marking map ↔ `marking` plus a mask of 1
- * on the supplied places), and every error in the protocol's `{"error": ...}` shape.
+ * metadata (the model's version and identity), the versioned routes, `infer` equal to `/forward`
+ * row by row (a marking map ↔ `marking` plus a mask of 1 on the supplied places), `parameters`
+ * accepted or refused, and every error in the protocol's `{"error": ...}` shape.
  *
  * @module
  */
@@ -10,6 +11,13 @@ import assert from "node:assert/strict";
 import { startServerProcess } from "./server_process.ts";
 
 const NAME = "credit_approval_coloured";
+const SIDECAR = JSON.parse(
+  await Deno.readTextFile(
+    new URL(`../../examples/${NAME}/${NAME}.onnx.meta.json`, import.meta.url),
+  ),
+);
+/** The model's version: the first 12 hex digits of its ONNX file's SHA-256. */
+const VERSION = SIDECAR.onnx_sha256.slice(0, 12);
 const PLACES = ["p_approved", "p_declined", "p_submitted"];
 const TRANSITIONS = ["t_approve", "t_decline"];
 
@@ -66,6 +74,7 @@ Deno.test("Open Inference Protocol v2 on cli.ts serve", async (t) => {
       status: 200,
       body: { name: "petri-serve", version: "0.1.0", extensions: [] },
     });
+    assert.deepEqual(await get("/v2/"), await get("/v2"));
     const tensor = (name: string, width: number) => ({
       name,
       datatype: "FP32",
@@ -75,15 +84,30 @@ Deno.test("Open Inference Protocol v2 on cli.ts serve", async (t) => {
       status: 200,
       body: {
         name: NAME,
-        versions: ["0.1.0"],
+        versions: [VERSION],
         platform: "onnxruntime_onnx",
         inputs: ["marking", "marking_mask", "values", "values_mask"].map((n) => tensor(n, 3)),
         outputs: [tensor("transitions", 2), tensor("places", 3)],
+        parameters: {
+          scenario: NAME,
+          onnx_sha256: SIDECAR.onnx_sha256,
+          saved_at: SIDECAR.saved_at,
+        },
       },
     });
     assert.deepEqual(await get(`/v2/models/${NAME}/ready`), {
       status: 200,
       body: { name: NAME, ready: true },
+    });
+    // The advertised version has its own routes, with the same answers.
+    const versioned = `/v2/models/${NAME}/versions/${VERSION}`;
+    assert.deepEqual(await get(versioned), await get(`/v2/models/${NAME}`));
+    assert.deepEqual(await get(`${versioned}/ready`), await get(`/v2/models/${NAME}/ready`));
+    assert.deepEqual(await get(`/v2/models/${NAME}/versions/0.1.0`), {
+      status: 404,
+      body: {
+        error: `Unknown version "0.1.0" of model "${NAME}": it has version "${VERSION}"`,
+      },
     });
     // The column order the protocol documents is /schema's.
     assert.deepEqual((await get("/schema")).body.places, PLACES);
@@ -104,6 +128,7 @@ Deno.test("Open Inference Protocol v2 on cli.ts serve", async (t) => {
     });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.model_name, NAME);
+    assert.equal(answer.body.model_version, VERSION);
     assert.equal(answer.body.id, "req-1");
     const [transitions, places] = answer.body.outputs;
     assert.deepEqual(
@@ -147,6 +172,39 @@ Deno.test("Open Inference Protocol v2 on cli.ts serve", async (t) => {
       shape: [1, 3],
       data: PLACES.map((id) => empty.body.place_activations[id]),
     }]);
+  });
+
+  await t.step("the versioned infer route; parameters passed or refused", async () => {
+    const inputs = [{ name: "marking", datatype: "FP32", shape: [1, 3], data: [0, 0, 1] }];
+    const plain = await post(`/v2/models/${NAME}/infer`, { inputs });
+    const versioned = await post(`/v2/models/${NAME}/versions/${VERSION}/infer`, { inputs });
+    assert.deepEqual(versioned, plain);
+    // Parameters of the request, a tensor and an output: values are strings, numbers, booleans.
+    const withParameters = await post(`/v2/models/${NAME}/infer`, {
+      parameters: { priority: 1, tag: "nightly", sequence_start: false },
+      inputs: [{ ...inputs[0], parameters: { note: "x" } }],
+      outputs: [{ name: "transitions", parameters: { binary_data: false } }, { name: "places" }],
+    });
+    assert.deepEqual(withParameters, plain, "parameters without an effect are accepted");
+    const refused: [unknown, RegExp][] = [
+      [{ parameters: { binary_data_output: true } }, /binary_data_output is not supported/],
+      [{ parameters: { classification: 2 } }, /classification is not supported/],
+      [{ parameters: { nested: { a: 1 } } }, /parameters\.nested must be a string, a number or/],
+      [{ parameters: [1] }, /parameters must be an object/],
+      [
+        { outputs: [{ name: "places", parameters: { binary_data: true } }] },
+        /outputs\[0\]\.parameters\.binary_data is not supported/,
+      ],
+    ];
+    for (const [extra, message] of refused) {
+      const answer = await post(`/v2/models/${NAME}/infer`, { inputs, ...extra as object });
+      assert.equal(answer.status, 400, JSON.stringify(extra));
+      assert.match(answer.body.error, message);
+    }
+    const tensorParameter = await post(`/v2/models/${NAME}/infer`, {
+      inputs: [{ ...inputs[0], parameters: { binary_data_size: 12 } }],
+    });
+    assert.match(tensorParameter.body.error, /inputs\[0\]\.parameters\.binary_data_size is not/);
   });
 
   await t.step("errors are {error} with clear messages", async () => {

@@ -21,6 +21,8 @@ export interface RawResponse {
   /** Header names in lower case. */
   readonly headers: ReadonlyMap<string, string>;
   readonly body: string;
+  /** The body's bytes as they came (compressed, when the answer is). */
+  readonly bytes: Uint8Array<ArrayBuffer>;
 }
 
 const encoder = new TextEncoder();
@@ -66,26 +68,34 @@ export class RawConnection implements Disposable {
   }
 
   /**
-   * Sends one request and reads its answer; `"closed"` when the server closed the connection
-   * (or reset it) before the answer was complete.
+   * Sends one request (with extra `headers`) and reads its answer; `"closed"` when the server
+   * closed the connection (or reset it) before the answer was complete. The body is read by
+   * `Content-Length` (none for `HEAD`, 204 and 304).
    *
    * @example
    * ```ts
    * import { RawConnection } from "./raw_http.ts";
    * using connection = await RawConnection.open(8000);
    * await connection.request("POST", "/forward", '{"input_marking":{}}');
+   * await connection.request("HEAD", "/healthz", undefined, { "accept-encoding": "gzip" });
    * ```
    */
-  async request(method: string, path: string, body?: string): Promise<RawResponse | "closed"> {
+  async request(
+    method: string,
+    path: string,
+    body?: string,
+    headers: Readonly<Record<string, string>> = {},
+  ): Promise<RawResponse | "closed"> {
     const bytes = body === undefined ? new Uint8Array(0) : encoder.encode(body);
     const head = `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n` +
       (body === undefined
         ? ""
         : `content-type: application/json\r\ncontent-length: ${bytes.length}\r\n`) +
+      Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("") +
       "\r\n";
     try {
       await this.#conn.write(concat(encoder.encode(head), bytes));
-      return await this.#readResponse();
+      return await this.#readResponse(method === "HEAD");
     } catch (error) {
       if (error instanceof Deno.errors.ConnectionReset || error instanceof Deno.errors.BrokenPipe) {
         return "closed";
@@ -105,7 +115,7 @@ export class RawConnection implements Disposable {
     this.close();
   }
 
-  async #readResponse(): Promise<RawResponse | "closed"> {
+  async #readResponse(head: boolean): Promise<RawResponse | "closed"> {
     let end: number;
     while ((end = indexOfHeadEnd(this.#buffer)) < 0) {
       if (!await this.#fill()) return "closed";
@@ -117,14 +127,15 @@ export class RawConnection implements Disposable {
       const colon = line.indexOf(":");
       headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
     }
-    const length = Number(headers.get("content-length") ?? "0");
+    const bodiless = head || status === 204 || status === 304;
+    const length = bodiless ? 0 : Number(headers.get("content-length") ?? "0");
     this.#buffer = this.#buffer.subarray(end + 4);
     while (this.#buffer.length < length) {
       if (!await this.#fill()) return "closed";
     }
-    const body = decoder.decode(this.#buffer.subarray(0, length));
+    const bytes = this.#buffer.slice(0, length);
     this.#buffer = this.#buffer.subarray(length);
-    return { status, headers, body };
+    return { status, headers, body: decoder.decode(bytes), bytes };
   }
 
   async #fill(): Promise<boolean> {

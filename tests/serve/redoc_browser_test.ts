@@ -73,7 +73,8 @@ Deno.test({
         (await page.locator("[data-section-id*='operation/'] h2").allTextContents())
           .map((h) => h.trim()),
       );
-      assert.deepEqual([...headings].sort(), operations.map((o) => o.summary).sort());
+      // Summaries repeat (the routes with and without the model's version): compare the sets.
+      assert.deepEqual([...headings].sort(), [...new Set(operations.map((o) => o.summary))].sort());
       await page.screenshot({ path: new URL("redoc.png", ARTIFACTS).pathname });
 
       // ReDoc's side menu asks for Redocly's logo on cdn.redoc.ly; the page's policy stops it

@@ -20,17 +20,29 @@ const OPERATIONS = [
   ["/sensitivity", "post", "SensitivityRequest", "SensitivityResponse"],
 ] as const;
 
-/** The serving routes, documented after the six operations (server/openapi_serving.ts). */
+/**
+ * Every other route, documented after the six operations (server/openapi_serving.ts); this app
+ * mounts nothing, so the playground's route is not among them.
+ */
 const SERVING_PATHS = [
   "/readyz",
   "/metrics",
+  "/",
+  "/favicon.ico",
+  "/openapi.json",
+  "/docs",
   "/redoc",
+  "/docs/{file}",
+  "/redoc/{file}",
   "/v2/health/live",
   "/v2/health/ready",
   "/v2",
   "/v2/models/{name}",
   "/v2/models/{name}/ready",
+  "/v2/models/{name}/versions/{version}",
+  "/v2/models/{name}/versions/{version}/ready",
   "/v2/models/{name}/infer",
+  "/v2/models/{name}/versions/{version}/infer",
 ];
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -46,8 +58,25 @@ Deno.test("/openapi.json documents the six operations, their bodies and errors",
   const { status, body: doc } = await get(app, "/openapi.json");
   equal(status, 200);
   equal(doc.openapi, "3.1.0");
-  deepEqual(doc.info, { title: "Loans", version: "1.2.3", description: "About" });
+  deepEqual(doc.info, {
+    title: "Loans",
+    version: "1.2.3",
+    description: "About",
+    license: { name: "MIT License", identifier: "MIT" },
+    contact: { name: "petri-serve authors" },
+  });
+  deepEqual(doc.servers, [{ url: ".", description: "This server" }]);
+  deepEqual(doc.security, []);
   deepEqual(Object.keys(doc.paths), [...OPERATIONS.map(([path]) => path), ...SERVING_PATHS]);
+  // Every operation has a tag the document defines, a summary and a description.
+  const tags = new Set(doc.tags.map((tag: { name: string }) => tag.name));
+  for (const [path, methods] of Object.entries(doc.paths) as [string, object][]) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const where = `${method} ${path}`;
+      ok(operation.tags.length > 0 && operation.tags.every((t: string) => tags.has(t)), where);
+      ok(operation.summary && operation.description, where);
+    }
+  }
   for (const [path, method, request, response] of OPERATIONS) {
     const operation = doc.paths[path][method];
     ok(operation, `${method} ${path}`);
@@ -83,6 +112,8 @@ Deno.test("/openapi.json documents the six operations, their bodies and errors",
     [counterfactual.search_range.minItems, counterfactual.search_range.maxItems],
     [2, 2],
   );
+  // A tuple states its items too (for tools that read only `items`).
+  deepEqual(counterfactual.search_range.items, { type: "number" });
   equal(counterfactual.tolerance.default, 0.001);
   equal(counterfactual.tolerance.exclusiveMinimum, 0);
   deepEqual(schemas.CounterfactualRequest.required, [

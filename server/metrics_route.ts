@@ -1,0 +1,72 @@
+/**
+ * `GET /metrics`: the server's own metrics (`./metrics.ts`), the build info
+ * (`./model_identity.ts`), extra text such as the process metrics, and, when asked, every
+ * `deno serve --parallel` instance's metrics (`./metrics_instances.ts`), merged into one
+ * exposition (`./metrics_exposition.ts`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Metrics } from "./metrics.ts";
+ * import { metricsRoute } from "./metrics_route.ts";
+ * const route = metricsRoute(new Metrics(), "# TYPE b gauge\nb 1\n", {});
+ * const text = await (await route()).text();
+ * assert.ok(text.startsWith("# HELP petri_serve_requests_total"));
+ * assert.ok(text.endsWith("b 1\n"));
+ * ```
+ *
+ * @module
+ */
+
+import { type Metrics, METRICS_CONTENT_TYPE } from "./metrics.ts";
+import { mergeExpositions, selectFamilies } from "./metrics_exposition.ts";
+import { InstanceMetrics } from "./metrics_instances.ts";
+
+/** What else `/metrics` shows besides the server's own metrics. */
+export interface MetricsRouteOptions {
+  /** More exposition text, read at each scrape (the process metrics). */
+  readonly extraMetrics?: (() => string) | undefined;
+  /**
+   * Gather every instance's metrics, until `signal` aborts (the instances' channel keeps an
+   * isolate alive).
+   */
+  readonly metricsInstances?: { readonly signal: AbortSignal } | undefined;
+}
+
+/** Families that belong to the process, not to one instance: shown once, unlabelled. */
+const processWide = (family: string) => family.startsWith("process_");
+
+/**
+ * The route's handler for `metrics` plus `buildInfo` (exposition text) and `options`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Metrics } from "./metrics.ts";
+ * import { metricsRoute } from "./metrics_route.ts";
+ * const route = metricsRoute(new Metrics(), "", { extraMetrics: () => "# TYPE x gauge\nx 2\n" });
+ * const response = await route();
+ * assert.equal(response.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+ * assert.ok((await response.text()).endsWith("x 2\n"));
+ * ```
+ */
+export function metricsRoute(
+  metrics: Metrics,
+  buildInfo: string,
+  options: MetricsRouteOptions,
+): () => Promise<Response> {
+  const signal = options.metricsInstances?.signal;
+  const instances = signal && !signal.aborted
+    ? new InstanceMetrics(() => selectFamilies(metrics.render(), (f) => !processWide(f)))
+    : undefined;
+  signal?.addEventListener("abort", () => instances?.[Symbol.dispose](), { once: true });
+  const exposition = async () => {
+    const own = metrics.render();
+    const extra = options.extraMetrics?.() ?? "";
+    if (instances === undefined) return mergeExpositions([own, buildInfo, extra]);
+    const process = selectFamilies(own, processWide);
+    return mergeExpositions([...await instances.gather(), buildInfo, process, extra]);
+  };
+  return async () =>
+    new Response(await exposition(), { headers: { "content-type": METRICS_CONTENT_TYPE } });
+}

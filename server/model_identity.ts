@@ -1,0 +1,118 @@
+/**
+ * Which model a server serves, for `/v2/models/{name}` (its version and `parameters`), the
+ * `petri_serve_build_info` metric and the `/` page: the bundle sidecar's `scenario_name`,
+ * `onnx_sha256` and `saved_at`, and the version derived from the hash
+ * (`core/model_version.ts`). A model without a sidecar (one built in code) has version `"1"`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { modelIdentity } from "./model_identity.ts";
+ * const sidecar = {
+ *   scenario_name: "loans",
+ *   onnx_sha256: "ab".repeat(32),
+ *   saved_at: "2026-11-21T13:06:09Z",
+ * };
+ * assert.deepEqual(modelIdentity({ sidecar }, "loans"), {
+ *   name: "loans",
+ *   version: "abababababab",
+ *   scenario: "loans",
+ *   sha256: "ab".repeat(32),
+ *   savedAt: "2026-11-21T13:06:09Z",
+ * });
+ * ```
+ *
+ * @module
+ */
+
+import { modelVersion } from "../core/model_version.ts";
+
+/** A served model's identity. */
+export interface ModelIdentity {
+  /** The model's name under `/v2/models/`. */
+  readonly name: string;
+  /** The version it is served as. */
+  readonly version: string;
+  /** The sidecar's `scenario_name`, or `null`. */
+  readonly scenario: string | null;
+  /** The SHA-256 of the ONNX file (64 hex digits), or `null` without a sidecar. */
+  readonly sha256: string | null;
+  /** When the bundle was compiled (`YYYY-MM-DDTHH:MM:SSZ`), or `null`. */
+  readonly savedAt: string | null;
+}
+
+/**
+ * The identity of `model` (anything with an optional bundle `sidecar`), served as `name`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { modelIdentity } from "./model_identity.ts";
+ * assert.equal(modelIdentity({}, "model").version, "1");
+ * ```
+ */
+export function modelIdentity(model: object, name: string): ModelIdentity {
+  const sidecar = (model as { sidecar?: Record<string, unknown> }).sidecar ?? {};
+  const text = (key: string) => {
+    const value = sidecar[key];
+    return typeof value === "string" && value !== "" ? value : null;
+  };
+  const sha256 = text("onnx_sha256");
+  const valid = sha256 !== null && /^[0-9a-fA-F]{64}$/.test(sha256);
+  return {
+    name,
+    version: valid ? modelVersion(sha256) : "1",
+    scenario: text("scenario_name"),
+    sha256: valid ? sha256.toLowerCase() : null,
+    savedAt: text("saved_at"),
+  };
+}
+
+/**
+ * The identity as the protocol's model metadata `parameters` (`scenario`, `onnx_sha256`,
+ * `saved_at`; those that are known), or `undefined` when none is.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { identityParameters } from "./model_identity.ts";
+ * const identity = { name: "m", version: "1", scenario: "loans", sha256: null, savedAt: null };
+ * assert.deepEqual(identityParameters(identity), { scenario: "loans" });
+ * ```
+ */
+export function identityParameters(
+  identity: ModelIdentity,
+): Record<string, string> | undefined {
+  const entries = Object.entries({
+    scenario: identity.scenario,
+    onnx_sha256: identity.sha256,
+    saved_at: identity.savedAt,
+  }).filter((entry): entry is [string, string] => entry[1] !== null);
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/**
+ * The `petri_serve_build_info` gauge (always 1, the labels carry the information): the
+ * server's `version`, the served `model` (its name under `/v2/models/`) and its
+ * `model_sha256`, so dashboards and alerts can tell which build serves which model.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildInfoMetric } from "./model_identity.ts";
+ * const identity = { name: "loans", version: "1", scenario: null, sha256: null, savedAt: null };
+ * assert.ok(
+ *   buildInfoMetric("0.1.0", identity).endsWith(
+ *     'petri_serve_build_info{version="0.1.0",model="loans",model_sha256=""} 1\n',
+ *   ),
+ * );
+ * ```
+ */
+export function buildInfoMetric(serverVersion: string, identity: ModelIdentity): string {
+  const label = (value: string) =>
+    `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
+  return "# HELP petri_serve_build_info The server's version and the served model; always 1.\n" +
+    "# TYPE petri_serve_build_info gauge\n" +
+    `petri_serve_build_info{version=${label(serverVersion)},model=${label(identity.name)},` +
+    `model_sha256=${label(identity.sha256 ?? "")}} 1\n`;
+}

@@ -1,0 +1,237 @@
+/**
+ * Static files served as `serveDir` serves them, and compressed: a strong `ETag` (the
+ * SHA-256 of the content, with the encoding appended for a compressed copy) and 304 on a
+ * matching `If-None-Match`; `Last-Modified` and 304 on `If-Modified-Since` (when there is no
+ * `If-None-Match`); the caller's `Cache-Control` ({@link IMMUTABLE} for content-hashed URLs,
+ * {@link REVALIDATE} for pages); and brotli or gzip by `Accept-Encoding` with
+ * `Vary: Accept-Encoding`, each compressed copy made once, on the first request that accepts
+ * it, and kept in memory. `/docs`, `/redoc`, `/openapi.json`, `/`, the favicon and the
+ * playground's files are served so.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { REVALIDATE, StaticAsset } from "./static_asset.ts";
+ * const asset = new StaticAsset({
+ *   contentType: "text/plain; charset=utf-8",
+ *   cacheControl: REVALIDATE,
+ *   read: () => Promise.resolve("hello ".repeat(1000)),
+ * });
+ * const first = await asset.respond(new Request("http://localhost/a.txt"));
+ * const etag = first.headers.get("etag")!;
+ * assert.equal(first.headers.get("content-length"), "6000");
+ * await first.body?.cancel();
+ * const again = await asset.respond(
+ *   new Request("http://localhost/a.txt", { headers: { "if-none-match": etag } }),
+ * );
+ * assert.equal(again.status, 304);
+ * ```
+ *
+ * @module
+ */
+
+import {
+  compress,
+  compressible,
+  type Encoding,
+  negotiateEncoding,
+  STATIC_ENCODINGS,
+} from "./compression.ts";
+
+/**
+ * `Cache-Control` for a URL that names its content (a hash in the file name): cached for a
+ * year, never revalidated.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { IMMUTABLE } from "./static_asset.ts";
+ * assert.equal(IMMUTABLE, "public, max-age=31536000, immutable");
+ * ```
+ */
+export const IMMUTABLE = "public, max-age=31536000, immutable";
+
+/**
+ * `Cache-Control` for pages and files whose URL stays the same across versions: kept, but
+ * revalidated (a 304 when unchanged) on each use.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { REVALIDATE } from "./static_asset.ts";
+ * assert.equal(REVALIDATE, "no-cache");
+ * ```
+ */
+export const REVALIDATE = "no-cache";
+
+/** A file to serve; see {@link StaticAsset}. */
+export interface StaticFile {
+  readonly contentType: string;
+  readonly cacheControl: string;
+  /** Sent with every answer, e.g. a `Content-Security-Policy`. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The content, as bytes or text (sent as UTF-8). Read once for the validators and once for
+   * each compressed copy; kept for the uncompressed answers unless there is a {@link stream}.
+   */
+  readonly read: () => Promise<Uint8Array | string>;
+  /**
+   * For large files: a fresh stream of the same bytes for each uncompressed answer, so that
+   * the content does not stay in memory.
+   */
+  readonly stream?: () => Promise<ReadableStream<Uint8Array>>;
+  /** `Last-Modified`; default: when the {@link StaticAsset} was made. */
+  readonly lastModified?: Date;
+}
+
+/** The validators of the content, found on first use. */
+interface Identity {
+  /** The SHA-256 of the content, base64url, 22 characters. */
+  readonly hash: string;
+  readonly size: number;
+  /** The content, when it is kept. */
+  readonly bytes: Uint8Array | undefined;
+}
+
+/** A compressed copy, or `undefined` when compression did not make it smaller. */
+type Copy = { readonly bytes: Uint8Array; readonly etag: string } | undefined;
+
+/** A compressed copy must save at least this share of the bytes to be sent. */
+const WORTH = 0.95;
+
+/** One static file with its validators and compressed copies; see the module doc. */
+export class StaticAsset {
+  readonly #file: StaticFile;
+  readonly #lastModified: string;
+  readonly #modifiedSeconds: number;
+  readonly #encodings: readonly Encoding[];
+  #identity: Promise<Identity> | undefined;
+  readonly #copies = new Map<Encoding, Promise<Copy>>();
+
+  /**
+   * Serves `file`; nothing is read until the first request.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { IMMUTABLE, StaticAsset } from "./static_asset.ts";
+   * const asset = new StaticAsset({
+   *   contentType: "application/wasm",
+   *   cacheControl: IMMUTABLE,
+   *   read: () => Promise.resolve(new Uint8Array([0, 97, 115, 109])),
+   *   lastModified: new Date("2026-01-01T00:00:00Z"),
+   * });
+   * const response = await asset.respond(new Request("http://localhost/x.wasm"));
+   * assert.equal(response.headers.get("last-modified"), "Thu, 01 Jan 2026 00:00:00 GMT");
+   * assert.deepEqual([...new Uint8Array(await response.arrayBuffer())], [0, 97, 115, 109]);
+   * ```
+   */
+  constructor(file: StaticFile) {
+    this.#file = file;
+    // HTTP dates have whole seconds; a validator finer than that would never match.
+    const seconds = Math.floor((file.lastModified ?? new Date()).getTime() / 1000);
+    this.#modifiedSeconds = seconds;
+    this.#lastModified = new Date(seconds * 1000).toUTCString();
+    this.#encodings = compressible(file.contentType) ? STATIC_ENCODINGS : [];
+  }
+
+  /**
+   * The answer to a `GET` (or `HEAD`, whose body the app drops) of this file: 200 with the
+   * content in the best encoding the client accepts, or 304 when its validators match.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { REVALIDATE, StaticAsset } from "./static_asset.ts";
+   * const asset = new StaticAsset({
+   *   contentType: "text/css",
+   *   cacheControl: REVALIDATE,
+   *   read: () => Promise.resolve("body { margin: 0 }\n".repeat(500)),
+   * });
+   * const response = await asset.respond(
+   *   new Request("http://localhost/s.css", { headers: { "accept-encoding": "gzip" } }),
+   * );
+   * assert.equal(response.headers.get("content-encoding"), "gzip");
+   * assert.equal(response.headers.get("vary"), "accept-encoding");
+   * const text = await new Response(response.body!.pipeThrough(new DecompressionStream("gzip")))
+   *   .text();
+   * assert.equal(text.length, 9500);
+   * ```
+   */
+  async respond(request: Request): Promise<Response> {
+    const identity = await this.#read();
+    const encoding = negotiateEncoding(request.headers.get("accept-encoding"), this.#encodings);
+    const copy = encoding === undefined ? undefined : await this.#copy(encoding, identity);
+    const etag = copy?.etag ?? `"${identity.hash}"`;
+    const headers: Record<string, string> = {
+      ...this.#file.headers,
+      "content-type": this.#file.contentType,
+      "cache-control": this.#file.cacheControl,
+      etag,
+      "last-modified": this.#lastModified,
+      "x-content-type-options": "nosniff",
+    };
+    if (this.#encodings.length > 0) headers["vary"] = "accept-encoding";
+    if (this.#notModified(request, etag)) return new Response(null, { status: 304, headers });
+    if (copy !== undefined) {
+      headers["content-encoding"] = encoding!;
+      headers["content-length"] = String(copy.bytes.length);
+      return new Response(copy.bytes as Uint8Array<ArrayBuffer>, { headers });
+    }
+    headers["content-length"] = String(identity.size);
+    const body = identity.bytes ?? await this.#file.stream!();
+    return new Response(body as Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, { headers });
+  }
+
+  /** RFC 9110 §13.2.2: If-None-Match first; If-Modified-Since only without it. */
+  #notModified(request: Request, etag: string): boolean {
+    const ifNoneMatch = request.headers.get("if-none-match");
+    if (ifNoneMatch !== null) {
+      // Weak comparison (§8.8.3.2): W/ is ignored.
+      return ifNoneMatch.split(",").some((tag) => {
+        const trimmed = tag.trim();
+        return trimmed === "*" || trimmed.replace(/^W\//, "") === etag;
+      });
+    }
+    const since = Date.parse(request.headers.get("if-modified-since") ?? "");
+    return Number.isFinite(since) && this.#modifiedSeconds * 1000 <= since;
+  }
+
+  #read(): Promise<Identity> {
+    this.#identity ??= (async () => {
+      const bytes = await this.#content();
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+      const hash = btoa(String.fromCharCode(...digest.subarray(0, 16)))
+        .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+      const keep = this.#file.stream === undefined;
+      return { hash, size: bytes.length, bytes: keep ? bytes : undefined };
+    })().catch((error) => {
+      this.#identity = undefined; // a later request tries again
+      throw error;
+    });
+    return this.#identity;
+  }
+
+  async #content(): Promise<Uint8Array<ArrayBuffer>> {
+    const content = await this.#file.read();
+    return typeof content === "string"
+      ? new TextEncoder().encode(content)
+      : content as Uint8Array<ArrayBuffer>;
+  }
+
+  #copy(encoding: Encoding, identity: Identity): Promise<Copy> {
+    let copy = this.#copies.get(encoding);
+    if (copy === undefined) {
+      copy = (async () => {
+        const bytes = await compress(identity.bytes ?? await this.#content(), encoding);
+        if (bytes.length > identity.size * WORTH) return undefined;
+        return { bytes, etag: `"${identity.hash}.${encoding}"` };
+      })().catch((error) => {
+        this.#copies.delete(encoding); // a later request tries again
+        throw error;
+      });
+      this.#copies.set(encoding, copy);
+    }
+    return copy;
+  }
+}
