@@ -53,9 +53,10 @@ import {
   entryLayout,
   OUTPUT_FORMATS,
   type OutputFormat,
-} from "./batch/entry_layout.ts";
+} from "../core/batch/entry_layout.ts";
 import { type EntrySink, openEntrySink } from "./batch/entry_sink.ts";
-import { measureBatchSize } from "./batch/measure_batch_size.ts";
+import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
+import { readingPasses } from "../core/batch/byte_counter.ts";
 import { ByteCounter, Progress } from "./batch/progress.ts";
 import { scoreLog, type Tally } from "./batch/score_log.ts";
 import { Shard } from "./batch/shard.ts";
@@ -66,8 +67,6 @@ const FORMATS = ["auto", "xes", "csv", "json", "jsonl"] as const;
 const MAX_BATCH_SIZE = 65536;
 /** Batches in flight: one scoring while the next is read and the one before is written. */
 const PIPELINE_DEPTH = 2;
-/** The rough share of a CSV file's reading in its two passes (indexing, then reading). */
-const CSV_PASSES = [0.2, 0.8];
 /** The signals that stop a run writing a file, removing its temporary file. */
 const STOP_SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM"];
 
@@ -383,7 +382,7 @@ async function scoreFile(
   const range = plan.kind === "range" ? plan.range : undefined;
   const counter = new ByteCounter(
     range ? range.to - range.start : source.size,
-    log.format === "csv" ? CSV_PASSES : [1],
+    readingPasses(log.format),
   );
   let traces: AsyncIterable<Trace>;
   if (range) traces = range.traces((stream) => counter.count(stream));

@@ -100,6 +100,33 @@ export function barChart(
   return html("figure", { class: "chart" }, html("figcaption", {}, title), chart);
 }
 
+/**
+ * Ticks under an x axis at `baseline`, labelled with their values: the first anchored at its
+ * start, the last at its end, any between (or a lone one) at their middle.
+ *
+ * @example
+ * ```ts
+ * import { xAxisTicks } from "./charts.ts";
+ * xAxisTicks([0, 0.5, 1], (x) => 40 + 300 * x, 180).length; // 3
+ * ```
+ */
+export function xAxisTicks(
+  values: readonly number[],
+  sx: (x: number) => number,
+  baseline: number,
+): SVGGElement[] {
+  const anchor = (i: number) =>
+    values.length === 1 ? "middle" : i === 0 ? "start" : i === values.length - 1 ? "end" : "middle";
+  return values.map((v, i) =>
+    svg(
+      "g",
+      { class: "tick" },
+      svg("line", { x1: sx(v), x2: sx(v), y1: baseline, y2: baseline + 4 }),
+      svg("text", { x: sx(v), y: baseline + 16, "text-anchor": anchor(i) }, formatNumber(v)),
+    )
+  );
+}
+
 /** What {@link curveChart} draws. */
 export interface CurveChartOptions {
   readonly title: string;
@@ -154,18 +181,7 @@ export function curveChart(options: CurveChartOptions): HTMLElement {
       svg("text", { x: left - 7, y: sy(v) + 4, "text-anchor": "end" }, String(v)),
     )
   );
-  const xTicks = [lo, (lo + hi) / 2, hi].map((v, i) =>
-    svg(
-      "g",
-      { class: "tick" },
-      svg("line", { x1: sx(v), x2: sx(v), y1: top + plotH, y2: top + plotH + 4 }),
-      svg(
-        "text",
-        { x: sx(v), y: top + plotH + 16, "text-anchor": ["start", "middle", "end"][i] },
-        formatNumber(v),
-      ),
-    )
-  );
+  const xTicks = xAxisTicks([lo, (lo + hi) / 2, hi], sx, top + plotH);
   const marks: SVGElement[] = [];
   if (inRange(options.original)) {
     const { x, y } = options.original;

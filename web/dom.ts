@@ -1,5 +1,6 @@
 /**
- * Two small element builders for the page: {@link html} and {@link svg}. Attributes whose
+ * Small DOM helpers for the page: the element builders {@link html} and {@link svg}, drop
+ * zones ({@link onFileDrop}) and number formatting ({@link formatNumber}). Attributes whose
  * value is `undefined` or `false` are left out; `true` sets an empty attribute; children are
  * nodes or strings (text, never parsed as HTML).
  *
@@ -66,6 +67,30 @@ function fill<E extends Element>(
   }
   element.append(...children);
   return element;
+}
+
+/**
+ * Makes `zone` take dropped files: it is marked `dragging` while files hover over it, and
+ * `onFiles` gets what is dropped (never an empty list).
+ *
+ * @example
+ * ```ts
+ * import { onFileDrop } from "./dom.ts";
+ * onFileDrop(document.querySelector("#drop-zone")!, (files) => console.log(files.length));
+ * ```
+ */
+export function onFileDrop(zone: HTMLElement, onFiles: (files: File[]) => void): void {
+  zone.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    zone.classList.add("dragging");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("dragging");
+    const files = event.dataTransfer?.files;
+    if (files && files.length > 0) onFiles([...files]);
+  });
 }
 
 /**

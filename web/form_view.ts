@@ -22,6 +22,7 @@
  * @module
  */
 
+import type { InputSpec } from "../core/net/types.ts";
 import type { ValidationIssue } from "../core/schemas.ts";
 import { html } from "./dom.ts";
 import type {
@@ -45,6 +46,11 @@ export interface FormContext {
   readonly transitions: readonly string[];
   /** A transition's label (its id when it has none). */
   label(transition: string): string;
+  /**
+   * The bundle's input specs, by the field they fill (`input_marking`, `input_values`): a
+   * constant starts in its place's box, an attribute is named beside it.
+   */
+  readonly specs?: ReadonlyMap<string, InputSpec>;
 }
 
 /** A body read from the form, or the issues that kept it from being read. */
@@ -118,6 +124,13 @@ export function buildRequestForm(
       const value = ownValue(form.example, name);
       if (value !== undefined) view.fill(value);
     }
+  }
+  // The sidecar's constants win over the schema's example: they are this model's inputs.
+  for (const [name, spec] of context.specs ?? []) {
+    const constants = [...spec].flatMap(([place, entry]) =>
+      "constant" in entry ? [[place, entry.constant] as const] : []
+    );
+    if (constants.length > 0) views.get(name)?.fill(Object.fromEntries(constants));
   }
 
   const clearMarks = () => {
@@ -205,17 +218,47 @@ function fieldView(prefix: string, field: FormField, context: FormContext): Fiel
 
 function idMapView(prefix: string, field: IdMapField, context: FormContext): FieldView {
   const base = `${prefix}${field.name}`;
-  const inputs = context.places.map((_, i) =>
-    numberInput(`${base}-${i}`, `${base}-help`, field.required ? "default" : "not supplied")
-  );
-  const rows = context.places.map((place, i) =>
-    html(
+  const spec = context.specs?.get(field.name);
+  const attributeOf = (place: string) => {
+    const entry = spec?.get(place);
+    return entry && "attribute" in entry ? entry.attribute : undefined;
+  };
+  const inputs = context.places.map((place, i) => {
+    const attribute = attributeOf(place);
+    const placeholder = attribute !== undefined
+      ? `attribute ${attribute}`
+      : field.required
+      ? "default"
+      : "not supplied";
+    const input = numberInput(`${base}-${i}`, `${base}-help`, placeholder);
+    if (attribute !== undefined) {
+      input.setAttribute("aria-describedby", `${base}-help ${base}-${i}-source`);
+    }
+    return input;
+  });
+  // The label is the place id alone; where the sidecar reads the place from a trace
+  // attribute, a note under it says which (and describes the box).
+  const rows = context.places.map((place, i) => {
+    const attribute = attributeOf(place);
+    return html(
       "div",
       { class: "row" },
-      html("label", { for: inputs[i]!.id }, html("code", {}, place)),
+      html(
+        "div",
+        { class: "place-cell" },
+        html("label", { for: inputs[i]!.id }, html("code", {}, place)),
+        ...(attribute === undefined ? [] : [
+          html(
+            "span",
+            { class: "source", id: `${base}-${i}-source` },
+            "from attribute ",
+            html("code", {}, attribute),
+          ),
+        ]),
+      ),
       inputs[i]!,
-    )
-  );
+    );
+  });
   const element = fieldset(field, base, html("div", { class: "rows" }, ...rows));
   return {
     element,

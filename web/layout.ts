@@ -1,7 +1,10 @@
 /**
- * A layered drawing of a Petri net, laid out left to right by dagre: places are circles,
- * transitions are bars, flow arcs and inhibitor arcs are polylines whose ends touch the shapes.
- * Pure geometry (no DOM), so it is tested in Deno; `net_view.ts` draws it.
+ * A layered drawing of a Petri net, laid out left to right: places are circles, transitions
+ * are bars, flow arcs and inhibitor arcs are polylines whose ends touch the shapes. Nets of up
+ * to {@link DAGRE_MAX_NODES} nodes are laid out by dagre, which routes arcs around the nodes;
+ * larger ones by the faster, more compact `layered_layout.ts` (dagre needs seconds for a
+ * 300-place net and draws it tens of thousands of pixels tall). Pure geometry (no DOM), so it
+ * is tested in Deno; `net_view.ts` draws it.
  *
  * @example
  * ```ts
@@ -16,10 +19,20 @@
 
 import { Graph, layout } from "@dagrejs/dagre";
 import type { PetriNet } from "../core/net/types.ts";
+import { layeredLayout } from "./layered_layout.ts";
+
+/** Nets with more nodes (places and transitions) than this skip dagre. */
+export const DAGRE_MAX_NODES = 60;
+
+/**
+ * Which way the ranks run: left to right (`LR`, for wide views), or top to bottom (`TB`, for
+ * narrow ones such as phones); transitions' bars stand across the flow either way.
+ */
+export type Direction = "LR" | "TB";
 
 /** Radius of a place's circle. */
 export const PLACE_RADIUS = 18;
-/** Width and height of a transition's bar. */
+/** Width and height of a transition's bar, left to right (top to bottom: turned). */
 export const BAR_SIZE = { width: 12, height: 44 } as const;
 /** Height of a node's text line, and the font size it assumes. */
 export const LABEL_LINE = 16;
@@ -77,24 +90,16 @@ export interface NetLayout {
  * // net.inhibitorArcs.length
  * ```
  */
-export function layoutNet(net: PetriNet, label: (transition: string) => string): NetLayout {
-  const g = new Graph({ multigraph: true });
-  g.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 56, edgesep: 12, marginx: 12, marginy: 12 });
-  g.setDefaultEdgeLabel(() => ({}));
-
+export function layoutNet(
+  net: PetriNet,
+  label: (transition: string) => string,
+  direction: Direction = "LR",
+): NetLayout {
   const silent = new Set(net.silentTransitions);
   const specs = new Map<string, Omit<LaidNode, "x" | "y">>();
-  const add = (key: string, node: Omit<LaidNode, "x" | "y">): void => {
-    specs.set(key, node);
-    // The box holds the shape, centred, with room for the label line above and below.
-    g.setNode(key, {
-      width: Math.max(node.width, textWidth(node.shortLabel)),
-      height: node.height + 2 * LABEL_LINE,
-    });
-  };
   for (const id of net.places) {
     const diameter = 2 * PLACE_RADIUS;
-    add(placeKey(id), {
+    specs.set(placeKey(id), {
       id,
       kind: "place",
       label: id,
@@ -106,15 +111,20 @@ export function layoutNet(net: PetriNet, label: (transition: string) => string):
   }
   for (const id of net.transitions) {
     const text = label(id);
-    add(transitionKey(id), {
+    specs.set(transitionKey(id), {
       id,
       kind: "transition",
       label: text,
       shortLabel: shorten(text),
       silent: silent.has(id),
-      ...BAR_SIZE,
+      ...(direction === "LR" ? BAR_SIZE : { width: BAR_SIZE.height, height: BAR_SIZE.width }),
     });
   }
+  // A node's box holds the shape, centred, with room for the label line above and below.
+  const box = (node: Omit<LaidNode, "x" | "y">) => ({
+    width: Math.max(node.width, textWidth(node.shortLabel)),
+    height: node.height + 2 * LABEL_LINE,
+  });
 
   const places = new Set(net.places);
   const edgeKeys: { v: string; w: string; name: string; kind: LaidEdge["kind"] }[] = [];
@@ -132,29 +142,104 @@ export function layoutNet(net: PetriNet, label: (transition: string) => string):
       kind: "inhibitor",
     });
   });
-  for (const e of edgeKeys) g.setEdge(e.v, e.w, {}, e.name);
 
-  layout(g);
+  const placed = specs.size > DAGRE_MAX_NODES
+    ? layeredPositions(specs, box, edgeKeys, direction)
+    : dagrePositions(specs, box, edgeKeys, direction);
 
   const nodes: LaidNode[] = [];
   const byKey = new Map<string, LaidNode>();
   for (const [key, spec] of specs) {
-    const box = g.node(key);
-    const node = { ...spec, x: box.x ?? 0, y: box.y ?? 0 };
+    const at = placed.nodes.get(key)!;
+    const node = { ...spec, x: at.x, y: at.y };
     nodes.push(node);
     byKey.set(key, node);
   }
-  const edges = edgeKeys.map((e): LaidEdge => {
+  const edges = edgeKeys.map((e, i): LaidEdge => {
     const from = byKey.get(e.v)!;
     const to = byKey.get(e.w)!;
-    const routed: readonly Point[] = g.edge({ v: e.v, w: e.w, name: e.name })?.points ?? [];
-    const inner = routed.slice(1, -1).map((p) => ({ x: p.x, y: p.y }));
+    const inner = placed.inner[i]!;
     const start = clip(from, inner[0] ?? to);
     const end = clip(to, inner.at(-1) ?? from);
     return { from: from.id, to: to.id, kind: e.kind, points: [start, ...inner, end] };
   });
+  return { width: placed.width, height: placed.height, nodes, edges };
+}
+
+/** Node centres, each edge's inner points, and the drawing's size. */
+interface Positions {
+  readonly width: number;
+  readonly height: number;
+  readonly nodes: ReadonlyMap<string, Point>;
+  readonly inner: readonly (readonly Point[])[];
+}
+
+type Box = (node: Omit<LaidNode, "x" | "y">) => { width: number; height: number };
+type EdgeKey = { v: string; w: string; name: string };
+
+function dagrePositions(
+  specs: ReadonlyMap<string, Omit<LaidNode, "x" | "y">>,
+  box: Box,
+  edgeKeys: readonly EdgeKey[],
+  direction: Direction,
+): Positions {
+  const g = new Graph({ multigraph: true });
+  g.setGraph({
+    rankdir: direction,
+    nodesep: 28,
+    ranksep: direction === "LR" ? 56 : 40,
+    edgesep: 12,
+    marginx: 12,
+    marginy: 12,
+  });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const [key, spec] of specs) g.setNode(key, box(spec));
+  for (const e of edgeKeys) g.setEdge(e.v, e.w, {}, e.name);
+  layout(g);
+  const nodes = new Map<string, Point>();
+  for (const key of specs.keys()) {
+    const at = g.node(key);
+    nodes.set(key, { x: at.x ?? 0, y: at.y ?? 0 });
+  }
+  const inner = edgeKeys.map((e) => {
+    const routed: readonly Point[] = g.edge({ v: e.v, w: e.w, name: e.name })?.points ?? [];
+    return routed.slice(1, -1).map((p) => ({ x: p.x, y: p.y }));
+  });
   const size = g.graph();
-  return { width: size.width ?? 0, height: size.height ?? 0, nodes, edges };
+  return { width: size.width ?? 0, height: size.height ?? 0, nodes, inner };
+}
+
+function layeredPositions(
+  specs: ReadonlyMap<string, Omit<LaidNode, "x" | "y">>,
+  box: Box,
+  edgeKeys: readonly EdgeKey[],
+  direction: Direction,
+): Positions {
+  // The engine lays ranks left to right; top to bottom is the same drawing turned, boxes
+  // turned first. Room for the label below the shape only: the box's centre sits half a line
+  // below the shape's.
+  const across = direction === "LR";
+  const drawing = layeredLayout(
+    [...specs].map(([key, spec]) => {
+      const { width, height } = box(spec);
+      const tall = height - LABEL_LINE;
+      return across ? { key, width, height: tall } : { key, width: tall, height: width };
+    }),
+    edgeKeys,
+    { nodesep: across ? 16 : 32, ranksep: across ? 56 : 36, margin: 12 },
+  );
+  const turn = (p: Point): Point => (across ? p : { x: p.y, y: p.x });
+  const nodes = new Map<string, Point>();
+  for (const [key, at] of drawing.nodes) {
+    const { x, y } = turn(at);
+    nodes.set(key, { x, y: y - LABEL_LINE / 2 });
+  }
+  return {
+    width: across ? drawing.width : drawing.height,
+    height: across ? drawing.height : drawing.width,
+    nodes,
+    inner: drawing.bends.map((bend) => (bend ? [turn(bend)] : [])),
+  };
 }
 
 /** Where the segment from `node`'s centre towards `toward` leaves the node's shape. */

@@ -29,17 +29,21 @@ import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type Backend, type BackendName, loadBackend, webGpuAdapter } from "./backends.ts";
 import { fetchBundle, pairPickedBundle, readPickedFiles } from "./bundle_files.ts";
 import { type AnyBundleFiles, bundleFileName, openBundle } from "./open_bundle.ts";
-import { html } from "./dom.ts";
+import { html, onFileDrop } from "./dom.ts";
 import { describeRequest, type RequestForm } from "./form_fields.ts";
 import { buildRequestForm, type RequestFormView } from "./form_view.ts";
 import { layoutNet } from "./layout.ts";
 import { NetView } from "./net_view.ts";
+import { LogView } from "./log_view.ts";
+import { ScoreClient } from "./score_client.ts";
 import { browserSchemas } from "./schemas.ts";
 import { runOperation } from "./operations.ts";
 
 /** The directory the page's assets live in (`main.js`, `ort/`, `examples/`). */
 const ASSETS = new URL("./", import.meta.url);
 const EXAMPLE = new URL("examples/credit_approval_coloured.onnx", ASSETS);
+/** The scoring worker's script, bundled beside this one. */
+const SCORE_WORKER = new URL("./score_worker.js", import.meta.url);
 
 function byId<E extends HTMLElement>(id: string): E {
   const element = document.getElementById(id);
@@ -53,6 +57,10 @@ class Playground {
   readonly #views = new Map<string, RequestFormView>();
   readonly #results = new Map<string, HTMLElement>();
   readonly #net: NetView;
+  readonly #log: LogView;
+  /** The last run's activations, shown again when no trace is picked. */
+  #activations: { transitions: ReadonlyMap<string, number>; places: ReadonlyMap<string, number> } =
+    { transitions: new Map(), places: new Map() };
   #adapter: string | undefined;
   #backend: Backend | undefined;
   #model: Model | undefined;
@@ -65,7 +73,27 @@ class Playground {
     this.#forms = new Map(
       OPERATIONS.map(({ name }) => [name, describeRequest(this.#schemas.requests[name])]),
     );
-    this.#net = new NetView(byId("net-figure"));
+    this.#net = new NetView(byId("net-figure"), byId("net-scale"));
+    this.#log = new LogView(byId("log"), new ScoreClient(SCORE_WORKER), {
+      assets: ASSETS,
+      current: () => this.#files,
+      webGpu: () => this.#adapter !== undefined,
+      label: (t) => this.#model?.label(t) ?? t,
+      showOnNet: (trace, residuals) => {
+        if (!trace) {
+          const { transitions, places } = this.#activations;
+          this.#net.colour(transitions, places);
+          return;
+        }
+        const notes = new Map<string, string>();
+        for (const id of residuals.keys()) {
+          const label = this.#model?.label(id) ?? id;
+          const seen = trace.events.some((e) => e.name === label);
+          notes.set(id, seen ? "observed in the trace" : "not observed in the trace");
+        }
+        this.#net.colour(residuals, new Map(), { measure: "residual", notes });
+      },
+    });
   }
 
   async start(): Promise<void> {
@@ -126,6 +154,7 @@ class Playground {
       await previous?.[Symbol.asyncDispose]();
       this.#hideBundleError();
       this.#showModel(model, !sameBundle);
+      if (!sameBundle) this.#log.modelChanged();
       return true;
     } catch (error) {
       this.#showBundleError(error);
@@ -158,7 +187,7 @@ class Playground {
         : []),
     );
     if (!redraw) return;
-    this.#net.show(layoutNet(net, (t) => model.label(t)));
+    this.#net.show((direction) => layoutNet(net, (t) => model.label(t), direction));
     this.#buildForms(model);
   }
 
@@ -168,6 +197,10 @@ class Playground {
       places: model.net.places,
       transitions: model.net.transitions,
       label: (t: string) => model.label(t),
+      specs: new Map([
+        ["input_marking", model.inputMarkingSpec],
+        ["input_values", model.inputValuesSpec],
+      ]),
     };
     const selected = this.#selectedOperation();
     panels.replaceChildren();
@@ -208,6 +241,10 @@ class Playground {
     try {
       const { element, activations } = await runOperation(operation, model, parsed.data);
       if (model !== this.#model) return; // another bundle was loaded meanwhile
+      this.#activations = {
+        transitions: activations.transition_activations,
+        places: activations.place_activations,
+      };
       this.#net.colour(activations.transition_activations, activations.place_activations);
       box.replaceChildren(element);
       box.dataset.run = String(Number(box.dataset.run ?? "0") + 1);
@@ -234,18 +271,7 @@ class Playground {
       if (input.files && input.files.length > 0) void this.#openFiles([...input.files]);
       input.value = "";
     });
-    const zone = byId("drop-zone");
-    zone.addEventListener("dragover", (event) => {
-      event.preventDefault();
-      zone.classList.add("dragging");
-    });
-    zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
-    zone.addEventListener("drop", (event) => {
-      event.preventDefault();
-      zone.classList.remove("dragging");
-      const files = event.dataTransfer?.files;
-      if (files && files.length > 0) void this.#openFiles([...files]);
-    });
+    onFileDrop(byId("drop-zone"), (files) => void this.#openFiles(files));
     byId("load-example").addEventListener("click", async () => {
       try {
         await this.#load(await fetchBundle(EXAMPLE), this.#backend?.name ?? "wasm");

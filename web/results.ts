@@ -147,23 +147,11 @@ export function sensitivityResult(answer: SensitivityResponse): HTMLElement {
       maybeCell("value_gradients", place, answer.value_gradients.get(place)),
     )
   );
-  const table = wrap(html(
-    "table",
-    {},
-    html("caption", {}, "Gradients of the target's activation"),
-    html(
-      "thead",
-      {},
-      html(
-        "tr",
-        {},
-        html("th", { scope: "col" }, "place"),
-        html("th", { scope: "col" }, "marking_gradients"),
-        html("th", { scope: "col" }, "value_gradients"),
-      ),
-    ),
-    html("tbody", {}, ...body),
-  ));
+  const table = captionedTable(
+    "Gradients of the target's activation",
+    ["place", "marking gradient", "value gradient"],
+    body,
+  );
   return result(
     "sensitivity",
     answer,
@@ -295,6 +283,32 @@ function maybeCell(field: string, key: string, value: number | undefined): HTMLT
 }
 
 /** A scrolling box for wide tables (at 360 px), focusable so the keyboard can scroll it. */
+/**
+ * A table with a caption and a header row, in its scroll box (named after the caption).
+ *
+ * @example
+ * ```ts
+ * import { captionedTable } from "./results.ts";
+ * import { html } from "./dom.ts";
+ * const rows = [html("tr", {}, html("td", {}, "p_in"), html("td", {}, "1"))];
+ * document.body.append(captionedTable("Marking", ["place", "value"], rows));
+ * ```
+ */
+export function captionedTable(
+  caption: string,
+  columns: readonly string[],
+  rows: readonly HTMLElement[],
+  className?: string,
+): HTMLElement {
+  return wrap(html(
+    "table",
+    { class: className },
+    html("caption", {}, caption),
+    html("thead", {}, html("tr", {}, ...columns.map((c) => html("th", { scope: "col" }, c)))),
+    html("tbody", {}, ...rows),
+  ));
+}
+
 function wrap(table: HTMLTableElement): HTMLElement {
   const caption = table.querySelector("caption")?.textContent ?? "table";
   return html(

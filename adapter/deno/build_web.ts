@@ -227,7 +227,10 @@ ${
 `;
 }
 
-/** Runs `deno bundle` (esbuild) on web/main.ts with code splitting, for the browser. */
+/** The page's script, its scoring worker's and that one's ORT worker's: shared chunks once. */
+const ENTRY_POINTS = ["main.ts", "score_worker.ts", "ort_worker.ts"];
+
+/** Runs `deno bundle` (esbuild) on the entry points with code splitting, for the browser. */
 async function bundle(outDir: string, minify: boolean, log?: (line: string) => void) {
   const args = [
     "bundle",
@@ -242,7 +245,7 @@ async function bundle(outDir: string, minify: boolean, log?: (line: string) => v
     ...(minify ? ["--minify"] : []),
     "--outdir",
     outDir,
-    toPath(new URL("main.ts", WEB)),
+    ...ENTRY_POINTS.map((name) => toPath(new URL(name, WEB))),
   ];
   const output = await new Deno.Command(Deno.execPath(), {
     args,

@@ -19,27 +19,57 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
-    "chunk-VLIIDUDM.js",
+    "chunk-6PI2GKPX.js",
     async () =>
-      (await import("../../web/bundle/chunk-VLIIDUDM.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-6PI2GKPX.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-D7DWUBZU.js",
+    async () =>
+      (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-IGI5F5CW.js",
+    async () =>
+      (await import("../../web/bundle/chunk-IGI5F5CW.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-LR2SUWDX.js",
+    async () =>
+      (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-WMWATXL7.js",
+    async () =>
+      (await import("../../web/bundle/chunk-WMWATXL7.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",
     async () => (await import("../../web/bundle/main.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "ort.wasm.bundle.min-KHQBATZJ.js",
+    "ort.wasm.bundle.min-SSIDBLMT.js",
     async () =>
-      (await import("../../web/bundle/ort.wasm.bundle.min-KHQBATZJ.js.txt", {
+      (await import("../../web/bundle/ort.wasm.bundle.min-SSIDBLMT.js.txt", {
         with: { type: "text" },
       })).default,
   ],
   [
-    "ort.webgpu.bundle.min-FIP44FGB.js",
+    "ort.webgpu.bundle.min-K2UNL2DW.js",
     async () =>
-      (await import("../../web/bundle/ort.webgpu.bundle.min-FIP44FGB.js.txt", {
+      (await import("../../web/bundle/ort.webgpu.bundle.min-K2UNL2DW.js.txt", {
         with: { type: "text" },
       })).default,
+  ],
+  [
+    "ort_worker.js",
+    async () =>
+      (await import("../../web/bundle/ort_worker.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "score_worker.js",
+    async () =>
+      (await import("../../web/bundle/score_worker.js.txt", { with: { type: "text" } })).default,
   ],
 ]);
 

@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { openEntrySink } from "./entry_sink.ts";
- * import { entryLayout } from "./entry_layout.ts";
+ * import { entryLayout } from "../../core/batch/entry_layout.ts";
  * import assert from "node:assert/strict";
  * let text = "";
  * const sink = openEntrySink(undefined, entryLayout("json"), (t) => text += t);
@@ -19,7 +19,7 @@
  */
 
 import type { AtomicFile } from "./atomic_file.ts";
-import type { EntryLayout } from "./entry_layout.ts";
+import type { EntryLayout } from "../../core/batch/entry_layout.ts";
 
 /**
  * Entries in, text out.
@@ -29,7 +29,7 @@ import type { EntryLayout } from "./entry_layout.ts";
  * import assert from "node:assert/strict";
  * import type { EntrySink } from "./entry_sink.ts";
  * import { openEntrySink } from "./entry_sink.ts";
- * import { entryLayout } from "./entry_layout.ts";
+ * import { entryLayout } from "../../core/batch/entry_layout.ts";
  * let text = "";
  * const sink: EntrySink = openEntrySink(undefined, entryLayout("jsonl"), (t) => text += t);
  * await sink.write(['{"a":1}', '{"a":2}']);
@@ -54,7 +54,7 @@ export interface EntrySink {
  * import assert from "node:assert/strict";
  * import { openEntrySink } from "./entry_sink.ts";
  * import { AtomicFile } from "./atomic_file.ts";
- * import { entryLayout } from "./entry_layout.ts";
+ * import { entryLayout } from "../../core/batch/entry_layout.ts";
  * const dir = await Deno.makeTempDir();
  * const file = await AtomicFile.create(`${dir}/scores.jsonl`);
  * const sink = openEntrySink(file, entryLayout("jsonl"), () => {});

@@ -20,7 +20,7 @@
  * @module
  */
 
-import type { OutputFormat } from "./entry_layout.ts";
+import type { OutputFormat } from "../../core/batch/entry_layout.ts";
 
 /** The key of a part's header entry. */
 export const PART_KEY = "petri_serve_part";

@@ -13,7 +13,7 @@
 
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
-import { entryLayout, type OutputFormat } from "../../cli/batch/entry_layout.ts";
+import { entryLayout, type OutputFormat } from "../../core/batch/entry_layout.ts";
 import { writeLog } from "../../bench/batch_logs.ts";
 import { CREDIT_BUNDLE, withTempDir } from "./helpers.ts";
 

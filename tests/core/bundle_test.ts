@@ -66,7 +66,7 @@ Deno.test("compileBundle() writes a sorted, indented sidecar that records the by
     producer: "@petri/serve@0.1.0",
     saved_at: "2026-11-21T13:06:09Z",
     scenario_description:
-      "Credit applications routed on token value via Phase 9 coloured-Petri-net guards.",
+      "Loan applications: one is approved when its amount is 1,000 or more and declined when it is less. The amount is the value carried by the application's token, read from each trace's amount attribute.",
     scenario_name: "credit_approval_coloured",
   });
   const metadata = decodeModel(bundle.onnx).metadataProps?.map((p) => p.key);

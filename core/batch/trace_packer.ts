@@ -26,8 +26,8 @@
  * @module
  */
 
-import type { Model } from "../../core/bundle.ts";
-import type { PackedInputs } from "../../core/runtime.ts";
+import type { Model } from "../bundle.ts";
+import type { PackedInputs } from "../runtime.ts";
 import {
   type InputSpec,
   parsePythonFloat,
@@ -35,7 +35,7 @@ import {
   SpecError,
   specErrorEntry,
   type Trace,
-} from "../../core/traces/mod.ts";
+} from "../traces/mod.ts";
 
 /** One spec entry: the column it fills (-1: not a place) and a constant or an attribute. */
 interface Column {

@@ -20,7 +20,7 @@
  * @module
  */
 
-import { compareIds } from "../../core/net/types.ts";
+import { compareIds } from "../net/types.ts";
 import { pythonFloat, pythonString } from "./python_json.ts";
 
 /** The output formats `batch --output-format` and `merge` know. */

@@ -1,0 +1,218 @@
+/**
+ * The scoring pipeline of `batch`, shared by `cli.ts batch` and the playground's log scoring:
+ * traces in, scored batches out, in input order. Traces are resolved against the model's input
+ * specs and gathered into batches; each batch is handed to the model (an ORT session, in a
+ * worker when the runtime runs there), packed straight from the traces ({@link TracePacker})
+ * and scored from the flat output ({@link scoreRows}), and the next batch is read while it
+ * runs. Up to `depth` batches are in flight; the oldest is handed to `onBatch` when it is done,
+ * so reading and parsing, scoring and what the caller does with the scores overlap, and memory
+ * holds at most `depth + 1` batches however long the log.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { scoreBatches } from "./score_batches.ts";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const traces = [
+ *   { attributes: new Map([["risk_score", "0.92"]]), events: [{ name: "approve loan", attributes: new Map() }] },
+ *   { attributes: new Map(), events: [] }, // no risk_score: an error entry
+ * ];
+ * const scores: number[] = [];
+ * const tally = await scoreBatches(model, traces, (batch) => {
+ *   scores.push(...batch.scored.scores);
+ *   assert.match(batch.errors[1]!, /missing attribute/);
+ * }, { batchSize: 256, depth: 2 });
+ * assert.deepEqual(tally, { read: 2, traces: 2, errors: 1, failed: [1] });
+ * assert.equal(scores.length, 1); // one trace scored
+ * ```
+ *
+ * @module
+ */
+
+import type { Model } from "../bundle.ts";
+import { type ScoredRows, scoreRows } from "../ops/anomaly_rows.ts";
+import type { PackedOutputs } from "../runtime.ts";
+import type { Trace, TraceEvent } from "../traces/mod.ts";
+import { type PackedRows, TracePacker } from "./trace_packer.ts";
+
+/** Failed trace indices a tally keeps for a summary line. */
+const LISTED_FAILURES = 5;
+
+/** Which traces of the log to score (by index); `cli.ts batch --shard` gives one. */
+export interface TraceFilter {
+  /** Whether trace `index` is scored. */
+  has(index: number): boolean;
+}
+
+/** Options of {@link scoreBatches}. */
+export interface ScoreBatchesOptions {
+  /** Traces to score per model run. */
+  readonly batchSize: number;
+  /** Batches in flight at once (scoring while the next is read). */
+  readonly depth: number;
+  /** Which traces to score (default: all). */
+  readonly shard?: TraceFilter | undefined;
+  /** Stops the run (between batches) when aborted. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Counts of a finished run. */
+export interface Tally {
+  /** Traces read from the log. */
+  read: number;
+  /** Traces handed on (the traces of the shard). */
+  traces: number;
+  /** Traces whose input specs failed (error entries). */
+  errors: number;
+  /** The first failed trace indices, at most five. */
+  readonly failed: number[];
+}
+
+/**
+ * One batch of traces, scored, in input order: per trace its index, attributes, events and
+ * either its error entry text or its row of `scored` (the traces without an error, in order).
+ */
+export interface ScoredBatch {
+  readonly indices: readonly number[];
+  readonly attributes: readonly ReadonlyMap<string, string>[];
+  /** Error entry text, or undefined for a trace that has the next row of `scored`. */
+  readonly errors: readonly (string | undefined)[];
+  /** Every trace's events (scored or not). */
+  readonly events: readonly (readonly TraceEvent[])[];
+  /** The rows' scores: row `r` is the `r`-th trace without an error. */
+  readonly scored: ScoredRows;
+}
+
+/**
+ * Scores the traces `options.shard` takes and hands them to `onBatch` a batch at a time, in
+ * input order, awaiting it before the next; returns the counts.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { scoreBatches } from "./score_batches.ts";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const tally = await scoreBatches(model, [], () => {}, { batchSize: 64, depth: 1 });
+ * assert.equal(tally.traces, 0);
+ * ```
+ */
+export async function scoreBatches(
+  model: Model,
+  traces: AsyncIterable<Trace> | Iterable<Trace>,
+  onBatch: (batch: ScoredBatch) => Promise<void> | void,
+  options: ScoreBatchesOptions,
+): Promise<Tally> {
+  const { shard, signal } = options;
+  const tally: Tally = { read: 0, traces: 0, errors: 0, failed: [] };
+  const batch = new EntryBatch(model, options.batchSize, tally);
+  const inFlight: Submitted[] = [];
+  const drainOne = async () => {
+    const submitted = inFlight.shift()!;
+    const outputs = await submitted.outputs;
+    await onBatch({
+      indices: submitted.indices,
+      attributes: submitted.attributes,
+      errors: submitted.errors,
+      events: submitted.events,
+      scored: scoreRows(model, outputs.transitions, submitted.rowEvents),
+    });
+  };
+  try {
+    for await (const trace of traces) {
+      const index = tally.read++;
+      if (shard && !shard.has(index)) continue;
+      if (!batch.add(trace, index)) continue;
+      signal?.throwIfAborted();
+      inFlight.push(batch.submit());
+      while (inFlight.length > options.depth) await drainOne();
+    }
+    inFlight.push(batch.submit());
+    while (inFlight.length > 0) await drainOne();
+  } finally {
+    // Let scoring still in flight settle, so nothing rejects unobserved after a failure.
+    await Promise.allSettled(inFlight.map((s) => s.outputs));
+  }
+  return tally;
+}
+
+/** Marks a promise as observed (it is awaited later), so an early rejection is not fatal. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
+/** A batch handed to the model, with the run's outputs to come. */
+interface Submitted {
+  readonly indices: readonly number[];
+  readonly attributes: readonly ReadonlyMap<string, string>[];
+  readonly errors: readonly (string | undefined)[];
+  readonly events: readonly (readonly TraceEvent[])[];
+  /** The events of the traces that have a row. */
+  readonly rowEvents: readonly (readonly TraceEvent[])[];
+  readonly outputs: Promise<PackedOutputs>;
+}
+
+/**
+ * The traces read since the last submit, in input order, packed as they come. It is full when
+ * it holds `size` rows to score, or twice that many traces (a run of failing traces must not
+ * grow it).
+ */
+class EntryBatch {
+  readonly #packer: TracePacker;
+  #rows: PackedRows;
+  #count = 0;
+  #indices: number[] = [];
+  #attributes: ReadonlyMap<string, string>[] = [];
+  #errors: (string | undefined)[] = [];
+  #events: (readonly TraceEvent[])[] = [];
+  #rowEvents: (readonly TraceEvent[])[] = [];
+
+  constructor(readonly model: Model, readonly size: number, readonly tally: Tally) {
+    this.#packer = new TracePacker(model);
+    this.#rows = this.#packer.rows(size);
+  }
+
+  /** Adds trace `index`; true when the batch is full. */
+  add(trace: Trace, index: number): boolean {
+    const error = this.#packer.pack(trace, index, this.#rows, this.#count);
+    this.tally.traces++;
+    if (error !== undefined) {
+      this.tally.errors++;
+      if (this.tally.failed.length < LISTED_FAILURES) this.tally.failed.push(index);
+    } else {
+      this.#count++;
+      this.#rowEvents.push(trace.events);
+    }
+    this.#indices.push(index);
+    this.#attributes.push(trace.attributes);
+    this.#errors.push(error);
+    this.#events.push(trace.events);
+    return this.#count >= this.size || this.#indices.length >= 2 * this.size;
+  }
+
+  /** Hands the packed rows to the model in one run; starts a new batch. */
+  submit(): Submitted {
+    const inputs = this.#packer.inputs(this.#rows, this.#count);
+    const submitted = {
+      indices: this.#indices,
+      attributes: this.#attributes,
+      errors: this.#errors,
+      events: this.#events,
+      rowEvents: this.#rowEvents,
+      outputs: quiet(this.model.session.runPacked(inputs, { withGradient: false })),
+    };
+    // The run may still read the arrays: the next batch gets its own.
+    this.#rows = this.#packer.rows(this.size);
+    this.#count = 0;
+    this.#indices = [];
+    this.#attributes = [];
+    this.#errors = [];
+    this.#events = [];
+    this.#rowEvents = [];
+    return submitted;
+  }
+}
