@@ -37,6 +37,13 @@
  */
 
 import { quoteId } from "./net/quote_id.ts";
+import {
+  type HealingPolicy,
+  HealingSession,
+  type HealthEvent,
+  type HealthState,
+} from "./healing_session.ts";
+import { ModelBusyError, RunCancelledError } from "./run_errors.ts";
 
 // Subsets of onnxruntime-common's types, so that its types stay out of this package's API.
 
@@ -168,19 +175,29 @@ export interface RunRecord {
   readonly withGradient: boolean;
   /** Wall time of the ORT call, in seconds. */
   readonly seconds: number;
+  /** How long each request of the run waited in the queue, in seconds. */
+  readonly queueSeconds?: readonly number[];
 }
 
 /** Options of one run. */
 export interface RunOptions {
   /** Compute the gradient outputs (the `with_gradient` input). */
   readonly withGradient: boolean;
+  /**
+   * Withdraws the rows while they wait in the queue: they are not computed, and the run
+   * rejects with a `RunCancelledError` (`run_errors.ts`). Rows already in an ORT run finish.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** The default of {@link ModelSessionOptions.maxBatchRows}. */
 export const DEFAULT_MAX_BATCH_ROWS = 1024;
 
+/** The default of {@link ModelSessionOptions.queueTimeoutMs}: 5 s. */
+export const DEFAULT_QUEUE_TIMEOUT_MS = 5_000;
+
 /** Options of {@link ModelSession.create}. */
-export interface ModelSessionOptions {
+export interface ModelSessionOptions extends HealingPolicy {
   /** Passed to `InferenceSession.create`. */
   readonly sessionOptions?: OrtSessionOptions;
   /**
@@ -194,6 +211,17 @@ export interface ModelSessionOptions {
    * starts earlier when the queue reaches `maxBatchRows`.
    */
   readonly maxQueueDelayMs?: number;
+  /**
+   * Most rows waiting in the queue (default: unbounded). A run that would take the queue past
+   * it is refused at once with a `ModelBusyError` (`queue_full`), unless the queue is empty:
+   * a single request larger than the limit still runs.
+   */
+  readonly maxQueueRows?: number | undefined;
+  /**
+   * How long rows may wait in the queue before they are refused with a `ModelBusyError`
+   * (`queue_timeout`), in ms (default {@link DEFAULT_QUEUE_TIMEOUT_MS}; `Infinity`: forever).
+   */
+  readonly queueTimeoutMs?: number | undefined;
 }
 
 interface Pending {
@@ -202,6 +230,8 @@ interface Pending {
   readonly queuedAt: number;
   readonly resolve: (outputs: PackedOutputs) => void;
   readonly reject: (error: unknown) => void;
+  /** Stops listening to the caller's signal. */
+  readonly forget: () => void;
 }
 
 /**
@@ -272,31 +302,66 @@ export class ModelSession implements AsyncDisposable {
     return () => this.#observers.delete(observer);
   }
 
+  /**
+   * `"ready"`, `"restarting"` (a run failed; a new ORT session is being opened, and runs are
+   * refused meanwhile) or `"failed"` (it could not be reopened; runs are refused for good).
+   */
+  get state(): HealthState {
+    return this.#healing.state;
+  }
+
+  /** ORT sessions opened after failed runs since the first one. */
+  get restarts(): number {
+    return this.#healing.restarts;
+  }
+
+  /**
+   * Calls `listener` with each step of a burst of failed runs (see `healing_session.ts`);
+   * returns a function that stops it.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
+   * const stop = session.onHealth((event) => console.error(event.kind));
+   * stop();
+   * assert.equal(session.state, "ready");
+   * ```
+   */
+  onHealth(listener: (event: HealthEvent) => void): () => void {
+    return this.#healing.onHealth(listener);
+  }
+
   readonly #ort: OrtModule;
-  readonly #session: OrtSession;
+  #healing!: HealingSession;
   readonly #observers = new Set<(run: RunRecord) => void>();
   readonly #maxBatchRows: number;
   readonly #maxQueueDelayMs: number;
-  readonly #hasGradient: boolean;
+  readonly #maxQueueRows: number;
+  readonly #queueTimeoutMs: number;
+  #hasGradient = false;
   #pending: Pending[] = [];
   #queuedRows = 0;
   /** Ends a queue delay early (the queue is full, or the session is being released). */
   #wake: (() => void) | undefined;
+  /** Refuses the queue's oldest rows when they have waited `queueTimeoutMs`. */
+  #expiry: ReturnType<typeof setTimeout> | undefined;
   #draining: Promise<void> | undefined;
   #runs = 0;
   #released = false;
 
-  private constructor(
-    ort: OrtModule,
-    session: OrtSession,
-    columns: NetColumns,
-    options: ModelSessionOptions,
-  ) {
+  private constructor(ort: OrtModule, columns: NetColumns, options: ModelSessionOptions) {
     this.#ort = ort;
-    this.#session = session;
     this.#maxBatchRows = options.maxBatchRows ?? DEFAULT_MAX_BATCH_ROWS;
     this.#maxQueueDelayMs = options.maxQueueDelayMs ?? 0;
-    this.#hasGradient = session.outputNames.includes("grad_marking");
+    this.#maxQueueRows = options.maxQueueRows ?? Infinity;
+    this.#queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
     this.places = [...columns.places];
     this.transitions = [...columns.transitions];
     this.placeIndex = new Map(this.places.map((id, i) => [id, i]));
@@ -305,7 +370,9 @@ export class ModelSession implements AsyncDisposable {
 
   /**
    * Creates the ORT session for `bytes` and runs it once on an empty row, so the first real
-   * request does not pay ORT's lazy initialisation.
+   * request does not pay ORT's lazy initialisation. After a failed run the session is opened
+   * again the same way (`options` holds the policy: `maxRestartAttempts`, `restartBackoffMs`,
+   * `runTimeoutMs`).
    *
    * @example
    * ```ts
@@ -328,17 +395,23 @@ export class ModelSession implements AsyncDisposable {
     columns: NetColumns,
     options: ModelSessionOptions = {},
   ): Promise<ModelSession> {
-    const session = await ort.InferenceSession.create(bytes, options.sessionOptions);
-    const model = new ModelSession(ort, session, columns, options);
-    try {
-      // Straight to ORT: nothing else is queued yet, and the warm-up must not sit out a delay.
-      await model.#runOnce(model.pack([{ marking: new Map() }]), {
-        withGradient: model.#hasGradient,
-      });
-    } catch (error) {
-      await model[Symbol.asyncDispose]();
-      throw error;
-    }
+    const model = new ModelSession(ort, columns, options);
+    const warmRow = model.pack([{ marking: new Map() }]);
+    const open = async (): Promise<OrtSession> => {
+      const session = await ort.InferenceSession.create(bytes, options.sessionOptions);
+      try {
+        // Straight to ORT: nothing else is queued yet, and the warm-up must not sit out a delay.
+        await model.#runOn(session, warmRow, {
+          withGradient: session.outputNames.includes("grad_marking"),
+        }, false);
+      } catch (error) {
+        await session.release().catch(() => {});
+        throw error;
+      }
+      return session;
+    };
+    model.#healing = await HealingSession.open(open, options);
+    model.#hasGradient = model.#healing.outputNames.includes("grad_marking");
     return model;
   }
 
@@ -409,15 +482,50 @@ export class ModelSession implements AsyncDisposable {
     if (this.#released) {
       return Promise.reject(new Error("Cannot run the model: its session has been released"));
     }
-    if (options.withGradient && !this.#hasGradient) {
+    const { withGradient, signal } = options;
+    if (signal?.aborted) return Promise.reject(new RunCancelledError(signal.reason));
+    if (withGradient && !this.#hasGradient) {
       return Promise.reject(new Error("Cannot run the model: it has no gradient outputs"));
     }
-    if (inputs.batch === 0) return Promise.resolve(emptyOutputs(options.withGradient));
+    const refusal = this.#healing.refusal();
+    if (refusal) return Promise.reject(refusal);
+    if (inputs.batch === 0) return Promise.resolve(emptyOutputs(withGradient));
+    const queued = this.#queuedRows;
+    if (queued > 0 && queued + inputs.batch > this.#maxQueueRows) {
+      return Promise.reject(
+        new ModelBusyError(
+          "queue_full",
+          `The model's queue is full: ${queued} rows wait, ${inputs.batch} more would pass ` +
+            `its limit of ${this.#maxQueueRows} rows`,
+        ),
+      );
+    }
     const { promise, resolve, reject } = Promise.withResolvers<PackedOutputs>();
-    const { withGradient } = options;
-    this.#pending.push({ inputs, withGradient, queuedAt: performance.now(), resolve, reject });
+    let forget = () => {};
+    if (signal) {
+      const withdraw = () => {
+        const at = this.#pending.indexOf(pending);
+        if (at < 0) return;
+        this.#pending.splice(at, 1);
+        this.#queuedRows -= inputs.batch;
+        if (this.#pending.length === 0) this.#stopExpiry();
+        reject(new RunCancelledError(signal.reason));
+      };
+      signal.addEventListener("abort", withdraw, { once: true });
+      forget = () => signal.removeEventListener("abort", withdraw);
+    }
+    const pending: Pending = {
+      inputs,
+      withGradient,
+      queuedAt: performance.now(),
+      resolve,
+      reject,
+      forget,
+    };
+    this.#pending.push(pending);
     this.#queuedRows += inputs.batch;
     if (this.#queuedRows >= this.#maxBatchRows) this.#wake?.();
+    this.#armExpiry();
     this.#draining ??= this.#drain();
     return promise;
   }
@@ -524,7 +632,8 @@ export class ModelSession implements AsyncDisposable {
     this.#released = true;
     this.#wake?.();
     await this.#draining;
-    await this.#session.release();
+    this.#stopExpiry();
+    await this.#healing.release();
   }
 
   #checkPacked(inputs: PackedInputs): void {
@@ -554,13 +663,19 @@ export class ModelSession implements AsyncDisposable {
     while (this.#pending.length > 0) {
       // Let requests made in the same tick join this batch.
       await Promise.resolve();
-      if (this.#maxQueueDelayMs > 0) await this.#delay();
+      // Requests may be withdrawn or time out while the loop waits.
+      if (this.#maxQueueDelayMs > 0 && this.#pending.length > 0) await this.#delay();
+      if (this.#pending.length === 0) break;
       const batch = this.#takeBatch();
+      const taken = performance.now();
+      const queueSeconds = batch.map((request) => (taken - request.queuedAt) / 1000);
       // Forward rows ride along in a gradient run when there is one (see the module doc).
       const withGradient = batch.some((request) => request.withGradient);
       try {
         const inputs = concatInputs(batch.map((p) => p.inputs));
-        const outputs = await this.#runOnce(inputs, { withGradient });
+        const outputs = await this.#healing.run((session) =>
+          this.#runOn(session, inputs, { withGradient }, queueSeconds)
+        );
         let row = 0;
         for (const request of batch) {
           const rows = request.inputs.batch;
@@ -572,6 +687,44 @@ export class ModelSession implements AsyncDisposable {
       }
     }
     this.#draining = undefined;
+  }
+
+  /** Arms the timer that refuses the oldest rows once they have waited `queueTimeoutMs`. */
+  #armExpiry(): void {
+    const oldest = this.#pending[0];
+    if (this.#expiry !== undefined || oldest === undefined) return;
+    if (!Number.isFinite(this.#queueTimeoutMs)) return;
+    const wait = oldest.queuedAt + this.#queueTimeoutMs - performance.now();
+    this.#expiry = setTimeout(() => {
+      this.#expiry = undefined;
+      this.#expire();
+      this.#armExpiry();
+    }, Math.max(0, wait));
+  }
+
+  #stopExpiry(): void {
+    clearTimeout(this.#expiry);
+    this.#expiry = undefined;
+  }
+
+  /** Refuses every request that has waited `queueTimeoutMs` (the oldest come first). */
+  #expire(): void {
+    const now = performance.now();
+    while (this.#pending.length > 0) {
+      const oldest = this.#pending[0]!;
+      const waited = now - oldest.queuedAt;
+      if (waited < this.#queueTimeoutMs) break;
+      this.#pending.shift();
+      this.#queuedRows -= oldest.inputs.batch;
+      oldest.forget();
+      oldest.reject(
+        new ModelBusyError(
+          "queue_timeout",
+          `The rows waited ${Math.round(waited)} ms in the model's queue, longer than its ` +
+            `time-out of ${this.#queueTimeoutMs} ms`,
+        ),
+      );
+    }
   }
 
   /** Waits until the oldest request has waited `maxQueueDelayMs`, or the queue is full. */
@@ -597,10 +750,22 @@ export class ModelSession implements AsyncDisposable {
       count++;
     }
     this.#queuedRows -= rows;
-    return this.#pending.splice(0, count);
+    const batch = this.#pending.splice(0, count);
+    for (const request of batch) request.forget();
+    if (this.#pending.length === 0) this.#stopExpiry();
+    return batch;
   }
 
-  async #runOnce(inputs: PackedInputs, options: RunOptions): Promise<PackedOutputs> {
+  /**
+   * One ORT run of `inputs` on `session`; observers see it unless `queueSeconds` is `false`
+   * (the warm-up runs).
+   */
+  async #runOn(
+    session: OrtSession,
+    inputs: PackedInputs,
+    options: RunOptions,
+    queueSeconds: readonly number[] | false,
+  ): Promise<PackedOutputs> {
     const { Tensor } = this.#ort;
     const P = this.places.length;
     const T = this.transitions.length;
@@ -615,13 +780,16 @@ export class ModelSession implements AsyncDisposable {
     };
     this.#runs++;
     const started = performance.now();
-    const result = await this.#session.run(feeds);
-    const record = {
-      rows: B,
-      withGradient: options.withGradient,
-      seconds: (performance.now() - started) / 1000,
-    };
-    for (const observer of this.#observers) observer(record);
+    const result = await session.run(feeds);
+    if (queueSeconds !== false) {
+      const record: RunRecord = {
+        rows: B,
+        withGradient: options.withGradient,
+        seconds: (performance.now() - started) / 1000,
+        queueSeconds,
+      };
+      for (const observer of this.#observers) observer(record);
+    }
     const read = (name: string): Float32Array | undefined => {
       const data = result[name]?.data;
       return data instanceof Float32Array ? data : undefined;

@@ -7,8 +7,9 @@
  * (`/forward`, `/anomaly`, `/counterfactual`, `/sensitivity`), `GET /openapi.json`, `GET /docs` (and Swagger
  * UI's two files under `/docs/`). Errors are mapped once (`./errors.ts`): 400 from the
  * operations, 422 (FastAPI's shape) for malformed bodies, 404, 405 with `Allow`, 408 for a
- * body slower than the time-out, 413 over the body limit, and a bare 500 for anything
- * unexpected, which is logged once.
+ * body slower than the time-out, 413 over the body limit, 503 with `Retry-After` when admission
+ * control (`./admission.ts`) sheds a request, and a bare 500 for anything unexpected, which is
+ * logged once.
  *
  * @example
  * ```ts
@@ -55,6 +56,8 @@ import { createOip, oipModelName } from "./oip.ts";
 import { REDOC_ASSETS, redocPage, redocResponse } from "./redoc.ts";
 import { observeRequests, type ResolvedRequest } from "./request_observer.ts";
 import { pathOf } from "./request_path.ts";
+import { Admission, DEFAULT_MAX_BODY_MEMORY_BYTES } from "./admission.ts";
+import { type ModelHealth, watchModelHealth } from "./model_health.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -133,6 +136,19 @@ export interface AppOptions {
   readonly maxBodyBytes?: number | undefined;
   /** Time allowed for a request body to arrive (default 30 s); slower ones are answered 408. */
   readonly bodyTimeoutMs?: number | undefined;
+  /**
+   * Bytes of request bodies and large answers the model routes may hold at once (default
+   * 32 MiB); a request that would pass it is answered 503 with `Retry-After` before its body
+   * is read (`./admission.ts`).
+   */
+  readonly maxBodyMemoryBytes?: number | undefined;
+  /** Where the model's failure and recovery lines go; default `console.error`. */
+  readonly log?: ((line: string) => void) | undefined;
+  /**
+   * Called once when the model's session cannot be recreated after failed runs (readiness
+   * then stays 503); `cli.ts serve` stops and exits 1 so that its supervisor replaces it.
+   */
+  readonly onModelFailed?: (() => void) | undefined;
   /** Called once for each unexpected error (answered 500); default: `console.error`. */
   readonly onError?: ErrorLogger | undefined;
   /** How to import zod and zod-to-openapi; default: dynamic imports. */
@@ -194,7 +210,8 @@ interface Target extends ResolvedRequest {
  *
  * @throws {import("./packages.ts").MissingPackageError} naming zod or
  * @asteasolutions/zod-to-openapi when either cannot be loaded.
- * @throws {RangeError} when `maxBodyBytes` or `bodyTimeoutMs` is not a positive number.
+ * @throws {RangeError} when `maxBodyBytes`, `bodyTimeoutMs` or `maxBodyMemoryBytes` is not a
+ * positive number.
  *
  * @example
  * ```ts
@@ -241,8 +258,29 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const { net } = model;
   const readiness = options.readiness ?? new Readiness();
   const modelName = options.modelName ?? oipModelName(model);
-  const oip = createOip(model, { name: modelName, version: info.version, readiness, limits });
-  const metrics = metricsFor(model);
+  let health: ModelHealth | undefined;
+  const admission = new Admission({
+    maxBodyMemoryBytes: options.maxBodyMemoryBytes ?? DEFAULT_MAX_BODY_MEMORY_BYTES,
+    maxBodyBytes: limits.maxBytes,
+    cutoff: readiness.cutoff,
+    onShed(reason) {
+      metrics.recordShed(reason);
+      if (reason === "model_unavailable") health?.refused();
+    },
+  });
+  const metrics = metricsFor(model, {
+    inFlight: () => admission.inFlight,
+    heldBytes: () => admission.heldBytes,
+  });
+  health = watchModelHealth(model, {
+    readiness,
+    log: options.log ?? ((line) => console.error(line)),
+    onGaveUp: options.onModelFailed,
+  });
+  // The operations see the model through admission: runs withdrawn with their request, and
+  // the queue's refusals answered 503.
+  const served = admission.guard(model);
+  const oip = createOip(served, { name: modelName, version: info.version, readiness, limits });
   const json = (text: string): Handler => () =>
     new Response(text, { headers: { "content-type": "application/json" } });
   const healthText = stringifyJson({
@@ -274,7 +312,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     );
   const docsHtml = docsPage(info);
 
-  const counted = rowCounter(model);
+  const counted = rowCounter(served);
   const operation = (row: OperationTable[number]): Handler => async (request) => {
     const body = await readJsonBody(request, limits);
     const parsed = parseWithSchema(schemas.requests[row.name], body);
@@ -340,6 +378,14 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       return head ? new Response(null, response) : response;
     });
   }
+  // The routes that run the model pass admission control first; the others never wait on it.
+  for (const row of operations) {
+    const dispatch = targets.get(row.path)!;
+    targets.set(
+      row.path,
+      (request) => admission.admit(request, async (r) => await dispatch(r), "detail"),
+    );
+  }
   const notFound: Handler = () => {
     throw new HttpError(404, "Not Found");
   };
@@ -358,7 +404,10 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     }
     const v2 = oip.route(path);
     if (v2 !== undefined) {
-      return { path, route: v2.template, handle: (request) => oip.fetch(v2, request) };
+      const handle = v2.template === "/v2/models/{name}/infer"
+        ? (request: Request) => admission.admit(request, (r) => oip.fetch(v2, r), "error")
+        : (request: Request) => oip.fetch(v2, request);
+      return { path, route: v2.template, handle };
     }
     const handle = targets.get(path);
     return handle === undefined

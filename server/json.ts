@@ -31,8 +31,30 @@ export function jsonResponse(
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): Response {
-  return new Response(stringifyJson(body), {
+  const text = stringifyJson(body);
+  const response = new Response(text, {
     status,
     headers: { ...headers, "content-type": "application/json" },
   });
+  sizes.set(response, text.length);
+  return response;
+}
+
+const sizes = new WeakMap<Response, number>();
+
+/**
+ * The length of a {@link jsonResponse}'s text (its size in bytes when it is ASCII, as JSON
+ * answers nearly always are), for admission control (`admission.ts`); `undefined` for any
+ * other response.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { answerSizeOf, jsonResponse } from "./json.ts";
+ * assert.equal(answerSizeOf(jsonResponse(200, { a: 1 })), 7);
+ * assert.equal(answerSizeOf(new Response("x")), undefined);
+ * ```
+ */
+export function answerSizeOf(response: Response): number | undefined {
+  return sizes.get(response);
 }

@@ -1,8 +1,9 @@
 /**
  * Rows per request, for the access log: {@link rowCounter} gives the operations a model whose
- * `run` counts every row it sends against the request, and {@link rowsOf} reads the count once
- * the request is answered. A `WeakMap` keyed by the `Request` keeps concurrent requests apart
- * with no context threading through `core/ops`.
+ * `run` counts every row it sends against the request (and ties the run to the request's
+ * signal, `admission.ts`'s `signalOf`, so that a client that hangs up withdraws its rows), and
+ * {@link rowsOf} reads the count once the request is answered. A `WeakMap` keyed by the
+ * `Request` keeps concurrent requests apart with no context threading through `core/ops`.
  *
  * @example
  * ```ts
@@ -20,6 +21,7 @@
  */
 
 import type { OpsModel } from "../core/ops/model.ts";
+import { signalOf } from "./admission.ts";
 
 const rows = new WeakMap<Request, number>();
 
@@ -44,6 +46,7 @@ export function rowCounter(model: OpsModel): (request: Request) => OpsModel {
   const label = model.label.bind(model);
   return (request) => {
     rows.set(request, rows.get(request) ?? 0);
+    const signal = signalOf(request);
     return {
       net: model.net,
       module: model.module,
@@ -52,7 +55,7 @@ export function rowCounter(model: OpsModel): (request: Request) => OpsModel {
       label,
       run(batch, options) {
         rows.set(request, (rows.get(request) ?? 0) + batch.length);
-        return model.run(batch, options);
+        return model.run(batch, { ...options, signal });
       },
     };
   };

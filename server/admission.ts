@@ -1,0 +1,381 @@
+/**
+ * Admission control for the routes that run the model (the `POST` operations and `/v2` infer):
+ * what the server takes on is bounded, and what it cannot take is refused at once with 503 and
+ * `Retry-After`, so that a flood costs the clients retries instead of costing the process its
+ * memory (DESIGN.md §3).
+ *
+ * - **Memory held**: every admitted request holds its body's bytes until its answer has been
+ *   handed to the socket, and a large answer adds its own bytes until then. A body with a
+ *   `Content-Length` reserves it before it is read: when that would take the sum past
+ *   `maxBodyMemoryBytes`, the request is refused unread (`Connection: close`, as its body is
+ *   left on the connection). A body without one (chunked) is counted as it streams in
+ *   (`body.ts` reads it through {@link meterOf}) and refused when it passes the limit. One
+ *   request alone is always admitted, so any body within the body limit can be served.
+ * - **The model's queue** (`core/runtime.ts`): rows queued past `--max-queue-rows`, rows that
+ *   waited past `--queue-timeout-ms`, and runs refused while the model is recreated are
+ *   answered 503 by {@link Admission.guard}, which also ties each run to its request's
+ *   {@link signalOf}: a client that hangs up withdraws its rows from the queue (answered 499,
+ *   which nobody reads), and at the drain's deadline every admitted request is answered 503
+ *   with `Connection: close`.
+ *
+ * Health probes and `/metrics` never pass through here: they are answered at once, whatever the
+ * load.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Admission } from "./admission.ts";
+ * const admission = new Admission({ maxBodyMemoryBytes: 1000, maxBodyBytes: 1000 });
+ * const post = (size: number) =>
+ *   new Request("http://localhost/forward", {
+ *     method: "POST",
+ *     body: "x".repeat(size),
+ *     headers: { "content-length": String(size) },
+ *   });
+ * let release!: () => void;
+ * const slow = admission.admit(post(800), async () => {
+ *   await new Promise<void>((resolve) => (release = resolve));
+ *   return new Response("done");
+ * }, "detail");
+ * // 800 bytes are held: 300 more would pass the limit of 1000, so they are refused unread.
+ * const refused = await admission.admit(post(300), () => Promise.resolve(new Response()), "detail");
+ * assert.equal(refused.status, 503);
+ * assert.equal(refused.headers.get("retry-after"), "1");
+ * release();
+ * assert.equal(await (await slow).text(), "done");
+ * assert.equal(admission.heldBytes, 0);
+ * ```
+ *
+ * @module
+ */
+
+import type { OpsModel } from "../core/ops/model.ts";
+import { ModelBusyError, RunCancelledError } from "../core/run_errors.ts";
+import { HttpError } from "./errors.ts";
+import { answerSizeOf, jsonResponse } from "./json.ts";
+
+/**
+ * The default of {@link AdmissionOptions.maxBodyMemoryBytes}: 32 MiB, 32 bodies of the default
+ * 1 MiB limit at once (see docs/deployment.md for the reasoning).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_MAX_BODY_MEMORY_BYTES } from "./admission.ts";
+ * assert.equal(DEFAULT_MAX_BODY_MEMORY_BYTES, 33554432);
+ * ```
+ */
+export const DEFAULT_MAX_BODY_MEMORY_BYTES = 32 << 20;
+
+/** Seconds a refused client is told to wait (`Retry-After`). */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** Answers of at least this many bytes are counted as held until the socket has taken them. */
+const LARGE_ANSWER_BYTES = 64 << 10;
+
+/**
+ * Why a request was not served:
+ *
+ * - `body_memory`: admitting its body would pass `maxBodyMemoryBytes`;
+ * - `queue_full`, `queue_timeout`, `model_unavailable`: the model's queue refused its rows
+ *   (`core/run_errors.ts`);
+ * - `shutting_down`: the drain's deadline came first;
+ * - `client_gone`: the client hung up before its rows ran (nothing was computed).
+ */
+export type ShedReason =
+  | "body_memory"
+  | "queue_full"
+  | "queue_timeout"
+  | "model_unavailable"
+  | "shutting_down"
+  | "client_gone";
+
+/** Settings of an {@link Admission}. */
+export interface AdmissionOptions {
+  /** Bytes of request bodies and large answers held at once (one request is always admitted). */
+  readonly maxBodyMemoryBytes: number;
+  /** The body limit: a larger declared body is left to the handler's 413 and holds nothing. */
+  readonly maxBodyBytes: number;
+  /** Aborts at the drain's deadline: admitted requests are answered 503, new ones refused. */
+  readonly cutoff?: AbortSignal | undefined;
+  /** Called once for each request not served, with the reason. */
+  readonly onShed?: ((reason: ShedReason) => void) | undefined;
+}
+
+const signals = new WeakMap<Request, AbortSignal>();
+const meters = new WeakMap<Request, (bytes: number) => void>();
+
+/**
+ * What `body.ts` calls with the size of each chunk of `request`'s body it reads: admission's
+ * count of a body without `Content-Length`, which throws a 503 {@link HttpError} when the
+ * bytes held pass the limit. `undefined` for any other request.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { meterOf } from "./admission.ts";
+ * assert.equal(meterOf(new Request("http://localhost/")), undefined);
+ * ```
+ */
+export function meterOf(request: Request): ((bytes: number) => void) | undefined {
+  return meters.get(request);
+}
+
+/**
+ * The signal that withdraws `request`'s model work: the client hanging up, or the drain's
+ * deadline, once the request has been admitted; the request's own signal otherwise.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { signalOf } from "./admission.ts";
+ * const request = new Request("http://localhost/");
+ * assert.equal(signalOf(request), request.signal);
+ * ```
+ */
+export function signalOf(request: Request): AbortSignal {
+  return signals.get(request) ?? request.signal;
+}
+
+/** The shutdown signal's reason, to tell it from a client hanging up. */
+const SHUTTING_DOWN = "petri-serve: the drain's deadline has passed";
+
+/** See the module doc. */
+export class Admission {
+  readonly #maxHeld: number;
+  readonly #maxBodyBytes: number;
+  readonly #cutoff: AbortSignal;
+  readonly #onShed: (reason: ShedReason) => void;
+  #held = 0;
+  #inFlight = 0;
+
+  /**
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Admission } from "./admission.ts";
+   * assert.throws(() => new Admission({ maxBodyMemoryBytes: 0, maxBodyBytes: 1 }), RangeError);
+   * ```
+   */
+  constructor(options: AdmissionOptions) {
+    const { maxBodyMemoryBytes } = options;
+    if (!Number.isSafeInteger(maxBodyMemoryBytes) || maxBodyMemoryBytes <= 0) {
+      throw new RangeError(
+        `maxBodyMemoryBytes must be a positive integer, got ${maxBodyMemoryBytes}`,
+      );
+    }
+    this.#maxHeld = maxBodyMemoryBytes;
+    this.#maxBodyBytes = options.maxBodyBytes;
+    const cutoff = new AbortController();
+    options.cutoff?.addEventListener("abort", () => cutoff.abort(SHUTTING_DOWN), { once: true });
+    if (options.cutoff?.aborted) cutoff.abort(SHUTTING_DOWN);
+    this.#cutoff = cutoff.signal;
+    this.#onShed = options.onShed ?? (() => {});
+  }
+
+  /** Bytes of bodies and answers held by admitted requests now. */
+  get heldBytes(): number {
+    return this.#held;
+  }
+
+  /** Admitted requests not answered yet. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * Answers `request` with `handle` if it fits (see the module doc), or refuses it with 503:
+   * `{"detail": ...}` or, for the Open Inference Protocol, `{"error": ...}` (`errorKey`).
+   * Errors of `handle` pass through, after the request's bytes are released.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Admission } from "./admission.ts";
+   * const cutoff = new AbortController();
+   * const admission = new Admission({ maxBodyMemoryBytes: 1 << 20, maxBodyBytes: 1 << 20, cutoff: cutoff.signal });
+   * cutoff.abort(); // the drain's deadline
+   * const refused = await admission.admit(
+   *   new Request("http://localhost/v2/models/m/infer", { method: "POST", body: "{}" }),
+   *   () => Promise.resolve(new Response()),
+   *   "error",
+   * );
+   * assert.equal(refused.status, 503);
+   * assert.equal(refused.headers.get("connection"), "close");
+   * assert.deepEqual(await refused.json(), { error: "The server is shutting down" });
+   * ```
+   */
+  async admit(
+    request: Request,
+    handle: (request: Request) => Promise<Response>,
+    errorKey: "detail" | "error",
+  ): Promise<Response> {
+    if (this.#cutoff.aborted) return this.#refuse(shuttingDown(), "shutting_down", errorKey);
+    const reserved = this.#reservationFor(request);
+    if (this.#held > 0 && this.#held + reserved > this.#maxHeld) {
+      return this.#refuse(this.#busy(), "body_memory", errorKey);
+    }
+    this.#held += reserved;
+    this.#inFlight++;
+    signals.set(request, AbortSignal.any([request.signal, this.#cutoff]));
+    let held = reserved;
+    if (reserved === 0 && request.body !== null && !request.headers.has("content-length")) {
+      meters.set(request, (bytes) => {
+        this.#held += bytes;
+        held += bytes;
+        if (this.#held > this.#maxHeld && held < this.#held) {
+          this.#onShed("body_memory");
+          throw this.#busy();
+        }
+      });
+    }
+    try {
+      const response = await handle(request);
+      const size = answerSizeOf(response);
+      if (size === undefined || size < LARGE_ANSWER_BYTES || response.body === null) {
+        return response;
+      }
+      // A large answer stays in memory until the socket has taken it: count it until then.
+      this.#held += size;
+      const total = held + size;
+      held = 0;
+      const release = once(() => (this.#held -= total));
+      return await releasedWhenSent(response, release);
+    } finally {
+      this.#inFlight--;
+      this.#held -= held;
+    }
+  }
+
+  /**
+   * `model` as the admitted requests see it: its runs carry their request's
+   * {@link signalOf} (added by `request_rows.ts`'s `rowCounter`) and the model's refusals
+   * become HTTP errors: 503 with `Retry-After` (`Connection: close` at the drain's deadline),
+   * or 499 for a client that hung up.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Admission } from "./admission.ts";
+   * import { ModelBusyError } from "../core/run_errors.ts";
+   * import { loadOrt } from "../adapter/deno/ort.ts";
+   * import { readBundle } from "../adapter/deno/bundle_files.ts";
+   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+   * const shed: string[] = [];
+   * const admission = new Admission({
+   *   maxBodyMemoryBytes: 1 << 20,
+   *   maxBodyBytes: 1 << 20,
+   *   onShed: (reason) => shed.push(reason),
+   * });
+   * const busy = { ...model, run: () => Promise.reject(new ModelBusyError("queue_full", "full")) };
+   * await assert.rejects(admission.guard(busy).run([], { withGradient: false }), {
+   *   name: "HttpError",
+   *   status: 503,
+   *   headers: { "retry-after": "1" },
+   * });
+   * assert.deepEqual(shed, ["queue_full"]);
+   * ```
+   */
+  guard(model: OpsModel): OpsModel {
+    const label = model.label.bind(model);
+    return {
+      net: model.net,
+      module: model.module,
+      parameters: model.parameters,
+      structure: model.structure,
+      label,
+      run: async (rows, options) => {
+        try {
+          return await model.run(rows, options);
+        } catch (error) {
+          throw this.#refusalFor(error);
+        }
+      },
+    };
+  }
+
+  #busy(): HttpError {
+    return new HttpError(
+      503,
+      `The server is busy: this body would take the request bodies and answers it holds ` +
+        `past its limit of ${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`,
+      { "retry-after": String(RETRY_AFTER_SECONDS), connection: "close" },
+    );
+  }
+
+  /** The HTTP error for a model refusal (counted), or `error` itself. */
+  #refusalFor(error: unknown): unknown {
+    if (error instanceof ModelBusyError) {
+      this.#onShed(error.reason);
+      return new HttpError(503, error.message, { "retry-after": String(RETRY_AFTER_SECONDS) });
+    }
+    if (error instanceof RunCancelledError) {
+      if (error.cause === SHUTTING_DOWN) {
+        this.#onShed("shutting_down");
+        return shuttingDown();
+      }
+      this.#onShed("client_gone");
+      return new HttpError(499, "The client closed the connection before its rows ran");
+    }
+    return error;
+  }
+
+  #refuse(error: HttpError, reason: ShedReason, errorKey: "detail" | "error"): Response {
+    this.#onShed(reason);
+    return jsonResponse(error.status, { [errorKey]: error.detail }, error.headers);
+  }
+
+  /** What `request`'s body reserves before it is read: its declared length, if any. */
+  #reservationFor(request: Request): number {
+    const bytes = Number(request.headers.get("content-length") ?? 0);
+    // A declared length over the limit is refused 413 unread by the handler: nothing held.
+    return Number.isSafeInteger(bytes) && bytes > 0 && bytes <= this.#maxBodyBytes ? bytes : 0;
+  }
+}
+
+function shuttingDown(): HttpError {
+  return new HttpError(503, "The server is shutting down", {
+    "retry-after": String(RETRY_AFTER_SECONDS),
+    connection: "close",
+  });
+}
+
+function once(action: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    action();
+  };
+}
+
+/**
+ * `response` with its body as one chunk of bytes whose stream calls `release` once the socket
+ * has pulled it (or the client went away), with its exact `Content-Length`.
+ */
+async function releasedWhenSent(response: Response, release: () => void): Promise<Response> {
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await response.bytes();
+  } catch (error) {
+    release();
+    throw error;
+  }
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) {
+        controller.close();
+        release();
+        return;
+      }
+      sent = true;
+      controller.enqueue(bytes!);
+      bytes = undefined;
+    },
+    cancel: release,
+  });
+  const headers = new Headers(response.headers);
+  headers.set("content-length", String(bytes.byteLength));
+  return new Response(body, { status: response.status, headers });
+}
