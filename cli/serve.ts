@@ -26,13 +26,18 @@ import {
 import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
+import {
+  DEFAULT_MAX_BODY_MEMORY_BYTES,
+  DEFAULT_QUEUE_TIMEOUT_MS,
+  defaultMaxQueueRows,
+} from "../server/admission.ts";
 import { Readiness } from "../server/readiness.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
-import { DEFAULT_MAX_BATCH_ROWS } from "../core/runtime.ts";
+import { DEFAULT_MAX_BATCH_ROWS, type OrtModule } from "../core/runtime.ts";
 
 const OPTIONS = {
   host: { type: "string" },
@@ -43,11 +48,15 @@ const OPTIONS = {
   "max-queue-delay-ms": { type: "string" },
   "ort-in-process": { type: "boolean" },
   "drain-ms": { type: "string" },
+  "max-body-memory-bytes": { type: "string" },
+  "max-queue-rows": { type: "string" },
+  "queue-timeout-ms": { type: "string" },
 } as const;
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
-                    [--access-log on|off] [--drain-ms MS]
+                    [--access-log on|off] [--drain-ms MS] [--max-body-memory-bytes N]
+                    [--max-queue-rows N] [--queue-timeout-ms MS]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
@@ -76,9 +85,24 @@ Options:
                         block the server, so concurrent requests rarely share one
   --access-log on|off   one line per request on stdout: time, method, path, status, duration,
                         rows (default on; buffered, flushed every 250 ms and at shutdown)
-  --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then the listener closes
-                        and what is still in flight is cut (default ${DEFAULT_DRAIN_MS}; keep it under
-                        the orchestrator's grace period, e.g. Kubernetes' 30 s)
+  --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then what is still in
+                        flight is answered 503 and the listener closes (default ${DEFAULT_DRAIN_MS}; keep it
+                        under the orchestrator's grace period, e.g. Kubernetes' 30 s)
+  --max-body-memory-bytes N
+                        bytes of request bodies and large answers the model routes hold at once;
+                        a request that would pass it gets 503 with Retry-After before its body is
+                        read (default ${DEFAULT_MAX_BODY_MEMORY_BYTES}, 32 MiB; one request is always admitted)
+  --max-queue-rows N    most rows waiting for the model; more get 503 with Retry-After (default:
+                        as many as fit in 128 MiB for the net, ${
+  defaultMaxQueueRows(3, 2)
+} for a 3-place, 2-transition
+                        one; a single larger request still runs when the queue is empty)
+  --queue-timeout-ms MS how long rows may wait for the model before the request gets 503 with
+                        Retry-After (default ${DEFAULT_QUEUE_TIMEOUT_MS})
+
+If a model run fails, its requests get 503, the model session is recreated (/readyz answers
+503 meanwhile) and one line is logged per burst of failures; if it cannot be recreated after 5
+tries in a row, serve stops and exits 1 so that a supervisor can replace the process.
   -h, --help            show this help
 `;
 
@@ -92,80 +116,130 @@ Options:
  * assert.match(serveCommand.help, /--port/);
  * ```
  */
-export const serveCommand: Command = {
-  name: "serve",
-  summary: "serve a bundle over HTTP (six endpoints, /docs, /playground)",
-  help: HELP,
-  async run(args, io) {
-    const { flags, positionals } = parseArgs(args, OPTIONS);
-    if (positionals.length > 1) {
-      throw new UsageError(`serve takes at most one BUNDLE argument, got ${positionals.length}`);
-    }
-    const port = integerFlag("--port", flags.port ?? "8000", 0, 65535);
-    const maxBodyBytes = integerFlag(
-      "--max-body-bytes",
-      flags["max-body-bytes"] ?? String(DEFAULT_MAX_BODY_BYTES),
-      1,
-      Number.MAX_SAFE_INTEGER,
-    );
-    const maxBatchRows = integerFlag(
-      "--max-batch-rows",
-      flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
-      1,
-      1 << 20,
-    );
-    const maxQueueDelayMs = integerFlag(
-      "--max-queue-delay-ms",
-      flags["max-queue-delay-ms"] ?? "0",
-      0,
-      60_000,
-    );
-    const drainMs = integerFlag(
-      "--drain-ms",
-      flags["drain-ms"] ?? String(DEFAULT_DRAIN_MS),
-      0,
-      3_600_000,
-    );
-    const accessLogFlag = flags["access-log"] ?? "on";
-    if (accessLogFlag !== "on" && accessLogFlag !== "off") {
-      throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
-    }
-    const location = positionals[0] === undefined
-      ? EXAMPLE_BUNDLE_URL
-      : bundleLocation(positionals[0]);
-    const path = typeof location === "string" ? await resolveBundlePath(location) : location;
-    const ort = flags["ort-in-process"] ? await loadOrt() : await loadWorkerOrt();
-    // The HTTP face's packages load while the model compiles (in the worker, on another core);
-    // createApp awaits them (the import is cached) and reports a missing package itself.
-    loadPackages().catch(() => {});
-    await using model = await readBundle(ort, path, {
-      maxBatchRows,
-      maxQueueDelayMs,
-    });
-    const readiness = new Readiness();
-    const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
-    const { scenario_name: name, scenario_description: description } = model.sidecar;
-    const app = await createApp(model, {
-      ...(name ? { title: name } : {}),
-      version: PACKAGE_VERSION,
-      ...(description ? { description } : {}),
-      maxBodyBytes,
-      readiness,
-      mount: [PLAYGROUND_PREFIX, playgroundHandler()],
-      ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
-    });
-    const running = listen(app, {
-      hostname: flags.host ?? "127.0.0.1",
-      port,
-      drainMs,
-      onDrain: () => readiness.drain(),
-    });
-    io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
-    await running.finished;
-    accessLog?.close();
-    return 0;
-  },
-};
+export const serveCommand: Command = serveCommandWith({ loadOrt, loadWorkerOrt });
+
+/** How {@link serveCommandWith} gets its ORT module: in this thread, or in a worker. */
+export interface OrtLoaders {
+  /** For `--ort-in-process`. */
+  readonly loadOrt: () => Promise<OrtModule>;
+  /** The default: sessions in a worker. */
+  readonly loadWorkerOrt: () => Promise<OrtModule>;
+}
+
+/**
+ * The `serve` subcommand with its ORT module taken from `loaders`: the seam through which tests
+ * run a real server on an ORT that fails on demand.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { serveCommandWith } from "./serve.ts";
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * const command = serveCommandWith({ loadOrt, loadWorkerOrt: loadOrt });
+ * assert.equal(command.name, "serve");
+ * ```
+ */
+export function serveCommandWith(loaders: OrtLoaders): Command {
+  return {
+    name: "serve",
+    summary: "serve a bundle over HTTP (six endpoints, /docs, /playground)",
+    help: HELP,
+    async run(args, io) {
+      const { flags, positionals } = parseArgs(args, OPTIONS);
+      if (positionals.length > 1) {
+        throw new UsageError(`serve takes at most one BUNDLE argument, got ${positionals.length}`);
+      }
+      const port = integerFlag("--port", flags.port ?? "8000", 0, 65535);
+      const maxBodyBytes = integerFlag(
+        "--max-body-bytes",
+        flags["max-body-bytes"] ?? String(DEFAULT_MAX_BODY_BYTES),
+        1,
+        Number.MAX_SAFE_INTEGER,
+      );
+      const maxBatchRows = integerFlag(
+        "--max-batch-rows",
+        flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
+        1,
+        1 << 20,
+      );
+      const maxQueueDelayMs = integerFlag(
+        "--max-queue-delay-ms",
+        flags["max-queue-delay-ms"] ?? "0",
+        0,
+        60_000,
+      );
+      const drainMs = integerFlag(
+        "--drain-ms",
+        flags["drain-ms"] ?? String(DEFAULT_DRAIN_MS),
+        0,
+        3_600_000,
+      );
+      const accessLogFlag = flags["access-log"] ?? "on";
+      if (accessLogFlag !== "on" && accessLogFlag !== "off") {
+        throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
+      }
+      const location = positionals[0] === undefined
+        ? EXAMPLE_BUNDLE_URL
+        : bundleLocation(positionals[0]);
+      const path = typeof location === "string" ? await resolveBundlePath(location) : location;
+      const maxBodyMemoryBytes = integerFlag(
+        "--max-body-memory-bytes",
+        flags["max-body-memory-bytes"] ?? String(DEFAULT_MAX_BODY_MEMORY_BYTES),
+        1,
+        Number.MAX_SAFE_INTEGER,
+      );
+      const maxQueueRows = flags["max-queue-rows"] === undefined
+        ? undefined
+        : integerFlag("--max-queue-rows", flags["max-queue-rows"], 1, Number.MAX_SAFE_INTEGER);
+      const queueTimeoutMs = integerFlag(
+        "--queue-timeout-ms",
+        flags["queue-timeout-ms"] ?? String(DEFAULT_QUEUE_TIMEOUT_MS),
+        1,
+        3_600_000,
+      );
+      const ort = flags["ort-in-process"] ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
+      // The HTTP face's packages load while the model compiles (in the worker, on another core);
+      // createApp awaits them (the import is cached) and reports a missing package itself.
+      loadPackages().catch(() => {});
+      await using model = await readBundle(ort, path, {
+        maxBatchRows,
+        maxQueueDelayMs,
+      });
+      const readiness = new Readiness();
+      let modelFailed = false;
+      const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
+      const { scenario_name: name, scenario_description: description } = model.sidecar;
+      const app = await createApp(model, {
+        ...(name ? { title: name } : {}),
+        version: PACKAGE_VERSION,
+        ...(description ? { description } : {}),
+        maxBodyBytes,
+        maxBodyMemoryBytes,
+        maxQueueRows,
+        queueTimeoutMs,
+        readiness,
+        log: (line) => io.err(line),
+        onModelFailed() {
+          modelFailed = true;
+          running.stop();
+        },
+        mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+        ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
+      });
+      const running = listen(app, {
+        hostname: flags.host ?? "127.0.0.1",
+        port,
+        drainMs,
+        onDrain: () => readiness.drain(),
+        onDeadline: () => readiness.cutOff(),
+      });
+      io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
+      await running.finished;
+      accessLog?.close();
+      return modelFailed ? 1 : 0;
+    },
+  };
+}
 
 function integerFlag(flag: string, text: string, min: number, max: number): number {
   const value = Number(text);

@@ -193,9 +193,6 @@ export interface RunOptions {
 /** The default of {@link ModelSessionOptions.maxBatchRows}. */
 export const DEFAULT_MAX_BATCH_ROWS = 1024;
 
-/** The default of {@link ModelSessionOptions.queueTimeoutMs}: 5 s. */
-export const DEFAULT_QUEUE_TIMEOUT_MS = 5_000;
-
 /** Options of {@link ModelSession.create}. */
 export interface ModelSessionOptions extends HealingPolicy {
   /** Passed to `InferenceSession.create`. */
@@ -212,17 +209,20 @@ export interface ModelSessionOptions extends HealingPolicy {
    */
   readonly maxQueueDelayMs?: number;
   /**
-   * Most rows waiting in the queue (default: unbounded). A run that would take the queue past
-   * it is refused at once with a `ModelBusyError` (`queue_full`), unless the queue is empty:
-   * a single request larger than the limit still runs.
+   * Most rows waiting in the queue (default: unbounded; the server sets a bound). A run that
+   * would take the queue past it is refused at once with a `ModelBusyError` (`queue_full`),
+   * unless the queue is empty: a single request larger than the limit still runs.
    */
   readonly maxQueueRows?: number | undefined;
   /**
    * How long rows may wait in the queue before they are refused with a `ModelBusyError`
-   * (`queue_timeout`), in ms (default {@link DEFAULT_QUEUE_TIMEOUT_MS}; `Infinity`: forever).
+   * (`queue_timeout`), in ms (default: forever; the server sets a deadline).
    */
   readonly queueTimeoutMs?: number | undefined;
 }
+
+/** The queue's bounds (see {@link ModelSessionOptions}); set by {@link ModelSession.limitQueue}. */
+export type QueueLimits = Pick<ModelSessionOptions, "maxQueueRows" | "queueTimeoutMs">;
 
 interface Pending {
   readonly inputs: PackedInputs;
@@ -338,13 +338,44 @@ export class ModelSession implements AsyncDisposable {
     return this.#healing.onHealth(listener);
   }
 
+  /**
+   * Sets the queue's bounds for the runs queued from now on (an absent one is left as it
+   * is): the HTTP server bounds a model's queue this way (`server/app.ts`).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
+   * session.limitQueue({ maxQueueRows: 1 });
+   * const rows = [{ marking: new Map() }, { marking: new Map() }];
+   * const first = session.run(rows, { withGradient: false }); // an empty queue takes any size
+   * await assert.rejects(session.run(rows, { withGradient: false }), { reason: "queue_full" });
+   * assert.equal((await first).length, 2);
+   * ```
+   */
+  limitQueue(limits: QueueLimits): void {
+    for (const [name, value] of Object.entries(limits)) {
+      if (value !== undefined && !(typeof value === "number" && value > 0)) {
+        throw new RangeError(`${name} must be a positive number, got ${value}`);
+      }
+    }
+    this.#maxQueueRows = limits.maxQueueRows ?? this.#maxQueueRows;
+    this.#queueTimeoutMs = limits.queueTimeoutMs ?? this.#queueTimeoutMs;
+  }
+
   readonly #ort: OrtModule;
   #healing!: HealingSession;
   readonly #observers = new Set<(run: RunRecord) => void>();
   readonly #maxBatchRows: number;
   readonly #maxQueueDelayMs: number;
-  readonly #maxQueueRows: number;
-  readonly #queueTimeoutMs: number;
+  #maxQueueRows: number;
+  #queueTimeoutMs: number;
   #hasGradient = false;
   #pending: Pending[] = [];
   #queuedRows = 0;
@@ -361,7 +392,7 @@ export class ModelSession implements AsyncDisposable {
     this.#maxBatchRows = options.maxBatchRows ?? DEFAULT_MAX_BATCH_ROWS;
     this.#maxQueueDelayMs = options.maxQueueDelayMs ?? 0;
     this.#maxQueueRows = options.maxQueueRows ?? Infinity;
-    this.#queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
+    this.#queueTimeoutMs = options.queueTimeoutMs ?? Infinity;
     this.places = [...columns.places];
     this.transitions = [...columns.transitions];
     this.placeIndex = new Map(this.places.map((id, i) => [id, i]));

@@ -32,9 +32,9 @@
  *     body: "x".repeat(size),
  *     headers: { "content-length": String(size) },
  *   });
- * let release!: () => void;
+ * const { promise: gate, resolve: release } = Promise.withResolvers<void>();
  * const slow = admission.admit(post(800), async () => {
- *   await new Promise<void>((resolve) => (release = resolve));
+ *   await gate;
  *   return new Response("done");
  * }, "detail");
  * // 800 bytes are held: 300 more would pass the limit of 1000, so they are refused unread.
@@ -66,6 +66,40 @@ import { answerSizeOf, jsonResponse } from "./json.ts";
  * ```
  */
 export const DEFAULT_MAX_BODY_MEMORY_BYTES = 32 << 20;
+
+/**
+ * The default deadline of rows in the model's queue: 5 s. Past it a request is answered 503
+ * with `Retry-After`; a client waiting longer is better served by another replica.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_QUEUE_TIMEOUT_MS } from "./admission.ts";
+ * assert.equal(DEFAULT_QUEUE_TIMEOUT_MS, 5000);
+ * ```
+ */
+export const DEFAULT_QUEUE_TIMEOUT_MS = 5_000;
+
+/** Memory the default queue bound allows for queued rows: 128 MiB. */
+const QUEUE_MEMORY_BYTES = 128 << 20;
+
+/**
+ * The default bound of the model's queue, in rows: as many as fit in 128 MiB at an estimated
+ * `100 × (places + transitions) + 200` bytes per queued row (the packed floats, the operations'
+ * per-row maps and the parsed request they came from; measured at about 480 bytes per row for
+ * a 60,000-row `/v2` infer on the 3-place example), and at least 1,024 (one default batch).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defaultMaxQueueRows } from "./admission.ts";
+ * assert.equal(defaultMaxQueueRows(3, 2), 191739); // the example nets: three 60k-row infers
+ * assert.equal(defaultMaxQueueRows(5000, 3331), 1024);
+ * ```
+ */
+export function defaultMaxQueueRows(places: number, transitions: number): number {
+  return Math.max(1024, Math.floor(QUEUE_MEMORY_BYTES / (100 * (places + transitions) + 200)));
+}
 
 /** Seconds a refused client is told to wait (`Retry-After`). */
 export const RETRY_AFTER_SECONDS = 1;
@@ -267,7 +301,9 @@ export class Admission {
    *   maxBodyBytes: 1 << 20,
    *   onShed: (reason) => shed.push(reason),
    * });
-   * const busy = { ...model, run: () => Promise.reject(new ModelBusyError("queue_full", "full")) };
+   * const busy = Object.assign(Object.create(model), {
+ *   run: () => Promise.reject(new ModelBusyError("queue_full", "full")),
+ * });
    * await assert.rejects(admission.guard(busy).run([], { withGradient: false }), {
    *   name: "HttpError",
    *   status: 503,

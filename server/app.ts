@@ -56,7 +56,13 @@ import { createOip, oipModelName } from "./oip.ts";
 import { REDOC_ASSETS, redocPage, redocResponse } from "./redoc.ts";
 import { observeRequests, type ResolvedRequest } from "./request_observer.ts";
 import { pathOf } from "./request_path.ts";
-import { Admission, DEFAULT_MAX_BODY_MEMORY_BYTES } from "./admission.ts";
+import {
+  Admission,
+  DEFAULT_MAX_BODY_MEMORY_BYTES,
+  DEFAULT_QUEUE_TIMEOUT_MS,
+  defaultMaxQueueRows,
+} from "./admission.ts";
+import type { QueueLimits } from "../core/runtime.ts";
 import { type ModelHealth, watchModelHealth } from "./model_health.ts";
 
 /**
@@ -142,6 +148,17 @@ export interface AppOptions {
    * is read (`./admission.ts`).
    */
   readonly maxBodyMemoryBytes?: number | undefined;
+  /**
+   * Most rows waiting in the model's queue (default: as many as fit in 128 MiB for this net,
+   * `defaultMaxQueueRows` in `./admission.ts`); more are answered 503 with `Retry-After`.
+   * createApp sets it on the model's session.
+   */
+  readonly maxQueueRows?: number | undefined;
+  /**
+   * How long rows may wait in the model's queue, in ms (default 5 s); longer waits are
+   * answered 503 with `Retry-After`. createApp sets it on the model's session.
+   */
+  readonly queueTimeoutMs?: number | undefined;
   /** Where the model's failure and recovery lines go; default `console.error`. */
   readonly log?: ((line: string) => void) | undefined;
   /**
@@ -210,8 +227,8 @@ interface Target extends ResolvedRequest {
  *
  * @throws {import("./packages.ts").MissingPackageError} naming zod or
  * @asteasolutions/zod-to-openapi when either cannot be loaded.
- * @throws {RangeError} when `maxBodyBytes`, `bodyTimeoutMs` or `maxBodyMemoryBytes` is not a
- * positive number.
+ * @throws {RangeError} when `maxBodyBytes`, `bodyTimeoutMs`, `maxBodyMemoryBytes`,
+ * `maxQueueRows` or `queueTimeoutMs` is not a positive number.
  *
  * @example
  * ```ts
@@ -258,6 +275,11 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const { net } = model;
   const readiness = options.readiness ?? new Readiness();
   const modelName = options.modelName ?? oipModelName(model);
+  limitQueue(model, {
+    maxQueueRows: options.maxQueueRows ??
+      defaultMaxQueueRows(model.net.places.length, model.net.transitions.length),
+    queueTimeoutMs: options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS,
+  });
   let health: ModelHealth | undefined;
   const admission = new Admission({
     maxBodyMemoryBytes: options.maxBodyMemoryBytes ?? DEFAULT_MAX_BODY_MEMORY_BYTES,
@@ -434,6 +456,14 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   return {
     fetch: observeRequests(resolve, answer, { metrics, onRequest: options.onRequest }),
   };
+}
+
+/** Bounds `model`'s queue when it has a session that takes bounds (core/bundle.ts's do). */
+function limitQueue(model: object, limits: QueueLimits): void {
+  positive("maxQueueRows", limits.maxQueueRows!, true);
+  positive("queueTimeoutMs", limits.queueTimeoutMs!, false);
+  const session = (model as { session?: { limitQueue?: unknown } }).session;
+  if (typeof session?.limitQueue === "function") session.limitQueue(limits);
 }
 
 function positive(name: string, value: number, integer: boolean): number {

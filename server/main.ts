@@ -11,6 +11,12 @@
  *
  * A bundle that cannot be loaded stops the process with one line on stderr and exit code 2.
  *
+ * Admission control takes its bounds from `PETRI_SERVE_MAX_BODY_MEMORY_BYTES`,
+ * `PETRI_SERVE_MAX_QUEUE_ROWS` and `PETRI_SERVE_QUEUE_TIMEOUT_MS` (whole numbers; the defaults of
+ * `cli.ts serve`'s flags of the same names otherwise); a value that is not a positive whole
+ * number stops start-up with exit code 2. A model whose session cannot be recreated after
+ * failed runs stops the process with exit code 1, so that the platform starts a new one.
+ *
  * Each instance runs the model on its own thread (in-process ORT), not in a worker as
  * `cli.ts serve` does: `--parallel` already gives one instance per core, so a worker per
  * instance would only add threads competing for the same cores, and a worker kept alive in an
@@ -27,6 +33,11 @@ import { loadOrt } from "../adapter/deno/ort.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
 
+const admission = {
+  maxBodyMemoryBytes: envInteger("PETRI_SERVE_MAX_BODY_MEMORY_BYTES"),
+  maxQueueRows: envInteger("PETRI_SERVE_MAX_QUEUE_ROWS"),
+  queueTimeoutMs: envInteger("PETRI_SERVE_QUEUE_TIMEOUT_MS"),
+};
 const model = await load(Deno.env.get("PETRI_SERVE_BUNDLE"));
 const { scenario_name: name, scenario_description: description } = model.sidecar;
 const app = await createApp(model, {
@@ -34,7 +45,21 @@ const app = await createApp(model, {
   version: PACKAGE_VERSION,
   ...(description ? { description } : {}),
   mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+  ...admission,
+  onModelFailed: () => Deno.exit(1),
 });
+
+/** A positive whole number from the environment; `undefined` when the variable is unset. */
+function envInteger(variable: string): number | undefined {
+  const text = Deno.env.get(variable);
+  if (text === undefined || text === "") return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1) {
+    console.error(`${variable} must be a positive whole number, got '${text}'`);
+    Deno.exit(2);
+  }
+  return value;
+}
 
 async function load(location: string | undefined): Promise<Model> {
   try {

@@ -11,8 +11,12 @@
  * import { watchModelHealth } from "./model_health.ts";
  * import { Readiness } from "./readiness.ts";
  * import type { HealthEvent } from "../core/healing_session.ts";
- * let emit!: (event: HealthEvent) => void;
- * const session = { restarts: 0, onHealth: (listener: typeof emit) => (emit = listener, () => {}) };
+ * const listeners: ((event: HealthEvent) => void)[] = [];
+ * const emit = (event: HealthEvent) => listeners.forEach((listener) => listener(event));
+ * const session = {
+ *   restarts: 0,
+ *   onHealth: (listener: (event: HealthEvent) => void) => (listeners.push(listener), () => {}),
+ * };
  * const readiness = new Readiness();
  * const lines: string[] = [];
  * const health = watchModelHealth({ session }, { readiness, log: (line) => lines.push(line) });

@@ -18,8 +18,10 @@
  *    this is how the socket "stops taking new connections" while it still has to stay open.
  * 3. Once nothing is in flight, no connection is expected to send again (each was told to
  *    close or has been idle for `idleMs`) and no request came for a short quiet spell,
- *    `shutdown()` closes the socket and the remaining idle connections; at `drainMs` it
- *    happens regardless, cutting what is left.
+ *    `shutdown()` closes the socket and the remaining idle connections. At `drainMs` it
+ *    happens regardless: `onDeadline` is called first (the app then answers what it still
+ *    holds with 503 and `Connection: close`, `server/admission.ts`), and the socket closes once
+ *    those answers are out, or {@link DEADLINE_GRACE_MS} later at most, cutting what is left.
  *
  * @example
  * ```ts
@@ -57,6 +59,11 @@ export interface ListenOptions {
   readonly idleMs?: number;
   /** Called once when the drain begins (e.g. `readiness.drain()`), before any other step. */
   readonly onDrain?: () => void;
+  /**
+   * Called once when the drain's deadline passes with requests in flight (e.g.
+   * `readiness.cutOff()`), so the app can answer them before the socket closes.
+   */
+  readonly onDeadline?: () => void;
 }
 
 /** A listening server. */
@@ -73,6 +80,11 @@ export interface Running {
 const QUIET_MS = 100;
 /** How often the drain checks whether it may close the socket. */
 const POLL_MS = 20;
+/**
+ * How long the socket stays open after `onDeadline` for the answers it provoked to go out, in
+ * ms, at most.
+ */
+export const DEADLINE_GRACE_MS = 250;
 
 /**
  * Serves `app` until `stop()` is called or the process gets SIGINT / SIGTERM.
@@ -138,6 +150,13 @@ export function listen(
       }, POLL_MS);
       await settled;
       clearInterval(timer);
+      if (ledger.inFlight > 0 && options.onDeadline) {
+        options.onDeadline();
+        const until = performance.now() + DEADLINE_GRACE_MS;
+        while (ledger.inFlight > 0 && performance.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
+        }
+      }
       if (ledger.inFlight === 0) await server.shutdown();
       // Past the deadline with requests in flight: shutting down cuts them; nobody waits.
       else server.shutdown().catch(() => {});
