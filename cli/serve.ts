@@ -91,7 +91,7 @@ Options:
   --max-body-memory-bytes N
                         bytes of request bodies and large answers the model routes hold at once;
                         a request that would pass it gets 503 with Retry-After before its body is
-                        read (default ${DEFAULT_MAX_BODY_MEMORY_BYTES}, 32 MiB; one request is always admitted)
+                        read (default ${DEFAULT_MAX_BODY_MEMORY_BYTES}, 16 MiB; one request is always admitted)
   --max-queue-rows N    most rows waiting for the model; more get 503 with Retry-After (default:
                         as many as fit in 128 MiB for the net, ${
   defaultMaxQueueRows(3, 2)

@@ -9,7 +9,7 @@
  *   `Content-Length` reserves it before it is read: when that would take the sum past
  *   `maxBodyMemoryBytes`, the request is refused unread (`Connection: close`, as its body is
  *   left on the connection). A body without one (chunked) is counted as it streams in
- *   (`body.ts` reads it through {@link meterOf}) and refused when it passes the limit. One
+ *   (`body.ts` reports it to {@link bodyWatchOf}) and refused when it passes the limit. One
  *   request alone is always admitted, so any body within the body limit can be served.
  * - **The model's queue** (`core/runtime.ts`): rows queued past `--max-queue-rows`, rows that
  *   waited past `--queue-timeout-ms`, and runs refused while the model is recreated are
@@ -53,19 +53,20 @@ import type { OpsModel } from "../core/ops/model.ts";
 import { ModelBusyError, RunCancelledError } from "../core/run_errors.ts";
 import { HttpError } from "./errors.ts";
 import { answerSizeOf, jsonResponse } from "./json.ts";
+import { Turnstile } from "./turnstile.ts";
 
 /**
- * The default of {@link AdmissionOptions.maxBodyMemoryBytes}: 32 MiB, 32 bodies of the default
+ * The default of {@link AdmissionOptions.maxBodyMemoryBytes}: 16 MiB, 16 bodies of the default
  * 1 MiB limit at once (see docs/deployment.md for the reasoning).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { DEFAULT_MAX_BODY_MEMORY_BYTES } from "./admission.ts";
- * assert.equal(DEFAULT_MAX_BODY_MEMORY_BYTES, 33554432);
+ * assert.equal(DEFAULT_MAX_BODY_MEMORY_BYTES, 16777216);
  * ```
  */
-export const DEFAULT_MAX_BODY_MEMORY_BYTES = 32 << 20;
+export const DEFAULT_MAX_BODY_MEMORY_BYTES = 16 << 20;
 
 /**
  * The default deadline of rows in the model's queue: 5 s. Past it a request is answered 503
@@ -106,6 +107,10 @@ export const RETRY_AFTER_SECONDS = 1;
 
 /** Answers of at least this many bytes are counted as held until the socket has taken them. */
 const LARGE_ANSWER_BYTES = 64 << 10;
+/** Bodies of at least this many bytes wait for their turn to be parsed (`turnstile.ts`). */
+const HEAVY_BODY_BYTES = 64 << 10;
+/** Runs of at least this many rows wait for their turn before their answer is written. */
+const HEAVY_RUN_ROWS = 1024;
 
 /**
  * Why a request was not served:
@@ -130,6 +135,11 @@ export interface AdmissionOptions {
   readonly maxBodyMemoryBytes: number;
   /** The body limit: a larger declared body is left to the handler's 413 and holds nothing. */
   readonly maxBodyBytes: number;
+  /**
+   * How long a request may wait for its turn to be parsed (`turnstile.ts`), in ms; past it it
+   * is answered 503 (`queue_timeout`). Default {@link DEFAULT_QUEUE_TIMEOUT_MS}.
+   */
+  readonly queueTimeoutMs?: number | undefined;
   /** Aborts at the drain's deadline: admitted requests are answered 503, new ones refused. */
   readonly cutoff?: AbortSignal | undefined;
   /** Called once for each request not served, with the reason. */
@@ -137,22 +147,34 @@ export interface AdmissionOptions {
 }
 
 const signals = new WeakMap<Request, AbortSignal>();
-const meters = new WeakMap<Request, (bytes: number) => void>();
+const watches = new WeakMap<Request, BodyWatch>();
+
+/** How admission follows the reading of an admitted request's body (`body.ts`). */
+export interface BodyWatch {
+  /**
+   * Called with the size of each chunk read: a body without `Content-Length` is counted as it
+   * streams in, and a 503 {@link HttpError} is thrown when the bytes held pass the limit.
+   */
+  received(bytes: number): void;
+  /**
+   * Awaited once the whole body is read, after its time-out has stopped: a large body waits
+   * for its turn to be parsed (`turnstile.ts`), so health probes are not kept waiting.
+   */
+  complete(): Promise<void> | undefined;
+}
 
 /**
- * What `body.ts` calls with the size of each chunk of `request`'s body it reads: admission's
- * count of a body without `Content-Length`, which throws a 503 {@link HttpError} when the
- * bytes held pass the limit. `undefined` for any other request.
+ * The {@link BodyWatch} of an admitted `request`; `undefined` for any other request.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { meterOf } from "./admission.ts";
- * assert.equal(meterOf(new Request("http://localhost/")), undefined);
+ * import { bodyWatchOf } from "./admission.ts";
+ * assert.equal(bodyWatchOf(new Request("http://localhost/")), undefined);
  * ```
  */
-export function meterOf(request: Request): ((bytes: number) => void) | undefined {
-  return meters.get(request);
+export function bodyWatchOf(request: Request): BodyWatch | undefined {
+  return watches.get(request);
 }
 
 /**
@@ -180,6 +202,8 @@ export class Admission {
   readonly #maxBodyBytes: number;
   readonly #cutoff: AbortSignal;
   readonly #onShed: (reason: ShedReason) => void;
+  readonly #turnstile = new Turnstile();
+  readonly #queueTimeoutMs: number;
   #held = 0;
   #inFlight = 0;
 
@@ -205,6 +229,7 @@ export class Admission {
     if (options.cutoff?.aborted) cutoff.abort(SHUTTING_DOWN);
     this.#cutoff = cutoff.signal;
     this.#onShed = options.onShed ?? (() => {});
+    this.#queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
   }
 
   /** Bytes of bodies and answers held by admitted requests now. */
@@ -251,18 +276,24 @@ export class Admission {
     }
     this.#held += reserved;
     this.#inFlight++;
-    signals.set(request, AbortSignal.any([request.signal, this.#cutoff]));
+    const signal = AbortSignal.any([request.signal, this.#cutoff]);
+    signals.set(request, signal);
     let held = reserved;
-    if (reserved === 0 && request.body !== null && !request.headers.has("content-length")) {
-      meters.set(request, (bytes) => {
+    const metered = reserved === 0 && !request.headers.has("content-length");
+    let read = 0;
+    watches.set(request, {
+      received: (bytes) => {
+        read += bytes;
+        if (!metered) return;
         this.#held += bytes;
         held += bytes;
         if (this.#held > this.#maxHeld && held < this.#held) {
           this.#onShed("body_memory");
           throw this.#busy();
         }
-      });
-    }
+      },
+      complete: () => read >= HEAVY_BODY_BYTES ? this.#parseTurn(signal) : undefined,
+    });
     try {
       const response = await handle(request);
       const size = answerSizeOf(response);
@@ -302,8 +333,8 @@ export class Admission {
    *   onShed: (reason) => shed.push(reason),
    * });
    * const busy = Object.assign(Object.create(model), {
- *   run: () => Promise.reject(new ModelBusyError("queue_full", "full")),
- * });
+   *   run: () => Promise.reject(new ModelBusyError("queue_full", "full")),
+   * });
    * await assert.rejects(admission.guard(busy).run([], { withGradient: false }), {
    *   name: "HttpError",
    *   status: 503,
@@ -321,13 +352,31 @@ export class Admission {
       structure: model.structure,
       label,
       run: async (rows, options) => {
+        let outputs;
         try {
-          return await model.run(rows, options);
+          outputs = await model.run(rows, options);
         } catch (error) {
           throw this.#refusalFor(error);
         }
+        // Rows of one run resolve together: their answers are written one per turn.
+        if (rows.length >= HEAVY_RUN_ROWS) await this.#turnstile.turn();
+        return outputs;
       },
     };
+  }
+
+  /** Waits for a large body's turn to be parsed, within the queue's time-out. */
+  async #parseTurn(signal: AbortSignal): Promise<void> {
+    const since = performance.now();
+    if (await this.#turnstile.turnBefore(since + this.#queueTimeoutMs, signal)) return;
+    if (signal.aborted) throw this.#refusalFor(new RunCancelledError(signal.reason));
+    throw this.#refusalFor(
+      new ModelBusyError(
+        "queue_timeout",
+        `The request waited ${Math.round(performance.now() - since)} ms for its turn to be ` +
+          `parsed, longer than the queue's time-out of ${this.#queueTimeoutMs} ms`,
+      ),
+    );
   }
 
   #busy(): HttpError {

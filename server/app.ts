@@ -144,7 +144,7 @@ export interface AppOptions {
   readonly bodyTimeoutMs?: number | undefined;
   /**
    * Bytes of request bodies and large answers the model routes may hold at once (default
-   * 32 MiB); a request that would pass it is answered 503 with `Retry-After` before its body
+   * 16 MiB); a request that would pass it is answered 503 with `Retry-After` before its body
    * is read (`./admission.ts`).
    */
   readonly maxBodyMemoryBytes?: number | undefined;
@@ -284,6 +284,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const admission = new Admission({
     maxBodyMemoryBytes: options.maxBodyMemoryBytes ?? DEFAULT_MAX_BODY_MEMORY_BYTES,
     maxBodyBytes: limits.maxBytes,
+    queueTimeoutMs: options.queueTimeoutMs,
     cutoff: readiness.cutoff,
     onShed(reason) {
       metrics.recordShed(reason);
