@@ -95,7 +95,9 @@ export async function runFlood(
   if (!server.exited) {
     try {
       const text = await (await fetch(`${server.origin}/metrics`)).text();
-      for (const match of text.matchAll(/petri_serve_requests_shed_total\{reason="(\w+)"\} (\d+)/g)) {
+      for (
+        const match of text.matchAll(/petri_serve_requests_shed_total\{reason="(\w+)"\} (\d+)/g)
+      ) {
         shed[match[1]!] = Number(match[2]);
       }
     } catch {
@@ -122,8 +124,15 @@ if (import.meta.main) {
     allowPositionals: true,
   });
   for (const name of values.scenario.split(",")) {
-    const run = await runFlood(name, values.checkout, values.label, Number(values.seconds), positionals);
-    console.log(JSON.stringify(run, (_, value) =>
-      value instanceof Map ? Object.fromEntries(value) : value));
+    const run = await runFlood(
+      name,
+      values.checkout,
+      values.label,
+      Number(values.seconds),
+      positionals,
+    );
+    console.log(
+      JSON.stringify(run, (_, value) => value instanceof Map ? Object.fromEntries(value) : value),
+    );
   }
 }

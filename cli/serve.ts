@@ -201,10 +201,12 @@ export function serveCommandWith(loaders: OrtLoaders): Command {
       // The HTTP face's packages load while the model compiles (in the worker, on another core);
       // createApp awaits them (the import is cached) and reports a missing package itself.
       loadPackages().catch(() => {});
-      await using model = await readBundle(ort, path, {
+      const model = await readBundle(ort, path, {
         maxBatchRows,
         maxQueueDelayMs,
       });
+      // At exit, a run cut off by the drain's deadline is not waited for beyond a moment.
+      await using _model = releasedWithin(model, RELEASE_WAIT_MS);
       const readiness = new Readiness();
       let modelFailed = false;
       const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
@@ -237,6 +239,23 @@ export function serveCommandWith(loaders: OrtLoaders): Command {
       await running.finished;
       accessLog?.close();
       return modelFailed ? 1 : 0;
+    },
+  };
+}
+
+/** How long exiting waits for the model's last run and its release, in ms. */
+const RELEASE_WAIT_MS = 1_000;
+
+/** Disposes of `resource` when disposed itself, waiting `ms` at most. */
+function releasedWithin(resource: AsyncDisposable, ms: number): AsyncDisposable {
+  return {
+    async [Symbol.asyncDispose]() {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        resource[Symbol.asyncDispose](),
+        new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+      ]);
+      clearTimeout(timer);
     },
   };
 }

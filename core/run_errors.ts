@@ -53,8 +53,9 @@ export class ModelBusyError extends Error {
 }
 
 /**
- * The caller's `AbortSignal` fired before its rows ran: they left the queue and were not
- * computed. `cause` is the signal's reason.
+ * The caller's `AbortSignal` fired before its rows' results came: queued rows left the queue
+ * and were not computed (rows already in a run were, and their results were dropped). `cause`
+ * is the signal's reason.
  *
  * @example
  * ```ts
@@ -71,6 +72,8 @@ export class RunCancelledError extends Error {
 
   /** @param reason the signal's `reason` */
   constructor(reason: unknown) {
-    super("The rows were withdrawn before they ran (their AbortSignal fired)", { cause: reason });
+    super("The rows were withdrawn before their results came (their AbortSignal fired)", {
+      cause: reason,
+    });
   }
 }

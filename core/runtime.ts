@@ -184,8 +184,9 @@ export interface RunOptions {
   /** Compute the gradient outputs (the `with_gradient` input). */
   readonly withGradient: boolean;
   /**
-   * Withdraws the rows while they wait in the queue: they are not computed, and the run
-   * rejects with a `RunCancelledError` (`run_errors.ts`). Rows already in an ORT run finish.
+   * Withdraws the rows: the run rejects at once with a `RunCancelledError` (`run_errors.ts`);
+   * rows still in the queue leave it and are not computed, rows already in an ORT run are
+   * computed but their results dropped.
    */
   readonly signal?: AbortSignal | undefined;
 }
@@ -535,11 +536,13 @@ export class ModelSession implements AsyncDisposable {
     let forget = () => {};
     if (signal) {
       const withdraw = () => {
+        // Queued rows leave the queue; rows already in a run are computed, but not awaited.
         const at = this.#pending.indexOf(pending);
-        if (at < 0) return;
-        this.#pending.splice(at, 1);
-        this.#queuedRows -= inputs.batch;
-        if (this.#pending.length === 0) this.#stopExpiry();
+        if (at >= 0) {
+          this.#pending.splice(at, 1);
+          this.#queuedRows -= inputs.batch;
+          if (this.#pending.length === 0) this.#stopExpiry();
+        }
         reject(new RunCancelledError(signal.reason));
       };
       signal.addEventListener("abort", withdraw, { once: true });
@@ -715,6 +718,8 @@ export class ModelSession implements AsyncDisposable {
         }
       } catch (error) {
         for (const request of batch) request.reject(error);
+      } finally {
+        for (const request of batch) request.forget();
       }
     }
     this.#draining = undefined;
@@ -782,7 +787,6 @@ export class ModelSession implements AsyncDisposable {
     }
     this.#queuedRows -= rows;
     const batch = this.#pending.splice(0, count);
-    for (const request of batch) request.forget();
     if (this.#pending.length === 0) this.#stopExpiry();
     return batch;
   }

@@ -400,7 +400,7 @@ export class Admission {
         return shuttingDown();
       }
       this.#onShed("client_gone");
-      return new HttpError(499, "The client closed the connection before its rows ran");
+      return new HttpError(499, "The client closed the connection before its answer was ready");
     }
     return error;
   }

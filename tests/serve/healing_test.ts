@@ -12,6 +12,7 @@
 
 import assert from "node:assert/strict";
 import { type Control, writeControl } from "../failing_ort.ts";
+import { complete, RawConnection } from "./raw_http.ts";
 import { type ServerProcess, startServerProcess, tempDir } from "./server_process.ts";
 
 const FORWARD = JSON.stringify({ input_marking: { p_submitted: 1 } });
@@ -187,4 +188,35 @@ Deno.test("a client that hangs up while its request waits for the model: its row
   );
   server.kill("SIGTERM");
   assert.equal((await server.finished()).code, 0);
+});
+
+Deno.test("at the drain's deadline, requests still waiting for the model are answered 503 with Connection: close, and the process exits within the deadline", async () => {
+  await using dir = await tempDir();
+  const control = `${dir.path}/control.json`;
+  await using server = await startFailing(control, ["--drain-ms", "800"]);
+  const port = Number(new URL(server.origin).port);
+  await order(control, { id: 1, runDelayMs: 4_000 });
+  const connections = await Promise.all(Array.from({ length: 4 }, () => RawConnection.open(port)));
+  try {
+    const answers = connections.map((connection) =>
+      connection.request("POST", "/forward", FORWARD)
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300)); // one run under way, rows queued
+    const signalled = performance.now();
+    server.kill("SIGTERM");
+    for (const answer of await Promise.all(answers)) {
+      const { status, headers, body } = complete(answer);
+      assert.equal(status, 503, body);
+      assert.equal(headers.get("connection"), "close");
+      assert.equal(headers.get("retry-after"), "1");
+      assert.deepEqual(JSON.parse(body), { detail: "The server is shutting down" });
+    }
+    const exit = await server.finished();
+    const exitMs = performance.now() - signalled;
+    assert.equal(exit.code, 0, exit.stderr);
+    // 800 ms of drain, then at most 250 ms for the answers and 1 s for the model's release.
+    assert.ok(exitMs < 800 + 250 + 1_000 + 1_000, `exited ${Math.round(exitMs)} ms after SIGTERM`);
+  } finally {
+    for (const connection of connections) connection.close();
+  }
 });
