@@ -113,6 +113,9 @@ export class HealingSession {
   #restarting: Promise<void> | undefined;
   /** Ends the pause before the next attempt early (on release). */
   #wake: (() => void) | undefined;
+  /** The run in flight (runs are one at a time): when it started, and how to fail it. */
+  #current: { readonly started: number; readonly fail: (error: Error) => void } | undefined;
+  #watchdog: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(open: () => Promise<OrtSession>, session: OrtSession, policy: HealingPolicy) {
     this.#open = open;
@@ -211,17 +214,12 @@ export class HealingSession {
   async run<T>(task: (session: OrtSession) => Promise<T>): Promise<T> {
     const session = this.#session;
     if (this.#state !== "ready" || session === undefined) throw this.#unavailable();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const { promise: overdue, reject: fail } = Promise.withResolvers<never>();
+    const current = { started: performance.now(), fail };
+    this.#current = current;
+    this.#armWatchdog();
     try {
-      const result = await Promise.race([
-        task(session),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`The run did not end within ${this.#runTimeoutMs} ms`)),
-            this.#runTimeoutMs,
-          );
-        }),
-      ]);
+      const result = await Promise.race([task(session), overdue]);
       if (this.#consecutive > 0 && this.#session === session) {
         const failures = this.#consecutive;
         this.#consecutive = 0;
@@ -237,8 +235,29 @@ export class HealingSession {
         { cause: error },
       );
     } finally {
-      clearTimeout(timer);
+      if (this.#current === current) this.#current = undefined;
     }
+  }
+
+  /**
+   * Arms the one timer that fails the run in flight once it is `runTimeoutMs` old. It stays
+   * armed across runs (arming a timer per run cost more than the runs of small requests) and
+   * disarms when it finds no run in flight.
+   */
+  #armWatchdog(): void {
+    const current = this.#current;
+    if (this.#watchdog !== undefined || current === undefined) return;
+    const wait = current.started + this.#runTimeoutMs - performance.now();
+    this.#watchdog = setTimeout(() => {
+      this.#watchdog = undefined;
+      const running = this.#current;
+      if (running === undefined) return;
+      if (performance.now() - running.started >= this.#runTimeoutMs) {
+        running.fail(new Error(`The run did not end within ${this.#runTimeoutMs} ms`));
+      } else {
+        this.#armWatchdog();
+      }
+    }, Math.max(0, wait));
   }
 
   /**
@@ -260,6 +279,8 @@ export class HealingSession {
     if (this.#released) return;
     this.#released = true;
     this.#wake?.();
+    clearTimeout(this.#watchdog);
+    this.#watchdog = undefined;
     await this.#restarting;
     const session = this.#session;
     this.#session = undefined;
