@@ -91,9 +91,12 @@ export type {
   OrtSessionOptions,
   OrtTensor,
   OutputRow,
+  QueueLimits,
   RunOptions,
   RunRecord,
 } from "./core/runtime.ts";
+export type { HealingPolicy, HealthEvent, HealthState } from "./core/healing_session.ts";
+export { type BusyReason, ModelBusyError, RunCancelledError } from "./core/run_errors.ts";
 
 export { loadPtBundle } from "./core/pt/load_pt_bundle.ts";
 export { type PtBundleFiles, type PtModel, readPtModel } from "./core/pt/read_pt_model.ts";

@@ -19,7 +19,7 @@
  * @example
  * ```ts
  * import { SCENARIOS } from "./flood_bench.ts";
- * SCENARIOS.infer256.connections; // 256
+ * SCENARIOS.infer256!.connections; // 256
  * ```
  *
  * @module

@@ -43,6 +43,8 @@ export class ModelBusyError extends Error {
   override readonly name = "ModelBusyError";
 
   /**
+   * Builds the error.
+   *
    * @param reason why the rows were refused
    * @param message a sentence for the client, naming the limit
    * @param options the underlying error, for a failed run
@@ -70,7 +72,11 @@ export class RunCancelledError extends Error {
   /** Always `"RunCancelledError"`. */
   override readonly name = "RunCancelledError";
 
-  /** @param reason the signal's `reason` */
+  /**
+   * Builds the error.
+   *
+   * @param reason the signal's `reason`
+   */
   constructor(reason: unknown) {
     super("The rows were withdrawn before their results came (their AbortSignal fired)", {
       cause: reason,

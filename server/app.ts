@@ -63,7 +63,7 @@ import {
   defaultMaxQueueRows,
 } from "./admission.ts";
 import type { QueueLimits } from "../core/runtime.ts";
-import { type ModelHealth, watchModelHealth } from "./model_health.ts";
+import { watchModelHealth } from "./model_health.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -280,7 +280,6 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       defaultMaxQueueRows(model.net.places.length, model.net.transitions.length),
     queueTimeoutMs: options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS,
   });
-  let health: ModelHealth | undefined;
   const admission = new Admission({
     maxBodyMemoryBytes: options.maxBodyMemoryBytes ?? DEFAULT_MAX_BODY_MEMORY_BYTES,
     maxBodyBytes: limits.maxBytes,
@@ -288,14 +287,14 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     cutoff: readiness.cutoff,
     onShed(reason) {
       metrics.recordShed(reason);
-      if (reason === "model_unavailable") health?.refused();
+      if (reason === "model_unavailable") health.refused();
     },
   });
   const metrics = metricsFor(model, {
     inFlight: () => admission.inFlight,
     heldBytes: () => admission.heldBytes,
   });
-  health = watchModelHealth(model, {
+  const health = watchModelHealth(model, {
     readiness,
     log: options.log ?? ((line) => console.error(line)),
     onGaveUp: options.onModelFailed,

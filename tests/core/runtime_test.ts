@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { compileModel } from "../../core/compile/mod.ts";
 import type { PetriModel } from "../../core/net/types.ts";
-import {
-  type InputRow,
-  ModelSession,
-  type OrtModule,
-  type OutputRow,
-  type RunRecord,
-} from "../../core/runtime.ts";
+import { type InputRow, ModelSession, type OutputRow, type RunRecord } from "../../core/runtime.ts";
 import { assertRejectsWith, exampleModel, EXAMPLES, ORT, random } from "./fixtures.ts";
 import { fakeOrt, settle } from "./fake_ort.ts";
 
