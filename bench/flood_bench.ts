@@ -7,7 +7,10 @@
  *
  * Not a `deno bench` file: run it as
  * `deno run -A bench/flood_bench.ts [--scenario infer256,anomaly512,anomaly2000,cf2000]
- * [--seconds 20] [--checkout DIR] [--label after] [-- EXTRA SERVE FLAGS]`.
+ * [--seconds 20] [--checkout DIR|echo] [--label after] [-- EXTRA SERVE FLAGS] >> runs.jsonl`,
+ * then `deno run -A bench/flood_bench.ts --table runs.jsonl` prints the table of
+ * bench/README.md. `--checkout echo` floods `bench/http_echo.ts` (a bare `Deno.serve` that
+ * parses and echoes each body, no model, no admission control): the baseline of the same run.
  *
  * | scenario | load |
  * |---|---|
@@ -76,10 +79,12 @@ export async function runFlood(
   const scenario = SCENARIOS[name];
   if (scenario === undefined) throw new Error(`Unknown scenario ${name}`);
   const loadAverage = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
-  await using server = await startServerProcess(
-    ["run", "-A", "cli.ts", "serve", "--port", "0", ...extraFlags],
-    { cwd: checkout },
-  );
+  await using server = checkout === "echo"
+    ? await startServerProcess(["run", "-A", "bench/http_echo.ts"])
+    : await startServerProcess(
+      ["run", "-A", "cli.ts", "serve", "--port", "0", ...extraFlags],
+      { cwd: checkout },
+    );
   const port = Number(new URL(server.origin).port);
   const report = await flood({
     port,
@@ -112,6 +117,69 @@ export async function runFlood(
   return { label, scenario: name, seconds, report, shed, exit, lastError, loadAverage };
 }
 
+/** A run as printed: maps became objects. */
+type PrintedRun = Omit<FloodRun, "report"> & {
+  readonly report: Omit<FloodReport, "statuses" | "probes"> & {
+    readonly statuses: Record<string, number>;
+    readonly probes: Record<string, { p50: number; max: number; failures: number }>;
+  };
+};
+
+/**
+ * The markdown table of printed runs (one JSON line each), in their order.
+ *
+ * @example
+ * ```ts
+ * import { floodTable } from "./flood_bench.ts";
+ * floodTable([]).startsWith("| flood |"); // true
+ * ```
+ */
+export function floodTable(runs: readonly PrintedRun[]): string {
+  const seconds = (ms: number) => Number.isNaN(ms) ? "–" : (ms / 1000).toFixed(2);
+  const rows = runs.map((run) => {
+    const { report } = run;
+    const count = (status: string) => report.statuses[status] ?? 0;
+    const others = Object.entries(report.statuses)
+      .filter(([status]) => !["200", "503", "429"].includes(status))
+      .map(([status, n]) => `${n} × ${status}`).join(", ") || "–";
+    const probes = Object.values(report.probes);
+    const probeP50 = Math.max(...probes.map((p) => p.p50));
+    const probeMax = Math.max(...probes.map((p) => p.max));
+    const failures = probes.reduce((n, p) => n + p.failures, 0);
+    const shed = Object.entries(run.shed).map(([reason, n]) => `${n} ${reason}`).join(", ");
+    const scenario = SCENARIOS[run.scenario]!;
+    return [
+      `${scenario.connections} × ${run.scenario.replace(/\d+$/, "")}`,
+      run.label,
+      report.okPerSecond.toFixed(1),
+      `${seconds(report.ok.p50)} / ${seconds(report.ok.p99)}`,
+      String(count("503") + count("429")),
+      others,
+      shed || "–",
+      `${Math.round(report.peakRssBytes / 2 ** 20)} MiB`,
+      `${seconds(probeP50)} / ${seconds(probeMax)}${failures ? ` (${failures} failed)` : ""}`,
+      run.exit === "died" ? `**died** (${run.lastError.slice(0, 60)})` : "alive",
+      run.loadAverage.split(" ")[0]!,
+    ];
+  });
+  const head = [
+    "flood",
+    "server",
+    "200/s",
+    "200 p50 / p99 s",
+    "503 + 429",
+    "other outcomes",
+    "shed by reason (server)",
+    "peak RSS",
+    "probe p50 / max s",
+    "process",
+    "load",
+  ];
+  return [head, head.map(() => "---"), ...rows].map((row) => `| ${row.join(" | ")} |`).join(
+    "\n",
+  );
+}
+
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
@@ -120,9 +188,17 @@ if (import.meta.main) {
       seconds: { type: "string", default: "20" },
       checkout: { type: "string", default: new URL("..", import.meta.url).pathname },
       label: { type: "string", default: "after" },
+      table: { type: "string" },
     },
     allowPositionals: true,
   });
+  if (values.table !== undefined) {
+    const lines = (await Deno.readTextFile(values.table)).split("\n").filter((l) =>
+      l.startsWith("{")
+    );
+    console.log(floodTable(lines.map((line) => JSON.parse(line))));
+    Deno.exit(0);
+  }
   for (const name of values.scenario.split(",")) {
     const run = await runFlood(
       name,

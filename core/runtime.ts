@@ -276,6 +276,17 @@ export class ModelSession implements AsyncDisposable {
     return this.#queuedRows;
   }
 
+  /** How long the oldest rows in the queue have waited, in ms; 0 when it is empty. */
+  get oldestWaitMs(): number {
+    const oldest = this.#pending[0];
+    return oldest === undefined ? 0 : performance.now() - oldest.queuedAt;
+  }
+
+  /** The queue's bounds now (see {@link ModelSession.limitQueue}). */
+  get queueLimits(): Required<QueueLimits> {
+    return { maxQueueRows: this.#maxQueueRows, queueTimeoutMs: this.#queueTimeoutMs };
+  }
+
   /**
    * Calls `observer` after every ORT run; returns a function that stops it.
    *

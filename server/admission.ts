@@ -11,9 +11,11 @@
  *   left on the connection). A body without one (chunked) is counted as it streams in
  *   (`body.ts` reports it to {@link bodyWatchOf}) and refused when it passes the limit. One
  *   request alone is always admitted, so any body within the body limit can be served.
- * - **The model's queue** (`core/runtime.ts`): rows queued past `--max-queue-rows`, rows that
- *   waited past `--queue-timeout-ms`, and runs refused while the model is recreated are
- *   answered 503 by {@link Admission.guard}, which also ties each run to its request's
+ * - **The model's queue** (`core/runtime.ts`): while it is full or its oldest rows have waited
+ *   half of `--queue-timeout-ms`, new requests are refused before their bodies are read (as
+ *   are large bodies while parsing is that far behind). Rows queued past `--max-queue-rows`,
+ *   rows that waited past `--queue-timeout-ms`, and runs refused while the model is recreated
+ *   are answered 503 by {@link Admission.guard}, which also ties each run to its request's
  *   {@link signalOf}: a client that hangs up withdraws its rows from the queue (answered 499,
  *   which nobody reads), and at the drain's deadline every admitted request is answered 503
  *   with `Connection: close`.
@@ -129,6 +131,16 @@ export type ShedReason =
   | "shutting_down"
   | "client_gone";
 
+/** What admission reads of the model's queue (`core/runtime.ts`'s `ModelSession` has it). */
+export interface QueueView {
+  /** Rows waiting for a run. */
+  readonly queuedRows: number;
+  /** How long the oldest of them have waited, in ms. */
+  readonly oldestWaitMs: number;
+  /** The queue's bounds. */
+  readonly queueLimits: { readonly maxQueueRows: number; readonly queueTimeoutMs: number };
+}
+
 /** Settings of an {@link Admission}. */
 export interface AdmissionOptions {
   /** Bytes of request bodies and large answers held at once (one request is always admitted). */
@@ -140,6 +152,11 @@ export interface AdmissionOptions {
    * is answered 503 (`queue_timeout`). Default {@link DEFAULT_QUEUE_TIMEOUT_MS}.
    */
   readonly queueTimeoutMs?: number | undefined;
+  /**
+   * The model's queue: while it is full, or its oldest rows have waited half its time-out,
+   * new requests are refused at once, before their bodies are read or parsed.
+   */
+  readonly queue?: QueueView | undefined;
   /** Aborts at the drain's deadline: admitted requests are answered 503, new ones refused. */
   readonly cutoff?: AbortSignal | undefined;
   /** Called once for each request not served, with the reason. */
@@ -203,7 +220,10 @@ export class Admission {
   readonly #cutoff: AbortSignal;
   readonly #onShed: (reason: ShedReason) => void;
   readonly #turnstile = new Turnstile();
+  /** One controller per admitted request, aborted at the drain's deadline. */
+  readonly #live = new Set<AbortController>();
   readonly #queueTimeoutMs: number;
+  readonly #queue: QueueView | undefined;
   #held = 0;
   #inFlight = 0;
 
@@ -225,11 +245,18 @@ export class Admission {
     this.#maxHeld = maxBodyMemoryBytes;
     this.#maxBodyBytes = options.maxBodyBytes;
     const cutoff = new AbortController();
-    options.cutoff?.addEventListener("abort", () => cutoff.abort(SHUTTING_DOWN), { once: true });
-    if (options.cutoff?.aborted) cutoff.abort(SHUTTING_DOWN);
+    // The admitted requests are aborted from here, not through AbortSignal.any: Deno's keeps
+    // every dependent signal of a long-lived source alive (about 350 bytes per request).
+    const cut = () => {
+      cutoff.abort(SHUTTING_DOWN);
+      for (const request of this.#live) request.abort(SHUTTING_DOWN);
+    };
+    options.cutoff?.addEventListener("abort", cut, { once: true });
+    if (options.cutoff?.aborted) cut();
     this.#cutoff = cutoff.signal;
     this.#onShed = options.onShed ?? (() => {});
     this.#queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
+    this.#queue = options.queue;
   }
 
   /** Bytes of bodies and answers held by admitted requests now. */
@@ -271,12 +298,24 @@ export class Admission {
   ): Promise<Response> {
     if (this.#cutoff.aborted) return this.#refuse(shuttingDown(), "shutting_down", errorKey);
     const reserved = this.#reservationFor(request);
+    const backlog = this.#backlog(reserved);
+    if (backlog !== undefined) {
+      const [reason, detail] = backlog;
+      const headers: Record<string, string> = { "retry-after": String(RETRY_AFTER_SECONDS) };
+      // Its body is left unread: the connection cannot carry another request.
+      if (request.body !== null) headers.connection = "close";
+      return this.#refuse(new HttpError(503, detail, headers), reason, errorKey);
+    }
     if (this.#held > 0 && this.#held + reserved > this.#maxHeld) {
       return this.#refuse(this.#busy(), "body_memory", errorKey);
     }
     this.#held += reserved;
     this.#inFlight++;
-    const signal = AbortSignal.any([request.signal, this.#cutoff]);
+    const controller = new AbortController();
+    const { signal } = controller;
+    const hungUp = () => controller.abort(request.signal.reason);
+    request.signal.addEventListener("abort", hungUp, { once: true });
+    this.#live.add(controller);
     signals.set(request, signal);
     let held = reserved;
     const metered = reserved === 0 && !request.headers.has("content-length");
@@ -309,6 +348,8 @@ export class Admission {
     } finally {
       this.#inFlight--;
       this.#held -= held;
+      this.#live.delete(controller);
+      request.signal.removeEventListener("abort", hungUp);
     }
   }
 
@@ -363,6 +404,40 @@ export class Admission {
         return outputs;
       },
     };
+  }
+
+  /**
+   * Why a request should not even be read now: the model's queue is full, or so far behind
+   * that its rows would likely time out, or (for a large body) parsing is that far behind.
+   */
+  #backlog(bodyBytes: number): [ShedReason, string] | undefined {
+    const queue = this.#queue;
+    if (queue !== undefined) {
+      const { maxQueueRows, queueTimeoutMs } = queue.queueLimits;
+      if (queue.queuedRows >= maxQueueRows) {
+        return [
+          "queue_full",
+          `The model's queue is full: ${queue.queuedRows} rows wait, its limit is ` +
+          `${maxQueueRows} rows; retry later`,
+        ];
+      }
+      if (queue.oldestWaitMs >= queueTimeoutMs / 2) {
+        return [
+          "queue_timeout",
+          `The model's queue is ${Math.round(queue.oldestWaitMs)} ms behind, more than half ` +
+          `its time-out of ${queueTimeoutMs} ms; retry later`,
+        ];
+      }
+    }
+    const parsing = this.#turnstile.oldestWaitMs;
+    if (bodyBytes >= HEAVY_BODY_BYTES && parsing >= this.#queueTimeoutMs / 2) {
+      return [
+        "queue_timeout",
+        `Large bodies wait ${Math.round(parsing)} ms to be parsed, more than half the queue's ` +
+        `time-out of ${this.#queueTimeoutMs} ms; retry later`,
+      ];
+    }
+    return undefined;
   }
 
   /** Waits for a large body's turn to be parsed, within the queue's time-out. */

@@ -61,6 +61,7 @@ import {
   DEFAULT_MAX_BODY_MEMORY_BYTES,
   DEFAULT_QUEUE_TIMEOUT_MS,
   defaultMaxQueueRows,
+  type QueueView,
 } from "./admission.ts";
 import type { QueueLimits } from "../core/runtime.ts";
 import { watchModelHealth } from "./model_health.ts";
@@ -284,6 +285,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     maxBodyMemoryBytes: options.maxBodyMemoryBytes ?? DEFAULT_MAX_BODY_MEMORY_BYTES,
     maxBodyBytes: limits.maxBytes,
     queueTimeoutMs: options.queueTimeoutMs,
+    queue: queueOf(model),
     cutoff: readiness.cutoff,
     onShed(reason) {
       metrics.recordShed(reason);
@@ -456,6 +458,15 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   return {
     fetch: observeRequests(resolve, answer, { metrics, onRequest: options.onRequest }),
   };
+}
+
+/** `model`'s queue, when it has a session that shows it (core/bundle.ts's do). */
+function queueOf(model: object): QueueView | undefined {
+  const session = (model as { session?: Partial<QueueView> }).session;
+  return typeof session?.queuedRows === "number" && typeof session.oldestWaitMs === "number" &&
+      session.queueLimits !== undefined
+    ? session as QueueView
+    : undefined;
 }
 
 /** Bounds `model`'s queue when it has a session that takes bounds (core/bundle.ts's do). */

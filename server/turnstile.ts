@@ -37,6 +37,21 @@ export class Turnstile {
   }
 
   /**
+   * How long the first waiter in line has waited, in ms; 0 when nobody waits.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Turnstile } from "./turnstile.ts";
+   * assert.equal(new Turnstile().oldestWaitMs, 0);
+   * ```
+   */
+  get oldestWaitMs(): number {
+    const first = this.#waiting[0];
+    return first === undefined ? 0 : performance.now() - first.since;
+  }
+
+  /**
    * Resolves on a turn of the event loop of its own, after the waiters that came before.
    *
    * @example
@@ -54,7 +69,12 @@ export class Turnstile {
    */
   turn(): Promise<void> {
     const { promise, resolve } = Promise.withResolvers<void>();
-    this.#waiting.push({ deadline: Infinity, signal: undefined, settle: () => resolve() });
+    this.#waiting.push({
+      since: performance.now(),
+      deadline: Infinity,
+      signal: undefined,
+      settle: () => resolve(),
+    });
     this.#schedule();
     return promise;
   }
@@ -74,7 +94,7 @@ export class Turnstile {
    */
   turnBefore(deadline: number, signal?: AbortSignal): Promise<boolean> {
     const { promise, resolve } = Promise.withResolvers<boolean>();
-    this.#waiting.push({ deadline, signal, settle: resolve });
+    this.#waiting.push({ since: performance.now(), deadline, signal, settle: resolve });
     this.#schedule();
     return promise;
   }
@@ -98,6 +118,7 @@ export class Turnstile {
 }
 
 interface Waiter {
+  readonly since: number;
   readonly deadline: number;
   readonly signal: AbortSignal | undefined;
   readonly settle: (through: boolean) => void;

@@ -64,7 +64,7 @@ export interface FloodReport {
   readonly connectErrors: number;
   /** Seconds from the first request to the last answer. */
   readonly elapsedSeconds: number;
-  /** 2xx answers per second over the sending period. */
+  /** 2xx answers per second, from the first request to the last answer. */
   readonly okPerSecond: number;
   /** Latency of 2xx answers, ms: p50, p99, max (NaN when there is none). */
   readonly ok: LatencySummary;
@@ -188,7 +188,7 @@ export async function flood(options: FloodOptions): Promise<FloodReport> {
     abandoned: outcomes.filter((o) => o.status === "abandoned").length,
     connectErrors,
     elapsedSeconds: (lastAnswer - started) / 1000,
-    okPerSecond: ok.length / options.seconds,
+    okPerSecond: ok.length / Math.max(options.seconds, (lastAnswer - started) / 1000),
     ok: summarize(ok.map((o) => o.ms)),
     shed: summarize(shed.map((o) => o.ms)),
     probes,

@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { type App, type AppOptions, createApp } from "../../server/app.ts";
 import { Readiness } from "../../server/readiness.ts";
+import { Admission } from "../../server/admission.ts";
 import { openModel, xorDescription } from "./models.ts";
 
 const BODY = JSON.stringify({ input_marking: { p_in: 0.5 } });
@@ -168,4 +169,38 @@ Deno.test("createApp refuses admission settings that are not positive", async ()
   ) {
     await assert.rejects(createApp(model, options), { name: "RangeError", message });
   }
+});
+
+Deno.test("while the model's queue is full or half its time-out behind, requests are refused before their bodies are read", async () => {
+  const queue = {
+    queuedRows: 0,
+    oldestWaitMs: 0,
+    queueLimits: { maxQueueRows: 100, queueTimeoutMs: 1000 },
+  };
+  const shed: string[] = [];
+  const admission = new Admission({
+    maxBodyMemoryBytes: 1 << 20,
+    maxBodyBytes: 1 << 20,
+    queue,
+    onShed: (reason) => shed.push(reason),
+  });
+  const ok = () => Promise.resolve(new Response("ran"));
+  const attempt = async () => {
+    const held = heldRequest("/forward", BODY, true);
+    const response = await admission.admit(held.request, ok, "detail");
+    return { response, read: held.pulled() };
+  };
+  assert.equal((await attempt()).response.status, 200);
+  queue.queuedRows = 100;
+  const full = await attempt();
+  assert.equal(full.response.status, 503);
+  assert.equal(full.read, false);
+  assert.equal(full.response.headers.get("retry-after"), "1");
+  assert.match((await full.response.json()).detail, /queue is full: 100 rows wait/);
+  queue.queuedRows = 1;
+  queue.oldestWaitMs = 500;
+  const behind = await attempt();
+  assert.equal(behind.response.status, 503);
+  assert.match((await behind.response.json()).detail, /500 ms behind, more than half its time-out/);
+  assert.deepEqual(shed, ["queue_full", "queue_timeout"]);
 });
