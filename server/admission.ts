@@ -429,7 +429,8 @@ export class Admission {
         ];
       }
     }
-    const parsing = this.#turnstile.oldestWaitMs;
+    const turnstile = this.#turnstile;
+    const parsing = Math.max(turnstile.oldestWaitMs, turnstile.expectedWaitMs);
     if (bodyBytes >= HEAVY_BODY_BYTES && parsing >= this.#queueTimeoutMs / 2) {
       return [
         "queue_timeout",

@@ -30,6 +30,10 @@
 export class Turnstile {
   readonly #waiting: Waiter[] = [];
   #scheduled = false;
+  /** When the last waiter was let through, while others waited; 0 when the line was empty. */
+  #lastRelease = 0;
+  /** The average time between two releases in a row, in ms (a section and a loop turn). */
+  #turnMs = 0;
 
   /** Waiters not let through yet. */
   get waiting(): number {
@@ -49,6 +53,21 @@ export class Turnstile {
   get oldestWaitMs(): number {
     const first = this.#waiting[0];
     return first === undefined ? 0 : performance.now() - first.since;
+  }
+
+  /**
+   * How long a newcomer would wait, in ms: the waiters ahead of it times the recent time
+   * between two releases (which holds the heavy section each release lets run).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Turnstile } from "./turnstile.ts";
+   * assert.equal(new Turnstile().expectedWaitMs, 0);
+   * ```
+   */
+  get expectedWaitMs(): number {
+    return this.#waiting.length * this.#turnMs;
   }
 
   /**
@@ -106,12 +125,18 @@ export class Turnstile {
       this.#scheduled = false;
       // Those that gave up leave the line without using a turn.
       const now = performance.now();
+      if (this.#lastRelease > 0) {
+        this.#turnMs = this.#turnMs === 0
+          ? now - this.#lastRelease
+          : 0.7 * this.#turnMs + 0.3 * (now - this.#lastRelease);
+      }
       let next = this.#waiting.shift();
       while (next && (next.deadline < now || next.signal?.aborted)) {
         next.settle(false);
         next = this.#waiting.shift();
       }
       next?.settle(true);
+      this.#lastRelease = next !== undefined && this.#waiting.length > 0 ? now : 0;
       this.#schedule();
     }, 0);
   }
