@@ -7,8 +7,10 @@
  * - **Memory held**: every admitted request holds its body's bytes until its answer has been
  *   handed to the socket, and a large answer adds its own bytes until then. A body with a
  *   `Content-Length` reserves it before it is read: when that would take the sum past
- *   `maxBodyMemoryBytes`, the request is refused unread (`Connection: close`, as its body is
- *   left on the connection). A body without one (chunked) is counted as it streams in
+ *   `maxBodyMemoryBytes`, the request is refused without taking the body in (a body over
+ *   64 KiB is left unread and its connection closed; a smaller one is read and dropped, which
+ *   under a flood costs less than a new connection). A body without one (chunked) is counted as
+ *   it streams in
  *   (`body.ts` reports it to {@link bodyWatchOf}) and refused when it passes the limit. One
  *   request alone is always admitted, so any body within the body limit can be served.
  * - **The model's queue** (`core/runtime.ts`): while it is full or its oldest rows have waited
@@ -109,6 +111,8 @@ export const RETRY_AFTER_SECONDS = 1;
 
 /** Answers of at least this many bytes are counted as held until the socket has taken them. */
 const LARGE_ANSWER_BYTES = 64 << 10;
+/** A refused body up to this size is read and dropped, so that its connection stays open. */
+const SMALL_BODY_BYTES = 64 << 10;
 /** Bodies of at least this many bytes wait for their turn to be parsed (`turnstile.ts`). */
 const HEAVY_BODY_BYTES = 64 << 10;
 /** Runs of at least this many rows wait for their turn before their answer is written. */
@@ -299,21 +303,16 @@ export class Admission {
     if (this.#cutoff.aborted) return this.#refuse(shuttingDown(), "shutting_down", errorKey);
     const reserved = this.#reservationFor(request);
     const backlog = this.#backlog(reserved);
-    if (backlog !== undefined) {
-      const [reason, detail] = backlog;
-      const headers: Record<string, string> = { "retry-after": String(RETRY_AFTER_SECONDS) };
-      // Its body is left unread: the connection cannot carry another request.
-      if (request.body !== null) headers.connection = "close";
-      return this.#refuse(new HttpError(503, detail, headers), reason, errorKey);
-    }
+    if (backlog !== undefined) return this.#refuseUnread(request, ...backlog, errorKey);
     if (this.#held > 0 && this.#held + reserved > this.#maxHeld) {
-      return this.#refuse(this.#busy(), "body_memory", errorKey);
+      return this.#refuseUnread(request, "body_memory", this.#busy().detail, errorKey);
     }
     this.#held += reserved;
     this.#inFlight++;
     const controller = new AbortController();
     const { signal } = controller;
     const hungUp = () => controller.abort(request.signal.reason);
+    if (request.signal.aborted) hungUp();
     request.signal.addEventListener("abort", hungUp, { once: true });
     this.#live.add(controller);
     signals.set(request, signal);
@@ -486,6 +485,27 @@ export class Admission {
     return jsonResponse(error.status, { [errorKey]: error.detail }, error.headers);
   }
 
+  /**
+   * Refuses `request` with 503 and `Retry-After` without taking its body in: a small one
+   * (64 KiB at most, and arrived within a second) is read and dropped, so the connection stays
+   * open for the client's retry (closing and reopening it cost more than a small body does
+   * under a flood); a larger or unfinished one is left unread, and the connection closed.
+   */
+  async #refuseUnread(
+    request: Request,
+    reason: ShedReason,
+    detail: string,
+    errorKey: "detail" | "error",
+  ): Promise<Response> {
+    const headers: Record<string, string> = { "retry-after": String(RETRY_AFTER_SECONDS) };
+    const declared = Number(request.headers.get("content-length") ?? NaN);
+    if (request.body !== null) {
+      const dropped = declared <= SMALL_BODY_BYTES && await dropWithin(request, 1_000);
+      if (!dropped) headers.connection = "close";
+    }
+    return this.#refuse(new HttpError(503, detail, headers), reason, errorKey);
+  }
+
   /** What `request`'s body reserves before it is read: its declared length, if any. */
   #reservationFor(request: Request): number {
     const bytes = Number(request.headers.get("content-length") ?? 0);
@@ -499,6 +519,19 @@ function shuttingDown(): HttpError {
     "retry-after": String(RETRY_AFTER_SECONDS),
     connection: "close",
   });
+}
+
+/** Reads `request`'s body and drops it; false when it has not arrived within `ms`. */
+async function dropWithin(request: Request, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      request.arrayBuffer().then(() => true, () => false),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function once(action: () => void): () => void {

@@ -50,42 +50,47 @@ async function metricsOf(app: App): Promise<string> {
   return await (await app.fetch(new Request("http://localhost/metrics"))).text();
 }
 
-Deno.test("a body that would pass --max-body-memory-bytes is refused 503 before it is read; the probes do not wait", async () => {
+Deno.test("a body that would pass --max-body-memory-bytes is refused 503: a large one unread, a small one dropped; the probes do not wait", async () => {
   await withApp(async (app) => {
-    const padded = JSON.stringify({ input_marking: { p_in: 0.5 }, pad: "x".repeat(600) });
-    const first = heldRequest("/forward", padded, true); // holds ~630 of the 1000 bytes
+    const padded = (size: number) =>
+      JSON.stringify({ input_marking: { p_in: 0.5 }, pad: "x".repeat(size) });
+    const first = heldRequest("/forward", padded(70_000), true); // holds 70 kB of the 100 kB
     const answering = app.fetch(first.request);
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const second = heldRequest("/forward", padded, true);
-    const refused = await app.fetch(second.request);
+    const large = heldRequest("/forward", padded(70_000), true);
+    const refused = await app.fetch(large.request);
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get("retry-after"), "1");
-    assert.equal(refused.headers.get("connection"), "close");
-    assert.match((await refused.json()).detail, /past its limit of 1000 bytes/);
-    assert.equal(second.pulled(), false, "the refused body was never read");
+    assert.equal(refused.headers.get("connection"), "close", "its unread body ends the connection");
+    assert.match((await refused.json()).detail, /past its limit of 100000 bytes/);
+    assert.equal(large.pulled(), false, "the refused body was never read");
+    // A small body that does not fit is read and dropped: its connection can be reused.
+    const small = heldRequest("/forward", padded(40_000), true);
+    small.send();
+    const dropped = await app.fetch(small.request);
+    assert.equal(dropped.status, 503);
+    assert.equal(dropped.headers.get("connection"), null);
+    assert.equal(small.pulled(), true);
     // The probes and the metrics are answered while the budget is full.
     for (const path of ["/healthz", "/readyz", "/metrics"]) {
       assert.equal((await app.fetch(new Request(`http://localhost${path}`))).status, 200);
     }
     const during = await metricsOf(app);
     assert.match(during, /^petri_serve_requests_in_flight 1$/m);
-    assert.match(during, /^petri_serve_held_body_bytes 6\d\d$/m);
+    assert.match(during, /^petri_serve_held_body_bytes 700\d\d$/m);
+    // /v2 gets the protocol's error shape.
+    const refusedV2 = await app.fetch(
+      heldRequest("/v2/models/model/infer", padded(70_000), true).request,
+    );
+    assert.equal(refusedV2.status, 503);
+    assert.match((await refusedV2.json()).error, /past its limit/);
     first.send();
     assert.equal((await answering).status, 200);
     const after = await metricsOf(app);
-    assert.match(after, /^petri_serve_requests_shed_total\{reason="body_memory"\} 1$/m);
+    assert.match(after, /^petri_serve_requests_shed_total\{reason="body_memory"\} 3$/m);
     assert.match(after, /^petri_serve_requests_in_flight 0$/m);
     assert.match(after, /^petri_serve_held_body_bytes 0$/m);
-    // /v2 gets the protocol's error shape.
-    const blocker = heldRequest("/forward", padded, true);
-    const blocking = app.fetch(blocker.request);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const refusedV2 = await app.fetch(heldRequest("/v2/models/model/infer", padded, true).request);
-    assert.equal(refusedV2.status, 503);
-    assert.match((await refusedV2.json()).error, /past its limit/);
-    blocker.send();
-    assert.equal((await blocking).status, 200);
-  }, { maxBodyMemoryBytes: 1000 });
+  }, { maxBodyMemoryBytes: 100_000 });
 });
 
 Deno.test("a body without Content-Length is counted as it streams, and refused once it passes the budget", async () => {
@@ -185,8 +190,9 @@ Deno.test("while the model's queue is full or half its time-out behind, requests
     onShed: (reason) => shed.push(reason),
   });
   const ok = () => Promise.resolve(new Response("ran"));
-  const attempt = async () => {
-    const held = heldRequest("/forward", BODY, true);
+  const attempt = async (body = BODY) => {
+    const held = heldRequest("/forward", body, true);
+    held.send();
     const response = await admission.admit(held.request, ok, "detail");
     return { response, read: held.pulled() };
   };
@@ -194,13 +200,17 @@ Deno.test("while the model's queue is full or half its time-out behind, requests
   queue.queuedRows = 100;
   const full = await attempt();
   assert.equal(full.response.status, 503);
-  assert.equal(full.read, false);
   assert.equal(full.response.headers.get("retry-after"), "1");
+  assert.equal(full.response.headers.get("connection"), null, "a small body is dropped");
   assert.match((await full.response.json()).detail, /queue is full: 100 rows wait/);
+  const large = await attempt("x".repeat(100_000));
+  assert.equal(large.response.status, 503);
+  assert.equal(large.read, false, "a large body is left unread");
+  assert.equal(large.response.headers.get("connection"), "close");
   queue.queuedRows = 1;
   queue.oldestWaitMs = 500;
   const behind = await attempt();
   assert.equal(behind.response.status, 503);
   assert.match((await behind.response.json()).detail, /500 ms behind, more than half its time-out/);
-  assert.deepEqual(shed, ["queue_full", "queue_timeout"]);
+  assert.deepEqual(shed, ["queue_full", "queue_full", "queue_timeout"]);
 });
