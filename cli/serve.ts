@@ -98,8 +98,9 @@ Options:
   defaultMaxQueueRows(3, 2)
 } for a 3-place, 2-transition
                         one; a single larger request still runs when the queue is empty)
-  --queue-timeout-ms MS how long rows may wait for the model before the request gets 503 with
-                        Retry-After (default ${DEFAULT_QUEUE_TIMEOUT_MS})
+  --queue-timeout-ms MS how long a request's rows may wait for the model (a deadline for all its
+                        runs, counted from its admission) before it gets 503 with Retry-After
+                        (default ${DEFAULT_QUEUE_TIMEOUT_MS})
 
 If a model run fails, its requests get 503, the model session is recreated (/readyz answers
 503 meanwhile) and one line is logged per burst of failures; if it cannot be recreated after 5

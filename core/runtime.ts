@@ -189,6 +189,13 @@ export interface RunOptions {
    * computed but their results dropped.
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * When the rows must have started their run, in `performance.now()` milliseconds; past it
+   * they are refused with a `ModelBusyError` (`queue_timeout`). The queue is taken in deadline
+   * order, so a request that gives all its runs one deadline (the server does) has its later
+   * runs go before newer requests' first ones. Default: `queueTimeoutMs` after queueing.
+   */
+  readonly deadline?: number | undefined;
 }
 
 /** The default of {@link ModelSessionOptions.maxBatchRows}. */
@@ -229,6 +236,8 @@ interface Pending {
   readonly inputs: PackedInputs;
   readonly withGradient: boolean;
   readonly queuedAt: number;
+  /** When the rows must have started their run (the queue is sorted by it). */
+  readonly deadline: number;
   readonly resolve: (outputs: PackedOutputs) => void;
   readonly reject: (error: unknown) => void;
   /** Stops listening to the caller's signal. */
@@ -274,12 +283,6 @@ export class ModelSession implements AsyncDisposable {
   /** Rows waiting for the next run (not counting the run in flight). */
   get queuedRows(): number {
     return this.#queuedRows;
-  }
-
-  /** How long the oldest rows in the queue have waited, in ms; 0 when it is empty. */
-  get oldestWaitMs(): number {
-    const oldest = this.#pending[0];
-    return oldest === undefined ? 0 : performance.now() - oldest.queuedAt;
   }
 
   /** The queue's bounds now (see {@link ModelSession.limitQueue}). */
@@ -559,15 +562,14 @@ export class ModelSession implements AsyncDisposable {
       signal.addEventListener("abort", withdraw, { once: true });
       forget = () => signal.removeEventListener("abort", withdraw);
     }
-    const pending: Pending = {
-      inputs,
-      withGradient,
-      queuedAt: performance.now(),
-      resolve,
-      reject,
-      forget,
-    };
-    this.#pending.push(pending);
+    const queuedAt = performance.now();
+    const deadline = options.deadline ?? queuedAt + this.#queueTimeoutMs;
+    const pending: Pending = { inputs, withGradient, queuedAt, deadline, resolve, reject, forget };
+    // In deadline order; a newcomer usually has the latest, so the search starts at the end.
+    let at = this.#pending.length;
+    while (at > 0 && this.#pending[at - 1]!.deadline > deadline) at--;
+    this.#pending.splice(at, 0, pending);
+    if (at === 0) this.#stopExpiry(); // a new earliest deadline: re-arm
     this.#queuedRows += inputs.batch;
     if (this.#queuedRows >= this.#maxBatchRows) this.#wake?.();
     this.#armExpiry();
@@ -736,17 +738,16 @@ export class ModelSession implements AsyncDisposable {
     this.#draining = undefined;
   }
 
-  /** Arms the timer that refuses the oldest rows once they have waited `queueTimeoutMs`. */
+  /** Arms the timer that refuses the queue's first rows once their deadline has passed. */
   #armExpiry(): void {
-    const oldest = this.#pending[0];
-    if (this.#expiry !== undefined || oldest === undefined) return;
-    if (!Number.isFinite(this.#queueTimeoutMs)) return;
-    const wait = oldest.queuedAt + this.#queueTimeoutMs - performance.now();
+    const first = this.#pending[0];
+    if (this.#expiry !== undefined || first === undefined) return;
+    if (!Number.isFinite(first.deadline)) return;
     this.#expiry = setTimeout(() => {
       this.#expiry = undefined;
       this.#expire();
       this.#armExpiry();
-    }, Math.max(0, wait));
+    }, Math.max(0, first.deadline - performance.now()));
   }
 
   #stopExpiry(): void {
@@ -754,21 +755,21 @@ export class ModelSession implements AsyncDisposable {
     this.#expiry = undefined;
   }
 
-  /** Refuses every request that has waited `queueTimeoutMs` (the oldest come first). */
+  /** Refuses every request whose deadline has passed (the earliest deadlines come first). */
   #expire(): void {
     const now = performance.now();
     while (this.#pending.length > 0) {
-      const oldest = this.#pending[0]!;
-      const waited = now - oldest.queuedAt;
-      if (waited < this.#queueTimeoutMs) break;
+      const first = this.#pending[0]!;
+      if (first.deadline > now) break;
       this.#pending.shift();
-      this.#queuedRows -= oldest.inputs.batch;
-      oldest.forget();
-      oldest.reject(
+      this.#queuedRows -= first.inputs.batch;
+      first.forget();
+      first.reject(
         new ModelBusyError(
           "queue_timeout",
-          `The rows waited ${Math.round(waited)} ms in the model's queue, longer than its ` +
-            `time-out of ${this.#queueTimeoutMs} ms`,
+          `The request passed its deadline while its rows waited ${
+            Math.round(now - first.queuedAt)
+          } ms in the model's queue (its time-out is ${this.#queueTimeoutMs} ms)`,
         ),
       );
     }

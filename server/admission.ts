@@ -10,17 +10,19 @@
  *   `maxBodyMemoryBytes`, the request is refused without taking the body in (a body over
  *   64 KiB is left unread and its connection closed; a smaller one is read and dropped, which
  *   under a flood costs less than a new connection). A body without one (chunked) is counted as
- *   it streams in
- *   (`body.ts` reports it to {@link bodyWatchOf}) and refused when it passes the limit. One
- *   request alone is always admitted, so any body within the body limit can be served.
- * - **The model's queue** (`core/runtime.ts`): while it is full or its oldest rows have waited
- *   half of `--queue-timeout-ms`, new requests are refused before their bodies are read (as
- *   are large bodies while parsing is that far behind). Rows queued past `--max-queue-rows`,
- *   rows that waited past `--queue-timeout-ms`, and runs refused while the model is recreated
- *   are answered 503 by {@link Admission.guard}, which also ties each run to its request's
- *   {@link signalOf}: a client that hangs up withdraws its rows from the queue (answered 499,
- *   which nobody reads), and at the drain's deadline every admitted request is answered 503
- *   with `Connection: close`.
+ *   it streams in (`body.ts` reports it to {@link bodyWatchOf}) and refused when it passes the
+ *   limit. One request alone is always admitted, so any body within the body limit can be
+ *   served.
+ * - **The model's queue** (`core/runtime.ts`): while it is full, new requests are refused
+ *   before their bodies are read, as are large bodies while parsing is expected to take half of
+ *   `--queue-timeout-ms`. An admitted request gets a deadline, `--queue-timeout-ms` after its
+ *   admission, for all its runs: the queue is taken in deadline order, so a request that has
+ *   started goes before newer ones. Rows queued past `--max-queue-rows`, rows still queued at
+ *   their deadline, and runs refused while the model is recreated are answered 503 by
+ *   {@link Admission.guard}, which also ties each run to its request's {@link runContextOf}
+ *   signal: a client that hangs up withdraws its rows from the queue (answered 499, which
+ *   nobody reads), and at the drain's deadline every admitted request is answered 503 with
+ *   `Connection: close`.
  *
  * Health probes and `/metrics` never pass through here: they are answered at once, whatever the
  * load.
@@ -139,8 +141,6 @@ export type ShedReason =
 export interface QueueView {
   /** Rows waiting for a run. */
   readonly queuedRows: number;
-  /** How long the oldest of them have waited, in ms. */
-  readonly oldestWaitMs: number;
   /** The queue's bounds. */
   readonly queueLimits: { readonly maxQueueRows: number; readonly queueTimeoutMs: number };
 }
@@ -156,10 +156,7 @@ export interface AdmissionOptions {
    * is answered 503 (`queue_timeout`). Default {@link DEFAULT_QUEUE_TIMEOUT_MS}.
    */
   readonly queueTimeoutMs?: number | undefined;
-  /**
-   * The model's queue: while it is full, or its oldest rows have waited half its time-out,
-   * new requests are refused at once, before their bodies are read or parsed.
-   */
+  /** The model's queue: while it is full, new requests are refused before they are read. */
   readonly queue?: QueueView | undefined;
   /** Aborts at the drain's deadline: admitted requests are answered 503, new ones refused. */
   readonly cutoff?: AbortSignal | undefined;
@@ -167,7 +164,18 @@ export interface AdmissionOptions {
   readonly onShed?: ((reason: ShedReason) => void) | undefined;
 }
 
-const signals = new WeakMap<Request, AbortSignal>();
+const contexts = new WeakMap<Request, RunContext>();
+
+/** What an admitted request's model runs carry (`core/runtime.ts`'s `RunOptions`). */
+export interface RunContext {
+  /** Aborts when the client hangs up or the drain's deadline passes. */
+  readonly signal: AbortSignal;
+  /**
+   * When the request's rows must have started their run (`performance.now()` ms): admission
+   * plus the queue's time-out, the same for all the request's runs.
+   */
+  readonly deadline?: number;
+}
 const watches = new WeakMap<Request, BodyWatch>();
 
 /** How admission follows the reading of an admitted request's body (`body.ts`). */
@@ -199,19 +207,19 @@ export function bodyWatchOf(request: Request): BodyWatch | undefined {
 }
 
 /**
- * The signal that withdraws `request`'s model work: the client hanging up, or the drain's
- * deadline, once the request has been admitted; the request's own signal otherwise.
+ * The signal and the deadline of `request`'s model runs, once it has been admitted; its own
+ * signal and no deadline otherwise.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { signalOf } from "./admission.ts";
+ * import { runContextOf } from "./admission.ts";
  * const request = new Request("http://localhost/");
- * assert.equal(signalOf(request), request.signal);
+ * assert.deepEqual(runContextOf(request), { signal: request.signal });
  * ```
  */
-export function signalOf(request: Request): AbortSignal {
-  return signals.get(request) ?? request.signal;
+export function runContextOf(request: Request): RunContext {
+  return contexts.get(request) ?? { signal: request.signal };
 }
 
 /** The shutdown signal's reason, to tell it from a client hanging up. */
@@ -315,7 +323,8 @@ export class Admission {
     if (request.signal.aborted) hungUp();
     request.signal.addEventListener("abort", hungUp, { once: true });
     this.#live.add(controller);
-    signals.set(request, signal);
+    const deadline = performance.now() + this.#queueTimeoutMs;
+    contexts.set(request, { signal, deadline });
     let held = reserved;
     const metered = reserved === 0 && !request.headers.has("content-length");
     let read = 0;
@@ -330,7 +339,7 @@ export class Admission {
           throw this.#busy();
         }
       },
-      complete: () => read >= HEAVY_BODY_BYTES ? this.#parseTurn(signal) : undefined,
+      complete: () => read >= HEAVY_BODY_BYTES ? this.#parseTurn(signal, deadline) : undefined,
     });
     try {
       const response = await handle(request);
@@ -354,7 +363,7 @@ export class Admission {
 
   /**
    * `model` as the admitted requests see it: its runs carry their request's
-   * {@link signalOf} (added by `request_rows.ts`'s `rowCounter`) and the model's refusals
+   * {@link runContextOf} (added by `request_rows.ts`'s `rowCounter`) and the model's refusals
    * become HTTP errors: 503 with `Retry-After` (`Connection: close` at the drain's deadline),
    * or 499 for a client that hung up.
    *
@@ -406,27 +415,17 @@ export class Admission {
   }
 
   /**
-   * Why a request should not even be read now: the model's queue is full, or so far behind
-   * that its rows would likely time out, or (for a large body) parsing is that far behind.
+   * Why a request should not even be read now: the model's queue is full, or (for a large
+   * body) parsing is expected to take half the queue's time-out.
    */
   #backlog(bodyBytes: number): [ShedReason, string] | undefined {
     const queue = this.#queue;
-    if (queue !== undefined) {
-      const { maxQueueRows, queueTimeoutMs } = queue.queueLimits;
-      if (queue.queuedRows >= maxQueueRows) {
-        return [
-          "queue_full",
-          `The model's queue is full: ${queue.queuedRows} rows wait, its limit is ` +
-          `${maxQueueRows} rows; retry later`,
-        ];
-      }
-      if (queue.oldestWaitMs >= queueTimeoutMs / 2) {
-        return [
-          "queue_timeout",
-          `The model's queue is ${Math.round(queue.oldestWaitMs)} ms behind, more than half ` +
-          `its time-out of ${queueTimeoutMs} ms; retry later`,
-        ];
-      }
+    if (queue !== undefined && queue.queuedRows >= queue.queueLimits.maxQueueRows) {
+      return [
+        "queue_full",
+        `The model's queue is full: ${queue.queuedRows} rows wait, its limit is ` +
+        `${queue.queueLimits.maxQueueRows} rows; retry later`,
+      ];
     }
     const turnstile = this.#turnstile;
     const parsing = Math.max(turnstile.oldestWaitMs, turnstile.expectedWaitMs);
@@ -440,16 +439,17 @@ export class Admission {
     return undefined;
   }
 
-  /** Waits for a large body's turn to be parsed, within the queue's time-out. */
-  async #parseTurn(signal: AbortSignal): Promise<void> {
+  /** Waits for a large body's turn to be parsed, within the request's deadline. */
+  async #parseTurn(signal: AbortSignal, deadline: number): Promise<void> {
     const since = performance.now();
-    if (await this.#turnstile.turnBefore(since + this.#queueTimeoutMs, signal)) return;
+    if (await this.#turnstile.turnBefore(deadline, signal)) return;
     if (signal.aborted) throw this.#refusalFor(new RunCancelledError(signal.reason));
     throw this.#refusalFor(
       new ModelBusyError(
         "queue_timeout",
-        `The request waited ${Math.round(performance.now() - since)} ms for its turn to be ` +
-          `parsed, longer than the queue's time-out of ${this.#queueTimeoutMs} ms`,
+        `The request passed its deadline while it waited ${
+          Math.round(performance.now() - since)
+        } ms for its turn to be parsed (the queue's time-out is ${this.#queueTimeoutMs} ms)`,
       ),
     );
   }

@@ -463,8 +463,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
 /** `model`'s queue, when it has a session that shows it (core/bundle.ts's do). */
 function queueOf(model: object): QueueView | undefined {
   const session = (model as { session?: Partial<QueueView> }).session;
-  return typeof session?.queuedRows === "number" && typeof session.oldestWaitMs === "number" &&
-      session.queueLimits !== undefined
+  return typeof session?.queuedRows === "number" && session.queueLimits !== undefined
     ? session as QueueView
     : undefined;
 }

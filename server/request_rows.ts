@@ -1,7 +1,8 @@
 /**
  * Rows per request, for the access log: {@link rowCounter} gives the operations a model whose
- * `run` counts every row it sends against the request (and ties the run to the request's
- * signal, `admission.ts`'s `signalOf`, so that a client that hangs up withdraws its rows), and
+ * `run` counts every row it sends against the request (and gives the run the request's signal
+ * and deadline, `admission.ts`'s `runContextOf`, so that a client that hangs up withdraws its
+ * rows and all of a request's runs share one deadline), and
  * {@link rowsOf} reads the count once the request is answered. A `WeakMap` keyed by the
  * `Request` keeps concurrent requests apart with no context threading through `core/ops`.
  *
@@ -21,7 +22,7 @@
  */
 
 import type { OpsModel } from "../core/ops/model.ts";
-import { signalOf } from "./admission.ts";
+import { runContextOf } from "./admission.ts";
 
 const rows = new WeakMap<Request, number>();
 
@@ -46,7 +47,7 @@ export function rowCounter(model: OpsModel): (request: Request) => OpsModel {
   const label = model.label.bind(model);
   return (request) => {
     rows.set(request, rows.get(request) ?? 0);
-    const signal = signalOf(request);
+    const context = runContextOf(request);
     return {
       net: model.net,
       module: model.module,
@@ -55,7 +56,7 @@ export function rowCounter(model: OpsModel): (request: Request) => OpsModel {
       label,
       run(batch, options) {
         rows.set(request, (rows.get(request) ?? 0) + batch.length);
-        return model.run(batch, { ...options, signal });
+        return model.run(batch, { ...options, ...context });
       },
     };
   };

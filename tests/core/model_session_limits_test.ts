@@ -177,3 +177,30 @@ Deno.test("a run that outlasts runTimeoutMs counts as failed", async () => {
   fake.runs.shift()!.finish(); // the stuck run ends at last: nobody waits for it
   await session[Symbol.asyncDispose]();
 });
+
+Deno.test("the queue is taken in deadline order, and rows past their deadline are refused", async () => {
+  const { fake, session } = await open({ maxBatchRows: 1 }); // one request a run
+  const first = session.run([row(1)], forward);
+  await settle();
+  const now = performance.now();
+  const newer = session.run([row(2)], { withGradient: false, deadline: now + 60_000 });
+  const older = session.run([row(3)], { withGradient: false, deadline: now + 30_000 });
+  const late = session.run([row(4)], { withGradient: false, deadline: now + 20 });
+  await assert.rejects(late, (error) => {
+    assert.ok(error instanceof ModelBusyError);
+    assert.equal(error.reason, "queue_timeout");
+    assert.match(error.message, /passed its deadline while its rows waited \d+ ms/);
+    return true;
+  });
+  fake.runs.shift()!.finish();
+  await first;
+  await settle();
+  // The request with the earlier deadline goes first, although it was queued later.
+  assert.equal(fake.runs.length, 1);
+  fake.runs.shift()!.finish();
+  assert.equal((await Promise.race([older, newer]))[0]!.transitions[0], 3);
+  await settle();
+  fake.runs.shift()!.finish();
+  assert.equal((await newer)[0]!.transitions[0], 2);
+  await session[Symbol.asyncDispose]();
+});

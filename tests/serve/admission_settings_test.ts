@@ -15,7 +15,7 @@ Deno.test("cli.ts serve --help documents the admission flags", async () => {
   assert.equal(code, 0);
   assert.match(stdout, /--max-body-memory-bytes N\s+bytes of request bodies and large answers/);
   assert.match(stdout, /--max-queue-rows N\s+most rows waiting for the model; more get 503/);
-  assert.match(stdout, /--queue-timeout-ms MS how long rows may wait for the model/);
+  assert.match(stdout, /--queue-timeout-ms MS how long a request's rows may wait for the model/);
   assert.match(stdout, /exits 1 so that a supervisor can replace the process/);
 });
 
