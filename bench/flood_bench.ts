@@ -18,6 +18,7 @@
  * | `anomaly512` | 512 connections × 0.93 MB `/anomaly` (17,500 events) |
  * | `anomaly2000` | 2,000 connections × the same |
  * | `cf2000` | 2,000 connections × wide-range `/counterfactual` (about 160 rows each) |
+ * | `anomaly512polite`, `cf2000polite` | the same, but clients wait `Retry-After` after a 503 |
  *
  * @example
  * ```ts
@@ -38,6 +39,8 @@ export interface Scenario {
   readonly path: string;
   readonly body: () => string;
   readonly connections: number;
+  /** Clients wait `Retry-After` after a 503, instead of retrying at once as `wrk` does. */
+  readonly polite?: boolean;
 }
 
 /** The floods of issue 16's table. */
@@ -50,6 +53,18 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   anomaly512: { path: "/anomaly", body: () => anomalyBody(17_500), connections: 512 },
   anomaly2000: { path: "/anomaly", body: () => anomalyBody(17_500), connections: 2000 },
   cf2000: { path: "/counterfactual", body: wideCounterfactualBody, connections: 2000 },
+  anomaly512polite: {
+    path: "/anomaly",
+    body: () => anomalyBody(17_500),
+    connections: 512,
+    polite: true,
+  },
+  cf2000polite: {
+    path: "/counterfactual",
+    body: wideCounterfactualBody,
+    connections: 2000,
+    polite: true,
+  },
 };
 
 /** One run's results, as printed. */
@@ -93,6 +108,7 @@ export async function runFlood(
     connections: scenario.connections,
     seconds,
     pid: server.pid,
+    honorRetryAfter: scenario.polite ?? false,
   });
   const shed: Record<string, number> = {};
   let exit: number | "died" = "died";
@@ -149,7 +165,9 @@ export function floodTable(runs: readonly PrintedRun[]): string {
     const shed = Object.entries(run.shed).map(([reason, n]) => `${n} ${reason}`).join(", ");
     const scenario = SCENARIOS[run.scenario]!;
     return [
-      `${scenario.connections} × ${run.scenario.replace(/\d+$/, "")}`,
+      `${scenario.connections} × ${run.scenario.replace(/\d+(polite)?$/, "")}${
+        scenario.polite ? ", clients wait Retry-After" : ""
+      }`,
       run.label,
       report.okPerSecond.toFixed(1),
       `${seconds(report.ok.p50)} / ${seconds(report.ok.p99)}`,

@@ -313,7 +313,7 @@ export class Admission {
     const backlog = this.#backlog(reserved);
     if (backlog !== undefined) return this.#refuseUnread(request, ...backlog, errorKey);
     if (this.#held > 0 && this.#held + reserved > this.#maxHeld) {
-      return this.#refuseUnread(request, "body_memory", this.#busy().detail, errorKey);
+      return this.#refuseUnread(request, "body_memory", this.#busyDetail(), errorKey);
     }
     this.#held += reserved;
     this.#inFlight++;
@@ -454,13 +454,16 @@ export class Admission {
     );
   }
 
+  #busyDetail(): string {
+    return `The server is busy: this body would take the request bodies and answers it holds ` +
+      `past its limit of ${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`;
+  }
+
   #busy(): HttpError {
-    return new HttpError(
-      503,
-      `The server is busy: this body would take the request bodies and answers it holds ` +
-        `past its limit of ${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`,
-      { "retry-after": String(RETRY_AFTER_SECONDS), connection: "close" },
-    );
+    return new HttpError(503, this.#busyDetail(), {
+      "retry-after": String(RETRY_AFTER_SECONDS),
+      connection: "close",
+    });
   }
 
   /** The HTTP error for a model refusal (counted), or `error` itself. */
@@ -503,7 +506,9 @@ export class Admission {
       const dropped = declared <= SMALL_BODY_BYTES && await dropWithin(request, 1_000);
       if (!dropped) headers.connection = "close";
     }
-    return this.#refuse(new HttpError(503, detail, headers), reason, errorKey);
+    this.#onShed(reason);
+    // A plain answer, no error object: refusals come by the thousand under a flood.
+    return jsonResponse(503, { [errorKey]: detail }, headers);
   }
 
   /** What `request`'s body reserves before it is read: its declared length, if any. */

@@ -46,6 +46,9 @@ export interface FloodOptions {
   readonly abandonShare?: number;
   /** How long to wait for answers once sending stops, in ms (default 30 s). */
   readonly tailMs?: number;
+  /** Wait `Retry-After` before the next request on a connection after a 503 or 429, as a
+   * well-behaved client does (default: retry at once, as `wrk` does). */
+  readonly honorRetryAfter?: boolean;
 }
 
 /** One request's outcome. */
@@ -161,8 +164,13 @@ export async function flood(options: FloodOptions): Promise<FloodReport> {
         continue;
       }
       outcomes.push({ status: answer.status, ms });
-      if ((answer.status === 503 || answer.status === 429) && !answer.retryAfter) {
+      if ((answer.status === 503 || answer.status === 429) && answer.retryAfter === undefined) {
         shedWithoutRetryAfter++;
+      }
+      if (options.honorRetryAfter && answer.retryAfter !== undefined) {
+        await sleep(
+          Math.min(answer.retryAfter * 1000, Math.max(0, stopSending - performance.now())),
+        );
       }
       if (answer.close) {
         connection.close();
@@ -289,7 +297,8 @@ function sleep(ms: number): Promise<void> {
 interface Answer {
   readonly status: number;
   readonly close: boolean;
-  readonly retryAfter: boolean;
+  /** `Retry-After` in seconds, when present. */
+  readonly retryAfter: number | undefined;
 }
 
 /** One keep-alive connection: write a request, read one whole answer (body skipped). */
@@ -352,7 +361,8 @@ class Connection {
     const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? NaN);
     const length = /\r\ncontent-length: *(\d+)/i.exec(head);
     const close = /\r\nconnection: *close/i.test(head);
-    const retryAfter = /\r\nretry-after:/i.test(head);
+    const retryAfterText = /\r\nretry-after: *(\d+)/i.exec(head)?.[1];
+    const retryAfter = retryAfterText === undefined ? undefined : Number(retryAfterText);
     if (length) {
       if (!(await this.#skip(Number(length[1])))) return "closed";
     } else if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
