@@ -54,6 +54,8 @@ const OPTIONS = {
   "queue-timeout-ms": { type: "string" },
 } as const;
 
+const EXAMPLE_QUEUE_ROWS = defaultMaxQueueRows(3, 2);
+
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
                     [--access-log on|off] [--drain-ms MS] [--max-body-memory-bytes N]
@@ -91,21 +93,20 @@ Options:
                         under the orchestrator's grace period, e.g. Kubernetes' 30 s)
   --max-body-memory-bytes N
                         bytes of request bodies and large answers the model routes hold at once;
-                        a request that would pass it gets 503 with Retry-After before its body is
-                        read (default ${DEFAULT_MAX_BODY_MEMORY_BYTES}, 16 MiB; one request is always admitted)
-  --max-queue-rows N    most rows waiting for the model; more get 503 with Retry-After (default:
-                        as many as fit in 128 MiB for the net, ${
-  defaultMaxQueueRows(3, 2)
-} for a 3-place, 2-transition
-                        one; a single larger request still runs when the queue is empty)
-  --queue-timeout-ms MS how long a request's rows may wait for the model (a deadline for all its
-                        runs, counted from its admission) before it gets 503 with Retry-After
-                        (default ${DEFAULT_QUEUE_TIMEOUT_MS})
+                        a request that would pass it waits, its body unread, for room until its
+                        deadline (--queue-timeout-ms), then gets 503 with Retry-After (default
+                        ${DEFAULT_MAX_BODY_MEMORY_BYTES}, 16 MiB; one request is always admitted)
+  --max-queue-rows N    most rows waiting for the model; while it is full, new requests wait as
+                        above (default: as many as fit in 128 MiB for the net, ${EXAMPLE_QUEUE_ROWS}
+                        for 3 places and 2 transitions; an empty queue takes any request)
+  --queue-timeout-ms MS how long a request may wait for room, and then its rows for the model
+                        (a deadline for all its runs, from its body's arrival), before it gets
+                        503 with Retry-After (default ${DEFAULT_QUEUE_TIMEOUT_MS})
+  -h, --help            show this help
 
 If a model run fails, its requests get 503, the model session is recreated (/readyz answers
 503 meanwhile) and one line is logged per burst of failures; if it cannot be recreated after 5
 tries in a row, serve stops and exits 1 so that a supervisor can replace the process.
-  -h, --help            show this help
 `;
 
 /**

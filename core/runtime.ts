@@ -196,6 +196,13 @@ export interface RunOptions {
    * runs go before newer requests' first ones. Default: `queueTimeoutMs` after queueing.
    */
   readonly deadline?: number | undefined;
+  /**
+   * The rows come from a request its caller admitted under its own bound on the queue (the
+   * server's admission control holds new requests back while the queue is full):
+   * `maxQueueRows` refuses them only past twice the limit, so that work under way (a
+   * counterfactual's refinements) is finished rather than wasted.
+   */
+  readonly admitted?: boolean | undefined;
 }
 
 /** The default of {@link ModelSessionOptions.maxBatchRows}. */
@@ -537,12 +544,13 @@ export class ModelSession implements AsyncDisposable {
     if (refusal) return Promise.reject(refusal);
     if (inputs.batch === 0) return Promise.resolve(emptyOutputs(withGradient));
     const queued = this.#queuedRows;
-    if (queued > 0 && queued + inputs.batch > this.#maxQueueRows) {
+    const limit = options.admitted ? 2 * this.#maxQueueRows : this.#maxQueueRows;
+    if (queued > 0 && queued + inputs.batch > limit) {
       return Promise.reject(
         new ModelBusyError(
           "queue_full",
           `The model's queue is full: ${queued} rows wait, ${inputs.batch} more would pass ` +
-            `its limit of ${this.#maxQueueRows} rows`,
+            `its limit of ${limit} rows`,
         ),
       );
     }

@@ -1,28 +1,33 @@
 /**
  * Admission control for the routes that run the model (the `POST` operations and `/v2` infer):
- * what the server takes on is bounded, and what it cannot take is refused at once with 503 and
- * `Retry-After`, so that a flood costs the clients retries instead of costing the process its
- * memory (DESIGN.md §3).
+ * what the server holds is bounded, a request that does not fit waits, unread, for room until
+ * its deadline, and what cannot be served in time is answered 503 with `Retry-After`, so that a
+ * flood costs the clients waits and retries instead of costing the process its memory
+ * (DESIGN.md §3).
  *
  * - **Memory held**: every admitted request holds its body's bytes until its answer has been
  *   handed to the socket, and a large answer adds its own bytes until then. A body with a
- *   `Content-Length` reserves it before it is read: when that would take the sum past
- *   `maxBodyMemoryBytes`, the request is refused without taking the body in (a body over
- *   64 KiB is left unread and its connection closed; a smaller one is read and dropped, which
- *   under a flood costs less than a new connection). A body without one (chunked) is counted as
+ *   `Content-Length` reserves it before it is read; a body without one (chunked) is counted as
  *   it streams in (`body.ts` reports it to {@link bodyWatchOf}) and refused when it passes the
  *   limit. One request alone is always admitted, so any body within the body limit can be
  *   served.
- * - **The model's queue** (`core/runtime.ts`): while it is full, new requests are refused
- *   before their bodies are read, as are large bodies while parsing is expected to take half of
- *   `--queue-timeout-ms`. An admitted request gets a deadline, `--queue-timeout-ms` after its
- *   admission, for all its runs: the queue is taken in deadline order, so a request that has
- *   started goes before newer ones. Rows queued past `--max-queue-rows`, rows still queued at
- *   their deadline, and runs refused while the model is recreated are answered 503 by
+ * - **Waiting for room**: a request that would take the bytes held past `maxBodyMemoryBytes`,
+ *   that arrives while the model's queue is full, or whose large body would wait half the
+ *   queue's time-out to be parsed, waits in line (`waiting_line.ts`), its body unread, first
+ *   come first served, until it fits. At its deadline (`--queue-timeout-ms` after its arrival)
+ *   or when the line already holds `maxWaiting` requests, it is refused with 503: a body over
+ *   64 KiB is left unread and its connection closed, a smaller one is read and dropped so that
+ *   the connection stays open for the retry. Waiting costs the server nearly nothing, and a
+ *   client that waits does not come back at once, as one refused at once does (under floods of
+ *   clients that retry at once, refusing at once spent the serving thread on refusals).
+ * - **The model's queue** (`core/runtime.ts`): an admitted request keeps its deadline for all
+ *   its runs, and the queue is taken in deadline order, so a request that has started goes
+ *   before newer ones. Rows queued past `--max-queue-rows`, rows still queued at their
+ *   deadline, and runs refused while the model is recreated are answered 503 by
  *   {@link Admission.guard}, which also ties each run to its request's {@link runContextOf}
  *   signal: a client that hangs up withdraws its rows from the queue (answered 499, which
- *   nobody reads), and at the drain's deadline every admitted request is answered 503 with
- *   `Connection: close`.
+ *   nobody reads), and at the drain's deadline every admitted or waiting request is answered
+ *   503 with `Connection: close`.
  *
  * Health probes and `/metrics` never pass through here: they are answered at once, whatever the
  * load.
@@ -31,7 +36,11 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { Admission } from "./admission.ts";
- * const admission = new Admission({ maxBodyMemoryBytes: 1000, maxBodyBytes: 1000 });
+ * const admission = new Admission({
+ *   maxBodyMemoryBytes: 1000,
+ *   maxBodyBytes: 1000,
+ *   queueTimeoutMs: 50,
+ * });
  * const post = (size: number) =>
  *   new Request("http://localhost/forward", {
  *     method: "POST",
@@ -43,11 +52,15 @@
  *   await gate;
  *   return new Response("done");
  * }, "detail");
- * // 800 bytes are held: 300 more would pass the limit of 1000, so they are refused unread.
+ * // 800 bytes are held: 300 more would pass the limit of 1000, so they wait for room, until
+ * // their deadline 50 ms later.
  * const refused = await admission.admit(post(300), () => Promise.resolve(new Response()), "detail");
  * assert.equal(refused.status, 503);
  * assert.equal(refused.headers.get("retry-after"), "1");
+ * // Waiting requests are let in as soon as room is made.
+ * const waiting = admission.admit(post(300), () => Promise.resolve(new Response("in")), "detail");
  * release();
+ * assert.equal(await (await waiting).text(), "in");
  * assert.equal(await (await slow).text(), "done");
  * assert.equal(admission.heldBytes, 0);
  * ```
@@ -60,6 +73,7 @@ import { ModelBusyError, RunCancelledError } from "../core/run_errors.ts";
 import { HttpError } from "./errors.ts";
 import { answerSizeOf, jsonResponse } from "./json.ts";
 import { Turnstile } from "./turnstile.ts";
+import { WaitingLine } from "./waiting_line.ts";
 
 /**
  * The default of {@link AdmissionOptions.maxBodyMemoryBytes}: 16 MiB, 16 bodies of the default
@@ -113,6 +127,12 @@ export const RETRY_AFTER_SECONDS = 1;
 
 /** Answers of at least this many bytes are counted as held until the socket has taken them. */
 const LARGE_ANSWER_BYTES = 64 << 10;
+/** The default of {@link AdmissionOptions.maxWaiting}. */
+export const DEFAULT_MAX_WAITING = 8192;
+/** How often the waiting line is checked for room while requests wait, in ms. */
+const PUMP_MS = 5;
+/** The most waiters let through per check (their rows are not queued yet when it runs). */
+const PUMP_MOST = 64;
 /** A refused body up to this size is read and dropped, so that its connection stays open. */
 const SMALL_BODY_BYTES = 64 << 10;
 /** Bodies of at least this many bytes wait for their turn to be parsed (`turnstile.ts`). */
@@ -156,8 +176,13 @@ export interface AdmissionOptions {
    * is answered 503 (`queue_timeout`). Default {@link DEFAULT_QUEUE_TIMEOUT_MS}.
    */
   readonly queueTimeoutMs?: number | undefined;
-  /** The model's queue: while it is full, new requests are refused before they are read. */
+  /** The model's queue: while it is full, new requests wait before they are read. */
   readonly queue?: QueueView | undefined;
+  /**
+   * The most requests waiting for room (default {@link DEFAULT_MAX_WAITING}); past it a
+   * request is refused at once.
+   */
+  readonly maxWaiting?: number | undefined;
   /** Aborts at the drain's deadline: admitted requests are answered 503, new ones refused. */
   readonly cutoff?: AbortSignal | undefined;
   /** Called once for each request not served, with the reason. */
@@ -171,8 +196,9 @@ export interface RunContext {
   /** Aborts when the client hangs up or the drain's deadline passes. */
   readonly signal: AbortSignal;
   /**
-   * When the request's rows must have started their run (`performance.now()` ms): admission
-   * plus the queue's time-out, the same for all the request's runs.
+   * When the request's rows must have started their run (`performance.now()` ms): the queue's
+   * time-out after its body arrived (after its admission, before that), the same for all the
+   * request's runs.
    */
   readonly deadline?: number;
 }
@@ -236,6 +262,13 @@ export class Admission {
   readonly #live = new Set<AbortController>();
   readonly #queueTimeoutMs: number;
   readonly #queue: QueueView | undefined;
+  readonly #line: WaitingLine<number>;
+  /** Admitted requests whose first model run has not been queued yet, by their signal. */
+  readonly #inTransit = new WeakSet<AbortSignal>();
+  #inTransitCount = 0;
+  /** The recent rows of a request's first run (an average), to foresee what those will add. */
+  #firstRunRows = 1;
+  #pumpTimer: ReturnType<typeof setTimeout> | undefined;
   #held = 0;
   #inFlight = 0;
 
@@ -262,7 +295,9 @@ export class Admission {
     const cut = () => {
       cutoff.abort(SHUTTING_DOWN);
       for (const request of this.#live) request.abort(SHUTTING_DOWN);
+      this.#line.close();
     };
+    this.#line = new WaitingLine(options.maxWaiting ?? DEFAULT_MAX_WAITING);
     options.cutoff?.addEventListener("abort", cut, { once: true });
     if (options.cutoff?.aborted) cut();
     this.#cutoff = cutoff.signal;
@@ -279,6 +314,11 @@ export class Admission {
   /** Admitted requests not answered yet. */
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** Requests waiting for room to be admitted. */
+  get waiting(): number {
+    return this.#line.length;
   }
 
   /**
@@ -310,12 +350,34 @@ export class Admission {
   ): Promise<Response> {
     if (this.#cutoff.aborted) return this.#refuse(shuttingDown(), "shutting_down", errorKey);
     const reserved = this.#reservationFor(request);
-    const backlog = this.#backlog(reserved);
-    if (backlog !== undefined) return this.#refuseUnread(request, ...backlog, errorKey);
-    if (this.#held > 0 && this.#held + reserved > this.#maxHeld) {
-      return this.#refuseUnread(request, "body_memory", this.#busyDetail(), errorKey);
+    const arrived = performance.now();
+    const deadline = arrived + this.#queueTimeoutMs;
+    // First come, first served: a newcomer waits behind those already waiting.
+    if (this.#line.length > 0 || !this.#take(reserved)) {
+      if (this.#line.full) {
+        const reason = this.#blockedBy(reserved) ?? "queue_full";
+        const detail = `${this.#line.length} requests already wait for room (the most that ` +
+          `may); retry later`;
+        return this.#refuseUnread(request, reason, detail, errorKey);
+      }
+      const waiting = this.#line.wait(reserved, deadline, request.signal);
+      this.#schedulePump();
+      const outcome = await waiting;
+      if (outcome === "closed") return this.#refuse(shuttingDown(), "shutting_down", errorKey);
+      if (outcome === "gone") {
+        this.#onShed("client_gone");
+        return jsonResponse(499, { [errorKey]: "The client closed the connection" });
+      }
+      if (outcome === "expired") {
+        const reason = this.#blockedBy(reserved) ?? "queue_timeout";
+        return this.#refuseUnread(
+          request,
+          reason,
+          this.#waitedDetail(reason, performance.now() - arrived),
+          errorKey,
+        );
+      }
     }
-    this.#held += reserved;
     this.#inFlight++;
     const controller = new AbortController();
     const { signal } = controller;
@@ -323,8 +385,12 @@ export class Admission {
     if (request.signal.aborted) hungUp();
     request.signal.addEventListener("abort", hungUp, { once: true });
     this.#live.add(controller);
-    const deadline = performance.now() + this.#queueTimeoutMs;
-    contexts.set(request, { signal, deadline });
+    // The deadline of its work counts from now, and again from when its body has arrived: the
+    // client's upload is the body time-out's business, not the queue's.
+    const context = { signal, deadline: performance.now() + this.#queueTimeoutMs };
+    contexts.set(request, context);
+    this.#inTransit.add(signal);
+    this.#inTransitCount++;
     let held = reserved;
     const metered = reserved === 0 && !request.headers.has("content-length");
     let read = 0;
@@ -339,7 +405,10 @@ export class Admission {
           throw this.#busy();
         }
       },
-      complete: () => read >= HEAVY_BODY_BYTES ? this.#parseTurn(signal, deadline) : undefined,
+      complete: () => {
+        context.deadline = performance.now() + this.#queueTimeoutMs;
+        return read >= HEAVY_BODY_BYTES ? this.#parseTurn(signal, context.deadline) : undefined;
+      },
     });
     try {
       const response = await handle(request);
@@ -351,13 +420,18 @@ export class Admission {
       this.#held += size;
       const total = held + size;
       held = 0;
-      const release = once(() => (this.#held -= total));
+      const release = once(() => {
+        this.#held -= total;
+        this.#pump();
+      });
       return await releasedWhenSent(response, release);
     } finally {
       this.#inFlight--;
       this.#held -= held;
       this.#live.delete(controller);
       request.signal.removeEventListener("abort", hungUp);
+      if (this.#inTransit.delete(signal)) this.#inTransitCount--;
+      this.#pump();
     }
   }
 
@@ -401,9 +475,17 @@ export class Admission {
       structure: model.structure,
       label,
       run: async (rows, options) => {
+        const { signal } = options;
+        if (signal !== undefined && this.#inTransit.delete(signal)) {
+          this.#inTransitCount--;
+          this.#firstRunRows = 0.8 * this.#firstRunRows + 0.2 * rows.length;
+        }
         let outputs;
         try {
-          outputs = await model.run(rows, options);
+          outputs = await model.run(
+            rows,
+            signal === undefined ? options : { ...options, admitted: true },
+          );
         } catch (error) {
           throw this.#refusalFor(error);
         }
@@ -415,28 +497,64 @@ export class Admission {
   }
 
   /**
-   * Why a request should not even be read now: the model's queue is full, or (for a large
-   * body) parsing is expected to take half the queue's time-out.
+   * What keeps a request with a body of `bodyBytes` from being admitted now, if anything: the
+   * memory budget, a full model queue, or (for a large body) parsing expected to take half the
+   * queue's time-out.
    */
-  #backlog(bodyBytes: number): [ShedReason, string] | undefined {
+  #blockedBy(bodyBytes: number): ShedReason | undefined {
+    if (this.#held > 0 && this.#held + bodyBytes > this.#maxHeld) return "body_memory";
+    // The queue with the rows that admitted requests are about to add: they are parsed, not
+    // queued yet, and letting many more in meanwhile would overfill it.
     const queue = this.#queue;
-    if (queue !== undefined && queue.queuedRows >= queue.queueLimits.maxQueueRows) {
-      return [
-        "queue_full",
-        `The model's queue is full: ${queue.queuedRows} rows wait, its limit is ` +
-        `${queue.queueLimits.maxQueueRows} rows; retry later`,
-      ];
+    const coming = this.#inTransitCount * this.#firstRunRows;
+    if (queue !== undefined && queue.queuedRows + coming >= queue.queueLimits.maxQueueRows) {
+      return "queue_full";
     }
     const turnstile = this.#turnstile;
     const parsing = Math.max(turnstile.oldestWaitMs, turnstile.expectedWaitMs);
     if (bodyBytes >= HEAVY_BODY_BYTES && parsing >= this.#queueTimeoutMs / 2) {
-      return [
-        "queue_timeout",
-        `Large bodies wait ${Math.round(parsing)} ms to be parsed, more than half the queue's ` +
-        `time-out of ${this.#queueTimeoutMs} ms; retry later`,
-      ];
+      return "queue_timeout";
     }
     return undefined;
+  }
+
+  /** Admits a request with a body of `bodyBytes` if nothing keeps it out: reserves its bytes. */
+  #take(bodyBytes: number): boolean {
+    if (this.#blockedBy(bodyBytes) !== undefined) return false;
+    this.#held += bodyBytes;
+    return true;
+  }
+
+  /** Lets waiting requests in while they fit; checks again soon while some still wait. */
+  #pump(): void {
+    if (this.#line.length === 0) return;
+    this.#line.pump((bodyBytes) => this.#take(bodyBytes), PUMP_MOST);
+    this.#schedulePump();
+  }
+
+  #schedulePump(): void {
+    if (this.#pumpTimer !== undefined || this.#line.length === 0) return;
+    this.#pumpTimer = setTimeout(() => {
+      this.#pumpTimer = undefined;
+      this.#pump();
+    }, PUMP_MS);
+  }
+
+  /** Why a request that waited `waitedMs` for room was refused. */
+  #waitedDetail(reason: ShedReason, waitedMs: number): string {
+    const waited = `The request waited ${Math.round(waitedMs)} ms for room, up to its deadline ` +
+      `(the queue's time-out is ${this.#queueTimeoutMs} ms)`;
+    const queue = this.#queue;
+    switch (reason) {
+      case "body_memory":
+        return `${waited}: the request bodies and answers held stayed at their limit of ` +
+          `${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`;
+      case "queue_full":
+        return `${waited}: the model's queue stayed full (${queue?.queuedRows} rows wait, its ` +
+          `limit is ${queue?.queueLimits.maxQueueRows} rows); retry later`;
+      default:
+        return `${waited}: large bodies wait too long to be parsed; retry later`;
+    }
   }
 
   /** Waits for a large body's turn to be parsed, within the request's deadline. */
@@ -454,16 +572,16 @@ export class Admission {
     );
   }
 
-  #busyDetail(): string {
-    return `The server is busy: this body would take the request bodies and answers it holds ` +
-      `past its limit of ${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`;
-  }
-
   #busy(): HttpError {
-    return new HttpError(503, this.#busyDetail(), {
-      "retry-after": String(RETRY_AFTER_SECONDS),
-      connection: "close",
-    });
+    return new HttpError(
+      503,
+      `The server is busy: this body would take the request bodies and answers it holds ` +
+        `past its limit of ${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`,
+      {
+        "retry-after": String(RETRY_AFTER_SECONDS),
+        connection: "close",
+      },
+    );
   }
 
   /** The HTTP error for a model refusal (counted), or `error` itself. */

@@ -145,8 +145,8 @@ export interface AppOptions {
   readonly bodyTimeoutMs?: number | undefined;
   /**
    * Bytes of request bodies and large answers the model routes may hold at once (default
-   * 16 MiB); a request that would pass it is answered 503 with `Retry-After` before its body
-   * is read (`./admission.ts`).
+   * 16 MiB); a request that would pass it waits, unread, for room until its deadline, then is
+   * answered 503 with `Retry-After` (`./admission.ts`).
    */
   readonly maxBodyMemoryBytes?: number | undefined;
   /**
@@ -294,6 +294,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   });
   const metrics = metricsFor(model, {
     inFlight: () => admission.inFlight,
+    waiting: () => admission.waiting,
     heldBytes: () => admission.heldBytes,
   });
   const health = watchModelHealth(model, {

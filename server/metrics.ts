@@ -12,6 +12,7 @@
  * | `petri_serve_queue_wait_seconds` | histogram | (time each request's rows waited in the queue) |
  * | `petri_serve_requests_shed_total` | counter | `reason` (`admission.ts`'s `ShedReason`) |
  * | `petri_serve_requests_in_flight` | gauge | (admitted model requests not answered yet) |
+ * | `petri_serve_requests_waiting` | gauge | (model requests waiting for room to be admitted) |
  * | `petri_serve_held_body_bytes` | gauge | (bytes of bodies and answers admission holds) |
  * | `petri_serve_model_restarts_total` | counter | (ORT sessions recreated after failed runs) |
  * | `process_resident_memory_bytes` | gauge | (when the runtime reports it) |
@@ -53,6 +54,8 @@ export interface Gauges {
   readonly queuedRows?: (() => number) | undefined;
   /** Admitted model requests not answered yet. */
   readonly inFlight?: (() => number) | undefined;
+  /** Model requests waiting for room to be admitted. */
+  readonly waiting?: (() => number) | undefined;
   /** Bytes of request bodies and answers held by admitted requests. */
   readonly heldBytes?: (() => number) | undefined;
   /** ORT sessions recreated after failed runs. */
@@ -312,10 +315,18 @@ export class Metrics {
     for (const [reason, n] of this.#shed) {
       out.push(`petri_serve_requests_shed_total{reason=${label(reason)}} ${n}`);
     }
-    const { inFlight, heldBytes, restarts } = this.#gauges;
+    const { inFlight, waiting, heldBytes, restarts } = this.#gauges;
     if (inFlight) {
       head("petri_serve_requests_in_flight", "gauge", "Admitted model requests not answered yet.");
       out.push(`petri_serve_requests_in_flight ${number(inFlight())}`);
+    }
+    if (waiting) {
+      head(
+        "petri_serve_requests_waiting",
+        "gauge",
+        "Model requests waiting, their bodies unread, for room to be admitted.",
+      );
+      out.push(`petri_serve_requests_waiting ${number(waiting())}`);
     }
     if (heldBytes) {
       head(

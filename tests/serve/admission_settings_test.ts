@@ -14,8 +14,8 @@ Deno.test("cli.ts serve --help documents the admission flags", async () => {
   const { code, stdout } = await runDeno(["run", "-A", "cli.ts", "serve", "--help"]);
   assert.equal(code, 0);
   assert.match(stdout, /--max-body-memory-bytes N\s+bytes of request bodies and large answers/);
-  assert.match(stdout, /--max-queue-rows N\s+most rows waiting for the model; more get 503/);
-  assert.match(stdout, /--queue-timeout-ms MS how long a request's rows may wait for the model/);
+  assert.match(stdout, /--max-queue-rows N\s+most rows waiting for the model; while it is full/);
+  assert.match(stdout, /--queue-timeout-ms MS how long a request may wait for room/);
   assert.match(stdout, /exits 1 so that a supervisor can replace the process/);
 });
 
@@ -44,9 +44,13 @@ Deno.test("server/main.ts stops with exit code 2 on an admission variable that i
   assert.match(stderr, /PETRI_SERVE_QUEUE_TIMEOUT_MS must be a positive whole number, got 'soon'/);
 });
 
-Deno.test("server/main.ts applies PETRI_SERVE_MAX_BODY_MEMORY_BYTES", async () => {
+Deno.test("server/main.ts applies PETRI_SERVE_MAX_BODY_MEMORY_BYTES and PETRI_SERVE_QUEUE_TIMEOUT_MS", async () => {
   await using server = await startServerProcess(MAIN, {
-    env: { ...ADDRESS, PETRI_SERVE_MAX_BODY_MEMORY_BYTES: "64" },
+    env: {
+      ...ADDRESS,
+      PETRI_SERVE_MAX_BODY_MEMORY_BYTES: "64",
+      PETRI_SERVE_QUEUE_TIMEOUT_MS: "300",
+    },
   });
   const port = Number(new URL(server.origin).port);
   // A request whose body never finishes holds its 100 bytes: the next is refused unread.
@@ -63,7 +67,10 @@ Deno.test("server/main.ts applies PETRI_SERVE_MAX_BODY_MEMORY_BYTES", async () =
       body: JSON.stringify({ input_marking: { p_submitted: 1 } }),
     });
     assert.equal(refused.status, 503);
-    assert.match((await refused.json()).detail, /past its limit of 64 bytes/);
+    assert.match(
+      (await refused.json()).detail,
+      /time-out is 300 ms\): the request bodies and answers held stayed at their limit of 64 bytes/,
+    );
   } finally {
     held.close();
   }

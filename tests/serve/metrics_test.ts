@@ -148,6 +148,7 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     petri_serve_queue_wait_seconds: "histogram",
     petri_serve_requests_shed_total: "counter",
     petri_serve_requests_in_flight: "gauge",
+    petri_serve_requests_waiting: "gauge",
     petri_serve_held_body_bytes: "gauge",
     petri_serve_model_restarts_total: "counter",
     process_resident_memory_bytes: "gauge",

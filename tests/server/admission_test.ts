@@ -50,7 +50,7 @@ async function metricsOf(app: App): Promise<string> {
   return await (await app.fetch(new Request("http://localhost/metrics"))).text();
 }
 
-Deno.test("a body that would pass --max-body-memory-bytes is refused 503: a large one unread, a small one dropped; the probes do not wait", async () => {
+Deno.test("a body that would pass --max-body-memory-bytes waits unread for room, then is refused 503 at its deadline: a large one unread, a small one dropped; the probes do not wait", async () => {
   await withApp(async (app) => {
     const padded = (size: number) =>
       JSON.stringify({ input_marking: { p_in: 0.5 }, pad: "x".repeat(size) });
@@ -58,11 +58,16 @@ Deno.test("a body that would pass --max-body-memory-bytes is refused 503: a larg
     const answering = app.fetch(first.request);
     await new Promise((resolve) => setTimeout(resolve, 10));
     const large = heldRequest("/forward", padded(70_000), true);
+    const waitedFrom = performance.now();
     const refused = await app.fetch(large.request);
+    assert.ok(performance.now() - waitedFrom >= 250, "it waited for room until its deadline");
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get("retry-after"), "1");
     assert.equal(refused.headers.get("connection"), "close", "its unread body ends the connection");
-    assert.match((await refused.json()).detail, /past its limit of 100000 bytes/);
+    assert.match(
+      (await refused.json()).detail,
+      /waited \d+ ms for room, up to its deadline \(the queue's time-out is 300 ms\): the request bodies and answers held stayed at their limit of 100000 bytes/,
+    );
     assert.equal(large.pulled(), false, "the refused body was never read");
     // A small body that does not fit is read and dropped: its connection can be reused.
     const small = heldRequest("/forward", padded(40_000), true);
@@ -83,14 +88,21 @@ Deno.test("a body that would pass --max-body-memory-bytes is refused 503: a larg
       heldRequest("/v2/models/model/infer", padded(70_000), true).request,
     );
     assert.equal(refusedV2.status, 503);
-    assert.match((await refusedV2.json()).error, /past its limit/);
+    assert.match((await refusedV2.json()).error, /stayed at their limit/);
+    // A request waiting for room is let in as soon as there is some.
+    const third = heldRequest("/forward", padded(70_000), true);
+    third.send();
+    const waiting = app.fetch(third.request);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.match(await metricsOf(app), /^petri_serve_requests_waiting 1$/m);
     first.send();
     assert.equal((await answering).status, 200);
+    assert.equal((await waiting).status, 200, "admitted once the first request was answered");
     const after = await metricsOf(app);
     assert.match(after, /^petri_serve_requests_shed_total\{reason="body_memory"\} 3$/m);
     assert.match(after, /^petri_serve_requests_in_flight 0$/m);
     assert.match(after, /^petri_serve_held_body_bytes 0$/m);
-  }, { maxBodyMemoryBytes: 100_000 });
+  }, { maxBodyMemoryBytes: 100_000, queueTimeoutMs: 300 });
 });
 
 Deno.test("a body without Content-Length is counted as it streams, and refused once it passes the budget", async () => {
@@ -176,7 +188,7 @@ Deno.test("createApp refuses admission settings that are not positive", async ()
   }
 });
 
-Deno.test("while the model's queue is full, requests are refused before their bodies are read", async () => {
+Deno.test("while the model's queue is full, requests wait unread and are refused at their deadline; past maxWaiting at once", async () => {
   const queue = {
     queuedRows: 0,
     queueLimits: { maxQueueRows: 100, queueTimeoutMs: 1000 },
@@ -186,6 +198,8 @@ Deno.test("while the model's queue is full, requests are refused before their bo
     maxBodyMemoryBytes: 1 << 20,
     maxBodyBytes: 1 << 20,
     queue,
+    queueTimeoutMs: 50,
+    maxWaiting: 1,
     onShed: (reason) => shed.push(reason),
   });
   const ok = () => Promise.resolve(new Response("ran"));
@@ -201,10 +215,20 @@ Deno.test("while the model's queue is full, requests are refused before their bo
   assert.equal(full.response.status, 503);
   assert.equal(full.response.headers.get("retry-after"), "1");
   assert.equal(full.response.headers.get("connection"), null, "a small body is dropped");
-  assert.match((await full.response.json()).detail, /queue is full: 100 rows wait/);
+  assert.match(
+    (await full.response.json()).detail,
+    /the model's queue stayed full \(100 rows wait/,
+  );
   const large = await attempt("x".repeat(100_000));
   assert.equal(large.response.status, 503);
   assert.equal(large.read, false, "a large body is left unread");
   assert.equal(large.response.headers.get("connection"), "close");
-  assert.deepEqual(shed, ["queue_full", "queue_full"]);
+  // With one request already waiting, the next is refused at once.
+  const blocked = attempt();
+  const atOnce = await attempt();
+  assert.equal(atOnce.response.status, 503);
+  assert.match((await atOnce.response.json()).detail, /1 requests already wait for room/);
+  queue.queuedRows = 0;
+  assert.equal((await blocked).response.status, 200, "let in once the queue has room");
+  assert.deepEqual(shed, ["queue_full", "queue_full", "queue_full"]);
 });
