@@ -96,9 +96,12 @@ export type {
   OrtSessionOptions,
   OrtTensor,
   OutputRow,
+  QueueLimits,
   RunOptions,
   RunRecord,
 } from "./core/runtime.ts";
+export type { HealingPolicy, HealthEvent, HealthState } from "./core/healing_session.ts";
+export { type BusyReason, ModelBusyError, RunCancelledError } from "./core/run_errors.ts";
 
 export { type AnyBundleFiles, openBundle } from "./core/open_bundle.ts";
 export { loadPtBundle } from "./core/pt/load_pt_bundle.ts";

@@ -1,10 +1,11 @@
 /**
  * `cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
- * [--max-batch-rows N] [--max-queue-delay-ms MS] [--drain-ms MS] …`: serves one bundle (default: the embedded
+ * [--max-batch-rows N] [--max-queue-delay-ms MS] [--drain-ms MS] [--max-body-memory-bytes N]
+ * [--max-queue-rows N] [--queue-timeout-ms MS] …`: serves one bundle (default: the embedded
  * example) over HTTP with the six endpoints, `/docs`, `/openapi.json` and the playground at
  * `/playground`. The model runs in a worker, so requests that arrive during a run share the
  * next one. Prints one line with the URL, and on SIGINT or SIGTERM finishes in-flight requests
- * and exits 0.
+ * and exits 0; exits 1 when the model's session cannot be recreated after failed runs.
  *
  * @example
  * ```ts
@@ -27,6 +28,11 @@ import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
 import { openFileLimitWarning, readOpenFileLimit } from "../adapter/deno/open_file_limit.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "../server/mod.ts";
+import {
+  DEFAULT_MAX_BODY_MEMORY_BYTES,
+  DEFAULT_QUEUE_TIMEOUT_MS,
+  defaultMaxQueueRows,
+} from "../server/admission.ts";
 import { Readiness } from "../server/readiness.ts";
 import { checkOrigins } from "../server/cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
@@ -35,7 +41,7 @@ import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
-import { DEFAULT_MAX_BATCH_ROWS } from "../core/runtime.ts";
+import { DEFAULT_MAX_BATCH_ROWS, type OrtModule } from "../core/runtime.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
 import {
   DEFAULT_MAX_REQUEST_ROWS,
@@ -57,12 +63,18 @@ const OPTIONS = {
   "max-request-rows": { type: "string" },
   "max-response-bytes": { type: "string" },
   "cors-origin": { type: "string", multiple: true },
+  "max-body-memory-bytes": { type: "string" },
+  "max-queue-rows": { type: "string" },
+  "queue-timeout-ms": { type: "string" },
 } as const;
+
+const EXAMPLE_QUEUE_ROWS = defaultMaxQueueRows(3, 2);
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
                     [--access-log on|off] [--drain-ms MS] [--body-timeout-ms MS]
                     [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
+                    [--max-body-memory-bytes N] [--max-queue-rows N] [--queue-timeout-ms MS]
                     [--cors-origin ORIGIN]...
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
@@ -95,9 +107,9 @@ Options:
                         block the server, so concurrent requests rarely share one
   --access-log on|off   one line per request on stdout: time, method, path, status, duration,
                         rows (default on; buffered, flushed every 250 ms and at shutdown)
-  --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then the listener closes
-                        and what is still in flight is cut (default ${DEFAULT_DRAIN_MS}; keep it under
-                        the orchestrator's grace period, e.g. Kubernetes' 30 s)
+  --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then what is still in
+                        flight is answered 503 and the listener closes (default ${DEFAULT_DRAIN_MS}; keep it
+                        under the orchestrator's grace period, e.g. Kubernetes' 30 s)
   --max-trace-events N  most events in one /anomaly trace, more get 413 (default
                         ${DEFAULT_MAX_TRACE_EVENTS}: more than a 1 MiB body can hold)
   --max-request-rows N  most model rows one request runs, more get 413: the rows of a /v2 infer
@@ -110,7 +122,22 @@ Options:
   --cors-origin ORIGIN  let pages from ORIGIN (scheme://host[:port]) call the API from the
                         browser (CORS); repeat it for more origins, or give * for any
                         (default: none, no CORS headers)
+  --max-body-memory-bytes N
+                        bytes of request bodies and large answers the model routes hold at once;
+                        a request that would pass it waits, its body unread, for room until its
+                        deadline (--queue-timeout-ms), then gets 503 with Retry-After (default
+                        ${DEFAULT_MAX_BODY_MEMORY_BYTES}, 16 MiB; one request is always admitted)
+  --max-queue-rows N    most rows waiting for the model; while it is full, new requests wait as
+                        above (default: as many as fit in 128 MiB for the net, ${EXAMPLE_QUEUE_ROWS}
+                        for 3 places and 2 transitions; an empty queue takes any request)
+  --queue-timeout-ms MS how long a request may wait for room, and then its rows for the model
+                        (a deadline for all its runs, from its body's arrival), before it gets
+                        503 with Retry-After (default ${DEFAULT_QUEUE_TIMEOUT_MS})
   -h, --help            show this help
+
+If a model run fails, its requests get 503, the model session is recreated (/readyz answers
+503 meanwhile) and one line is logged per burst of failures; if it cannot be recreated after 5
+tries in a row, serve stops and exits 1 so that a supervisor can replace the process.
 `;
 
 /**
@@ -123,118 +150,187 @@ Options:
  * assert.match(serveCommand.help, /--port/);
  * ```
  */
-export const serveCommand: Command = {
-  name: "serve",
-  summary: "serve a bundle over HTTP (six endpoints, /docs, /playground)",
-  help: HELP,
-  async run(args, io) {
-    const { flags, positionals } = parseArgs(args, OPTIONS);
-    if (positionals.length > 1) {
-      throw new UsageError(`serve takes at most one BUNDLE argument, got ${positionals.length}`);
-    }
-    const port = integerFlag("--port", flags.port ?? "8000", 0, 65535);
-    const maxBodyBytes = integerFlag(
-      "--max-body-bytes",
-      flags["max-body-bytes"] ?? String(DEFAULT_MAX_BODY_BYTES),
-      1,
-      Number.MAX_SAFE_INTEGER,
-    );
-    const maxBatchRows = integerFlag(
-      "--max-batch-rows",
-      flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
-      1,
-      1 << 20,
-    );
-    const maxQueueDelayMs = integerFlag(
-      "--max-queue-delay-ms",
-      flags["max-queue-delay-ms"] ?? "0",
-      0,
-      60_000,
-    );
-    const drainMs = integerFlag(
-      "--drain-ms",
-      flags["drain-ms"] ?? String(DEFAULT_DRAIN_MS),
-      0,
-      3_600_000,
-    );
-    const bodyTimeoutMs = integerFlag(
-      "--body-timeout-ms",
-      flags["body-timeout-ms"] ?? String(DEFAULT_BODY_TIMEOUT_MS),
-      1,
-      3_600_000,
-    );
-    const limitFlag = (name: keyof typeof OPTIONS, min: number) => {
-      const text = flags[name];
-      return typeof text === "string"
-        ? integerFlag(`--${name}`, text, min, Number.MAX_SAFE_INTEGER)
-        : undefined;
-    };
-    const maxTraceEvents = limitFlag("max-trace-events", 1);
-    const maxRequestRows = limitFlag("max-request-rows", MAX_SEARCH_ROWS);
-    const maxResponseBytes = limitFlag("max-response-bytes", 1);
-    const accessLogFlag = flags["access-log"] ?? "on";
-    if (accessLogFlag !== "on" && accessLogFlag !== "off") {
-      throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
-    }
-    const corsOrigins = flags["cors-origin"] ?? [];
-    try {
-      checkOrigins(corsOrigins);
-    } catch (error) {
-      throw new UsageError(`--cors-origin: ${(error as Error).message}`);
-    }
-    const location = positionals[0] === undefined
-      ? EXAMPLE_BUNDLE_URL
-      : bundleLocation(positionals[0]);
-    const path = typeof location === "string" ? await resolveBundlePath(location) : location;
-    const ort = flags["ort-in-process"] ? await loadOrt() : await loadWorkerOrt();
-    // The HTTP face's packages load while the model compiles (in the worker, on another core);
-    // createApp awaits them (the import is cached) and reports a missing package itself.
-    loadPackages().catch(() => {});
-    await using model = await readBundle(ort, path, {
-      maxBatchRows,
-      maxQueueDelayMs,
-    });
-    const readiness = new Readiness();
-    const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
-    const { scenario_name: name, scenario_description: description } = model.sidecar;
-    const app = await createApp(model, {
-      ...(name ? { title: name } : {}),
-      version: PACKAGE_VERSION,
-      ...(description ? { description } : {}),
-      maxBodyBytes,
-      maxTraceEvents,
-      maxRequestRows,
-      maxResponseBytes,
-      bodyTimeoutMs,
-      readiness,
-      mount: [PLAYGROUND_PREFIX, playgroundHandler()],
-      corsOrigins,
-      extraMetrics: processMetrics,
-      ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
-    });
-    const running = listen(app, {
-      hostname: flags.host ?? "127.0.0.1",
-      port,
-      drainMs,
-      onDrain: () => {
-        readiness.drain();
-        io.err(
-          `draining (at most ${drainMs} ms): /readyz answers 503, requests on open ` +
-            "connections finish, new connections get 503 except the probes",
-        );
-      },
-      log: (line) => io.err(line),
-    });
-    io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
-    const openFiles = await readOpenFileLimit();
-    const lowOpenFiles = openFiles && openFileLimitWarning(openFiles);
-    if (lowOpenFiles) io.err(lowOpenFiles);
-    await running.finished;
-    accessLog?.close();
-    io.err("stopped");
-    return 0;
-  },
-};
+export const serveCommand: Command = serveCommandWith({ loadOrt, loadWorkerOrt });
+
+/** How {@link serveCommandWith} gets its ORT module: in this thread, or in a worker. */
+export interface OrtLoaders {
+  /** For `--ort-in-process`. */
+  readonly loadOrt: () => Promise<OrtModule>;
+  /** The default: sessions in a worker. */
+  readonly loadWorkerOrt: () => Promise<OrtModule>;
+}
+
+/**
+ * The `serve` subcommand with its ORT module taken from `loaders`: the seam through which tests
+ * run a real server on an ORT that fails on demand.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { serveCommandWith } from "./serve.ts";
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * const command = serveCommandWith({ loadOrt, loadWorkerOrt: loadOrt });
+ * assert.equal(command.name, "serve");
+ * ```
+ */
+export function serveCommandWith(loaders: OrtLoaders): Command {
+  return {
+    name: "serve",
+    summary: "serve a bundle over HTTP (six endpoints, /docs, /playground)",
+    help: HELP,
+    async run(args, io) {
+      const { flags, positionals } = parseArgs(args, OPTIONS);
+      if (positionals.length > 1) {
+        throw new UsageError(`serve takes at most one BUNDLE argument, got ${positionals.length}`);
+      }
+      const port = integerFlag("--port", flags.port ?? "8000", 0, 65535);
+      const maxBodyBytes = integerFlag(
+        "--max-body-bytes",
+        flags["max-body-bytes"] ?? String(DEFAULT_MAX_BODY_BYTES),
+        1,
+        Number.MAX_SAFE_INTEGER,
+      );
+      const maxBatchRows = integerFlag(
+        "--max-batch-rows",
+        flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
+        1,
+        1 << 20,
+      );
+      const maxQueueDelayMs = integerFlag(
+        "--max-queue-delay-ms",
+        flags["max-queue-delay-ms"] ?? "0",
+        0,
+        60_000,
+      );
+      const drainMs = integerFlag(
+        "--drain-ms",
+        flags["drain-ms"] ?? String(DEFAULT_DRAIN_MS),
+        0,
+        3_600_000,
+      );
+      const bodyTimeoutMs = integerFlag(
+        "--body-timeout-ms",
+        flags["body-timeout-ms"] ?? String(DEFAULT_BODY_TIMEOUT_MS),
+        1,
+        3_600_000,
+      );
+      const limitFlag = (name: keyof typeof OPTIONS, min: number) => {
+        const text = flags[name];
+        return typeof text === "string"
+          ? integerFlag(`--${name}`, text, min, Number.MAX_SAFE_INTEGER)
+          : undefined;
+      };
+      const maxTraceEvents = limitFlag("max-trace-events", 1);
+      const maxRequestRows = limitFlag("max-request-rows", MAX_SEARCH_ROWS);
+      const maxResponseBytes = limitFlag("max-response-bytes", 1);
+      const accessLogFlag = flags["access-log"] ?? "on";
+      if (accessLogFlag !== "on" && accessLogFlag !== "off") {
+        throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
+      }
+      const corsOrigins = flags["cors-origin"] ?? [];
+      try {
+        checkOrigins(corsOrigins);
+      } catch (error) {
+        throw new UsageError(`--cors-origin: ${(error as Error).message}`);
+      }
+      const location = positionals[0] === undefined
+        ? EXAMPLE_BUNDLE_URL
+        : bundleLocation(positionals[0]);
+      const path = typeof location === "string" ? await resolveBundlePath(location) : location;
+      const maxBodyMemoryBytes = integerFlag(
+        "--max-body-memory-bytes",
+        flags["max-body-memory-bytes"] ?? String(DEFAULT_MAX_BODY_MEMORY_BYTES),
+        1,
+        Number.MAX_SAFE_INTEGER,
+      );
+      const maxQueueRows = flags["max-queue-rows"] === undefined
+        ? undefined
+        : integerFlag("--max-queue-rows", flags["max-queue-rows"], 1, Number.MAX_SAFE_INTEGER);
+      const queueTimeoutMs = integerFlag(
+        "--queue-timeout-ms",
+        flags["queue-timeout-ms"] ?? String(DEFAULT_QUEUE_TIMEOUT_MS),
+        1,
+        3_600_000,
+      );
+      const ort = flags["ort-in-process"] ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
+      // The HTTP face's packages load while the model compiles (in the worker, on another core);
+      // createApp awaits them (the import is cached) and reports a missing package itself.
+      loadPackages().catch(() => {});
+      const model = await readBundle(ort, path, {
+        maxBatchRows,
+        maxQueueDelayMs,
+      });
+      // At exit, a run cut off by the drain's deadline is not waited for beyond a moment.
+      await using _model = releasedWithin(model, RELEASE_WAIT_MS);
+      const readiness = new Readiness();
+      let modelFailed = false;
+      const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
+      const { scenario_name: name, scenario_description: description } = model.sidecar;
+      const app = await createApp(model, {
+        ...(name ? { title: name } : {}),
+        version: PACKAGE_VERSION,
+        ...(description ? { description } : {}),
+        maxBodyBytes,
+        maxTraceEvents,
+        maxRequestRows,
+        maxResponseBytes,
+        bodyTimeoutMs,
+        maxBodyMemoryBytes,
+        maxQueueRows,
+        queueTimeoutMs,
+        readiness,
+        log: (line) => io.err(line),
+        onModelFailed() {
+          modelFailed = true;
+          running.stop();
+        },
+        mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+        corsOrigins,
+        extraMetrics: processMetrics,
+        ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
+      });
+      const running = listen(app, {
+        hostname: flags.host ?? "127.0.0.1",
+        port,
+        drainMs,
+        onDrain: () => {
+          readiness.drain();
+          io.err(
+            `draining (at most ${drainMs} ms): /readyz answers 503, requests on open ` +
+              "connections finish, new connections get 503 except the probes",
+          );
+        },
+        onDeadline: () => readiness.cutOff(),
+        log: (line) => io.err(line),
+      });
+      io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
+      const openFiles = await readOpenFileLimit();
+      const lowOpenFiles = openFiles && openFileLimitWarning(openFiles);
+      if (lowOpenFiles) io.err(lowOpenFiles);
+      await running.finished;
+      accessLog?.close();
+      io.err("stopped");
+      return modelFailed ? 1 : 0;
+    },
+  };
+}
+
+/** How long exiting waits for the model's last run and its release, in ms. */
+const RELEASE_WAIT_MS = 1_000;
+
+/** Disposes of `resource` when disposed itself, waiting `ms` at most. */
+function releasedWithin(resource: AsyncDisposable, ms: number): AsyncDisposable {
+  return {
+    async [Symbol.asyncDispose]() {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        resource[Symbol.asyncDispose](),
+        new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+      ]);
+      clearTimeout(timer);
+    },
+  };
+}
 
 function integerFlag(flag: string, text: string, min: number, max: number): number {
   const value = Number(text);

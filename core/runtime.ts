@@ -38,6 +38,13 @@
 
 import { deferred } from "./deferred.ts";
 import { quoteId } from "./net/quote_id.ts";
+import {
+  type HealingPolicy,
+  HealingSession,
+  type HealthEvent,
+  type HealthState,
+} from "./healing_session.ts";
+import { ModelBusyError, RunCancelledError } from "./run_errors.ts";
 
 // Subsets of onnxruntime-common's types, so that its types stay out of this package's API.
 
@@ -169,19 +176,41 @@ export interface RunRecord {
   readonly withGradient: boolean;
   /** Wall time of the ORT call, in seconds. */
   readonly seconds: number;
+  /** How long each request of the run waited in the queue, in seconds. */
+  readonly queueSeconds?: readonly number[];
 }
 
 /** Options of one run. */
 export interface RunOptions {
   /** Compute the gradient outputs (the `with_gradient` input). */
   readonly withGradient: boolean;
+  /**
+   * Withdraws the rows: the run rejects at once with a `RunCancelledError` (`run_errors.ts`);
+   * rows still in the queue leave it and are not computed, rows already in an ORT run are
+   * computed but their results dropped.
+   */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * When the rows must have started their run, in `performance.now()` milliseconds; past it
+   * they are refused with a `ModelBusyError` (`queue_timeout`). The queue is taken in deadline
+   * order, so a request that gives all its runs one deadline (the server does) has its later
+   * runs go before newer requests' first ones. Default: `queueTimeoutMs` after queueing.
+   */
+  readonly deadline?: number | undefined;
+  /**
+   * The rows come from a request its caller admitted under its own bound on the queue (the
+   * server's admission control holds new requests back while the queue is full):
+   * `maxQueueRows` refuses them only past twice the limit, so that work under way (a
+   * counterfactual's refinements) is finished rather than wasted.
+   */
+  readonly admitted?: boolean | undefined;
 }
 
 /** The default of {@link ModelSessionOptions.maxBatchRows}. */
 export const DEFAULT_MAX_BATCH_ROWS = 1024;
 
 /** Options of {@link ModelSession.create}. */
-export interface ModelSessionOptions {
+export interface ModelSessionOptions extends HealingPolicy {
   /** Passed to `InferenceSession.create`. */
   readonly sessionOptions?: OrtSessionOptions;
   /**
@@ -195,14 +224,32 @@ export interface ModelSessionOptions {
    * starts earlier when the queue reaches `maxBatchRows`.
    */
   readonly maxQueueDelayMs?: number;
+  /**
+   * Most rows waiting in the queue (default: unbounded; the server sets a bound). A run that
+   * would take the queue past it is refused at once with a `ModelBusyError` (`queue_full`),
+   * unless the queue is empty: a single request larger than the limit still runs.
+   */
+  readonly maxQueueRows?: number | undefined;
+  /**
+   * How long rows may wait in the queue before they are refused with a `ModelBusyError`
+   * (`queue_timeout`), in ms (default: forever; the server sets a deadline).
+   */
+  readonly queueTimeoutMs?: number | undefined;
 }
+
+/** The queue's bounds (see {@link ModelSessionOptions}); set by {@link ModelSession.limitQueue}. */
+export type QueueLimits = Pick<ModelSessionOptions, "maxQueueRows" | "queueTimeoutMs">;
 
 interface Pending {
   readonly inputs: PackedInputs;
   readonly withGradient: boolean;
   readonly queuedAt: number;
+  /** When the rows must have started their run (the queue is sorted by it). */
+  readonly deadline: number;
   readonly resolve: (outputs: PackedOutputs) => void;
   readonly reject: (error: unknown) => void;
+  /** Stops listening to the caller's signal. */
+  readonly forget: () => void;
 }
 
 /**
@@ -246,6 +293,11 @@ export class ModelSession implements AsyncDisposable {
     return this.#queuedRows;
   }
 
+  /** The queue's bounds now (see {@link ModelSession.limitQueue}). */
+  get queueLimits(): Required<QueueLimits> {
+    return { maxQueueRows: this.#maxQueueRows, queueTimeoutMs: this.#queueTimeoutMs };
+  }
+
   /**
    * Calls `observer` after every ORT run; returns a function that stops it.
    *
@@ -273,31 +325,97 @@ export class ModelSession implements AsyncDisposable {
     return () => this.#observers.delete(observer);
   }
 
+  /**
+   * `"ready"`, `"restarting"` (a run failed; a new ORT session is being opened, and runs are
+   * refused meanwhile) or `"failed"` (it could not be reopened; runs are refused for good).
+   */
+  get state(): HealthState {
+    return this.#healing.state;
+  }
+
+  /** ORT sessions opened after failed runs since the first one. */
+  get restarts(): number {
+    return this.#healing.restarts;
+  }
+
+  /**
+   * Calls `listener` with each step of a burst of failed runs (see `healing_session.ts`);
+   * returns a function that stops it.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
+   * const stop = session.onHealth((event) => console.error(event.kind));
+   * stop();
+   * assert.equal(session.state, "ready");
+   * ```
+   */
+  onHealth(listener: (event: HealthEvent) => void): () => void {
+    return this.#healing.onHealth(listener);
+  }
+
+  /**
+   * Sets the queue's bounds for the runs queued from now on (an absent one is left as it
+   * is): the HTTP server bounds a model's queue this way (`server/app.ts`).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import * as ort from "onnxruntime-web";
+   * import { ModelSession } from "./runtime.ts";
+   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+   * await using session = await ModelSession.create(ort, onnxBytes, {
+   *   places: ["p_application", "p_approved", "p_declined"],
+   *   transitions: ["t_approve", "t_decline"],
+   * });
+   * session.limitQueue({ maxQueueRows: 1 });
+   * const rows = [{ marking: new Map() }, { marking: new Map() }];
+   * const first = session.run(rows, { withGradient: false }); // an empty queue takes any size
+   * await assert.rejects(session.run(rows, { withGradient: false }), { reason: "queue_full" });
+   * assert.equal((await first).length, 2);
+   * ```
+   */
+  limitQueue(limits: QueueLimits): void {
+    for (const [name, value] of Object.entries(limits)) {
+      if (value !== undefined && !(typeof value === "number" && value > 0)) {
+        throw new RangeError(`${name} must be a positive number, got ${value}`);
+      }
+    }
+    this.#maxQueueRows = limits.maxQueueRows ?? this.#maxQueueRows;
+    this.#queueTimeoutMs = limits.queueTimeoutMs ?? this.#queueTimeoutMs;
+  }
+
   readonly #ort: OrtModule;
-  readonly #session: OrtSession;
+  #healing!: HealingSession;
   readonly #observers = new Set<(run: RunRecord) => void>();
   readonly #maxBatchRows: number;
   readonly #maxQueueDelayMs: number;
-  readonly #hasGradient: boolean;
+  #maxQueueRows: number;
+  #queueTimeoutMs: number;
+  #hasGradient = false;
   #pending: Pending[] = [];
   #queuedRows = 0;
   /** Ends a queue delay early (the queue is full, or the session is being released). */
   #wake: (() => void) | undefined;
+  /** Refuses the queue's oldest rows when they have waited `queueTimeoutMs`. */
+  #expiry: ReturnType<typeof setTimeout> | undefined;
   #draining: Promise<void> | undefined;
   #runs = 0;
   #released = false;
 
-  private constructor(
-    ort: OrtModule,
-    session: OrtSession,
-    columns: NetColumns,
-    options: ModelSessionOptions,
-  ) {
+  private constructor(ort: OrtModule, columns: NetColumns, options: ModelSessionOptions) {
     this.#ort = ort;
-    this.#session = session;
     this.#maxBatchRows = options.maxBatchRows ?? DEFAULT_MAX_BATCH_ROWS;
     this.#maxQueueDelayMs = options.maxQueueDelayMs ?? 0;
-    this.#hasGradient = session.outputNames.includes("grad_marking");
+    this.#maxQueueRows = options.maxQueueRows ?? Infinity;
+    this.#queueTimeoutMs = options.queueTimeoutMs ?? Infinity;
     this.places = [...columns.places];
     this.transitions = [...columns.transitions];
     this.placeIndex = new Map(this.places.map((id, i) => [id, i]));
@@ -306,7 +424,9 @@ export class ModelSession implements AsyncDisposable {
 
   /**
    * Creates the ORT session for `bytes` and runs it once on an empty row, so the first real
-   * request does not pay ORT's lazy initialisation.
+   * request does not pay ORT's lazy initialisation. After a failed run the session is opened
+   * again the same way (`options` holds the policy: `maxRestartAttempts`, `restartBackoffMs`,
+   * `runTimeoutMs`).
    *
    * @example
    * ```ts
@@ -329,17 +449,23 @@ export class ModelSession implements AsyncDisposable {
     columns: NetColumns,
     options: ModelSessionOptions = {},
   ): Promise<ModelSession> {
-    const session = await ort.InferenceSession.create(bytes, options.sessionOptions);
-    const model = new ModelSession(ort, session, columns, options);
-    try {
-      // Straight to ORT: nothing else is queued yet, and the warm-up must not sit out a delay.
-      await model.#runOnce(model.pack([{ marking: new Map() }]), {
-        withGradient: model.#hasGradient,
-      });
-    } catch (error) {
-      await model[Symbol.asyncDispose]();
-      throw error;
-    }
+    const model = new ModelSession(ort, columns, options);
+    const warmRow = model.pack([{ marking: new Map() }]);
+    const open = async (): Promise<OrtSession> => {
+      const session = await ort.InferenceSession.create(bytes, options.sessionOptions);
+      try {
+        // Straight to ORT: nothing else is queued yet, and the warm-up must not sit out a delay.
+        await model.#runOn(session, warmRow, {
+          withGradient: session.outputNames.includes("grad_marking"),
+        }, false);
+      } catch (error) {
+        await session.release().catch(() => {});
+        throw error;
+      }
+      return session;
+    };
+    model.#healing = await HealingSession.open(open, options);
+    model.#hasGradient = model.#healing.outputNames.includes("grad_marking");
     return model;
   }
 
@@ -410,15 +536,52 @@ export class ModelSession implements AsyncDisposable {
     if (this.#released) {
       return Promise.reject(new Error("Cannot run the model: its session has been released"));
     }
-    if (options.withGradient && !this.#hasGradient) {
+    const { withGradient, signal } = options;
+    if (signal?.aborted) return Promise.reject(new RunCancelledError(signal.reason));
+    if (withGradient && !this.#hasGradient) {
       return Promise.reject(new Error("Cannot run the model: it has no gradient outputs"));
     }
-    if (inputs.batch === 0) return Promise.resolve(emptyOutputs(options.withGradient));
+    const refusal = this.#healing.refusal();
+    if (refusal) return Promise.reject(refusal);
+    if (inputs.batch === 0) return Promise.resolve(emptyOutputs(withGradient));
+    const queued = this.#queuedRows;
+    const limit = options.admitted ? 2 * this.#maxQueueRows : this.#maxQueueRows;
+    if (queued > 0 && queued + inputs.batch > limit) {
+      return Promise.reject(
+        new ModelBusyError(
+          "queue_full",
+          `The model's queue is full: ${queued} rows wait, ${inputs.batch} more would pass ` +
+            `its limit of ${limit} rows`,
+        ),
+      );
+    }
     const { promise, resolve, reject } = deferred<PackedOutputs>();
-    const { withGradient } = options;
-    this.#pending.push({ inputs, withGradient, queuedAt: performance.now(), resolve, reject });
+    let forget = () => {};
+    if (signal) {
+      const withdraw = () => {
+        // Queued rows leave the queue; rows already in a run are computed, but not awaited.
+        const at = this.#pending.indexOf(pending);
+        if (at >= 0) {
+          this.#pending.splice(at, 1);
+          this.#queuedRows -= inputs.batch;
+          if (this.#pending.length === 0) this.#stopExpiry();
+        }
+        reject(new RunCancelledError(signal.reason));
+      };
+      signal.addEventListener("abort", withdraw, { once: true });
+      forget = () => signal.removeEventListener("abort", withdraw);
+    }
+    const queuedAt = performance.now();
+    const deadline = options.deadline ?? queuedAt + this.#queueTimeoutMs;
+    const pending: Pending = { inputs, withGradient, queuedAt, deadline, resolve, reject, forget };
+    // In deadline order; a newcomer usually has the latest, so the search starts at the end.
+    let at = this.#pending.length;
+    while (at > 0 && this.#pending[at - 1]!.deadline > deadline) at--;
+    this.#pending.splice(at, 0, pending);
+    if (at === 0) this.#stopExpiry(); // a new earliest deadline: re-arm
     this.#queuedRows += inputs.batch;
     if (this.#queuedRows >= this.#maxBatchRows) this.#wake?.();
+    this.#armExpiry();
     this.#draining ??= this.#drain();
     return promise;
   }
@@ -525,7 +688,8 @@ export class ModelSession implements AsyncDisposable {
     this.#released = true;
     this.#wake?.();
     await this.#draining;
-    await this.#session.release();
+    this.#stopExpiry();
+    await this.#healing.release();
   }
 
   #checkPacked(inputs: PackedInputs): void {
@@ -555,13 +719,19 @@ export class ModelSession implements AsyncDisposable {
     while (this.#pending.length > 0) {
       // Let requests made in the same tick join this batch.
       await Promise.resolve();
-      if (this.#maxQueueDelayMs > 0) await this.#delay();
+      // Requests may be withdrawn or time out while the loop waits.
+      if (this.#maxQueueDelayMs > 0 && this.#pending.length > 0) await this.#delay();
+      if (this.#pending.length === 0) break;
       const batch = this.#takeBatch();
+      const taken = performance.now();
+      const queueSeconds = batch.map((request) => (taken - request.queuedAt) / 1000);
       // Forward rows ride along in a gradient run when there is one (see the module doc).
       const withGradient = batch.some((request) => request.withGradient);
       try {
         const inputs = concatInputs(batch.map((p) => p.inputs));
-        const outputs = await this.#runOnce(inputs, { withGradient });
+        const outputs = await this.#healing.run((session) =>
+          this.#runOn(session, inputs, { withGradient }, queueSeconds)
+        );
         let row = 0;
         for (const request of batch) {
           const rows = request.inputs.batch;
@@ -570,9 +740,48 @@ export class ModelSession implements AsyncDisposable {
         }
       } catch (error) {
         for (const request of batch) request.reject(error);
+      } finally {
+        for (const request of batch) request.forget();
       }
     }
     this.#draining = undefined;
+  }
+
+  /** Arms the timer that refuses the queue's first rows once their deadline has passed. */
+  #armExpiry(): void {
+    const first = this.#pending[0];
+    if (this.#expiry !== undefined || first === undefined) return;
+    if (!Number.isFinite(first.deadline)) return;
+    this.#expiry = setTimeout(() => {
+      this.#expiry = undefined;
+      this.#expire();
+      this.#armExpiry();
+    }, Math.max(0, first.deadline - performance.now()));
+  }
+
+  #stopExpiry(): void {
+    clearTimeout(this.#expiry);
+    this.#expiry = undefined;
+  }
+
+  /** Refuses every request whose deadline has passed (the earliest deadlines come first). */
+  #expire(): void {
+    const now = performance.now();
+    while (this.#pending.length > 0) {
+      const first = this.#pending[0]!;
+      if (first.deadline > now) break;
+      this.#pending.shift();
+      this.#queuedRows -= first.inputs.batch;
+      first.forget();
+      first.reject(
+        new ModelBusyError(
+          "queue_timeout",
+          `The request passed its deadline while its rows waited ${
+            Math.round(now - first.queuedAt)
+          } ms in the model's queue (its time-out is ${this.#queueTimeoutMs} ms)`,
+        ),
+      );
+    }
   }
 
   /** Waits until the oldest request has waited `maxQueueDelayMs`, or the queue is full. */
@@ -598,10 +807,21 @@ export class ModelSession implements AsyncDisposable {
       count++;
     }
     this.#queuedRows -= rows;
-    return this.#pending.splice(0, count);
+    const batch = this.#pending.splice(0, count);
+    if (this.#pending.length === 0) this.#stopExpiry();
+    return batch;
   }
 
-  async #runOnce(inputs: PackedInputs, options: RunOptions): Promise<PackedOutputs> {
+  /**
+   * One ORT run of `inputs` on `session`; observers see it unless `queueSeconds` is `false`
+   * (the warm-up runs).
+   */
+  async #runOn(
+    session: OrtSession,
+    inputs: PackedInputs,
+    options: RunOptions,
+    queueSeconds: readonly number[] | false,
+  ): Promise<PackedOutputs> {
     const { Tensor } = this.#ort;
     const P = this.places.length;
     const T = this.transitions.length;
@@ -616,13 +836,16 @@ export class ModelSession implements AsyncDisposable {
     };
     this.#runs++;
     const started = performance.now();
-    const result = await this.#session.run(feeds);
-    const record = {
-      rows: B,
-      withGradient: options.withGradient,
-      seconds: (performance.now() - started) / 1000,
-    };
-    for (const observer of this.#observers) observer(record);
+    const result = await session.run(feeds);
+    if (queueSeconds !== false) {
+      const record: RunRecord = {
+        rows: B,
+        withGradient: options.withGradient,
+        seconds: (performance.now() - started) / 1000,
+        queueSeconds,
+      };
+      for (const observer of this.#observers) observer(record);
+    }
     const read = (name: string): Float32Array | undefined => {
       const data = result[name]?.data;
       return data instanceof Float32Array ? data : undefined;

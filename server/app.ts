@@ -8,8 +8,8 @@
  * UI's two files under `/docs/`). Errors are mapped once (`./errors.ts`): 400 from the
  * operations, 422 (FastAPI's shape) for malformed bodies, 404, 405 with `Allow`, 408 for a
  * body slower than the time-out, 413 over the body limit or a per-request limit
- * (`./request_limits.ts`), and a bare 500 for anything
- * unexpected, which is logged once.
+ * (`./request_limits.ts`), 503 with `Retry-After` when admission control (`./admission.ts`)
+ * sheds a request, and a bare 500 for anything unexpected, which is logged once.
  *
  * @example
  * ```ts
@@ -63,6 +63,15 @@ import { Cors } from "./cors.ts";
 import { buildInfoMetric, identityParameters, modelIdentity } from "./model_identity.ts";
 import { metricsRoute } from "./metrics_route.ts";
 import { staticRoutes } from "./static_routes.ts";
+import {
+  Admission,
+  DEFAULT_MAX_BODY_MEMORY_BYTES,
+  DEFAULT_QUEUE_TIMEOUT_MS,
+  defaultMaxQueueRows,
+  type QueueView,
+} from "./admission.ts";
+import type { QueueLimits } from "../core/runtime.ts";
+import { watchModelHealth } from "./model_health.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -141,6 +150,30 @@ export interface AppOptions {
   readonly maxBodyBytes?: number | undefined;
   /** Time allowed for a request body to arrive (default 30 s); slower ones are answered 408. */
   readonly bodyTimeoutMs?: number | undefined;
+  /**
+   * Bytes of request bodies and large answers the model routes may hold at once (default
+   * 16 MiB); a request that would pass it waits, unread, for room until its deadline, then is
+   * answered 503 with `Retry-After` (`./admission.ts`).
+   */
+  readonly maxBodyMemoryBytes?: number | undefined;
+  /**
+   * Most rows waiting in the model's queue (default: as many as fit in 128 MiB for this net,
+   * `defaultMaxQueueRows` in `./admission.ts`); more are answered 503 with `Retry-After`.
+   * createApp sets it on the model's session.
+   */
+  readonly maxQueueRows?: number | undefined;
+  /**
+   * How long rows may wait in the model's queue, in ms (default 5 s); longer waits are
+   * answered 503 with `Retry-After`. createApp sets it on the model's session.
+   */
+  readonly queueTimeoutMs?: number | undefined;
+  /** Where the model's failure and recovery lines go; default `console.error`. */
+  readonly log?: ((line: string) => void) | undefined;
+  /**
+   * Called once when the model's session cannot be recreated after failed runs (readiness
+   * then stays 503); `cli.ts serve` stops and exits 1 so that its supervisor replaces it.
+   */
+  readonly onModelFailed?: (() => void) | undefined;
   /** Called once for each unexpected error (answered 500); default: `console.error`. */
   readonly onError?: ErrorLogger | undefined;
   /** How to import zod and zod-to-openapi; default: dynamic imports. */
@@ -255,8 +288,8 @@ interface Target extends ResolvedRequest {
  *
  * @throws {import("./packages.ts").MissingPackageError} naming zod or
  * @asteasolutions/zod-to-openapi when either cannot be loaded.
- * @throws {RangeError} when `maxBodyBytes`, `bodyTimeoutMs` or a per-request limit is not a
- * positive number.
+ * @throws {RangeError} when `maxBodyBytes`, `bodyTimeoutMs`, a per-request limit,
+ * `maxBodyMemoryBytes`, `maxQueueRows` or `queueTimeoutMs` is not a positive number.
  *
  * @example
  * ```ts
@@ -308,7 +341,36 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     transitions: net.transitions.length,
   });
   const identity = modelIdentity(model, modelName);
-  const oip = createOip(model, {
+  limitQueue(model, {
+    maxQueueRows: options.maxQueueRows ??
+      defaultMaxQueueRows(model.net.places.length, model.net.transitions.length),
+    queueTimeoutMs: options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS,
+  });
+  const admission = new Admission({
+    maxBodyMemoryBytes: options.maxBodyMemoryBytes ?? DEFAULT_MAX_BODY_MEMORY_BYTES,
+    maxBodyBytes: limits.maxBytes,
+    queueTimeoutMs: options.queueTimeoutMs,
+    queue: queueOf(model),
+    cutoff: readiness.cutoff,
+    onShed(reason) {
+      metrics.recordShed(reason);
+      if (reason === "model_unavailable") health.refused();
+    },
+  });
+  const metrics = metricsFor(model, {
+    inFlight: () => admission.inFlight,
+    waiting: () => admission.waiting,
+    heldBytes: () => admission.heldBytes,
+  });
+  const health = watchModelHealth(model, {
+    readiness,
+    log: options.log ?? ((line) => console.error(line)),
+    onGaveUp: options.onModelFailed,
+  });
+  // The operations see the model through admission: runs withdrawn with their request, and
+  // the queue's refusals answered 503.
+  const served = admission.guard(model);
+  const oip = createOip(served, {
     name: modelName,
     version: info.version,
     modelVersion: identity.version,
@@ -317,7 +379,6 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     limits,
     requestLimits,
   });
-  const metrics = metricsFor(model);
   const json = (text: string): Handler => () =>
     new Response(text, { headers: { "content-type": "application/json" } });
   const healthText = stringifyJson({
@@ -351,7 +412,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const cors = options.corsOrigins?.length ? new Cors(options.corsOrigins) : undefined;
   const conventions: AnswerConventions = { cors };
 
-  const counted = rowCounter(model, requestLimits.maxRequestRows);
+  const counted = rowCounter(served, requestLimits.maxRequestRows);
   const operation = (row: OperationTable[number]): Handler => async (request) => {
     const body = await readJsonBody(request, limits);
     checkRequestBody(row.name, body, requestLimits);
@@ -388,6 +449,14 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
       return await handler(request);
     });
   }
+  // The routes that run the model pass admission control first; the others never wait on it.
+  for (const row of operations) {
+    const dispatch = targets.get(row.path)!;
+    targets.set(
+      row.path,
+      (request) => admission.admit(request, async (r) => await dispatch(r), "detail"),
+    );
+  }
   const notFound: Handler = () => {
     throw new HttpError(404, "Not Found");
   };
@@ -407,7 +476,10 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     }
     const v2 = oip.route(path);
     if (v2 !== undefined) {
-      return { path, route: v2.template, requestId, handle: (request) => oip.fetch(v2, request) };
+      const handle = v2.template.endsWith("/infer")
+        ? (request: Request) => admission.admit(request, (r) => oip.fetch(v2, r), "error")
+        : (request: Request) => oip.fetch(v2, request);
+      return { path, route: v2.template, requestId, handle };
     }
     const handle = targets.get(path);
     return handle === undefined
@@ -456,6 +528,22 @@ function internalError(): Response {
     status: 500,
     headers: { "content-type": "application/json" },
   });
+}
+
+/** `model`'s queue, when it has a session that shows it (core/bundle.ts's do). */
+function queueOf(model: object): QueueView | undefined {
+  const session = (model as { session?: Partial<QueueView> }).session;
+  return typeof session?.queuedRows === "number" && session.queueLimits !== undefined
+    ? session as QueueView
+    : undefined;
+}
+
+/** Bounds `model`'s queue when it has a session that takes bounds (core/bundle.ts's do). */
+function limitQueue(model: object, limits: QueueLimits): void {
+  positive("maxQueueRows", limits.maxQueueRows!, true);
+  positive("queueTimeoutMs", limits.queueTimeoutMs!, false);
+  const session = (model as { session?: { limitQueue?: unknown } }).session;
+  if (typeof session?.limitQueue === "function") session.limitQueue(limits);
 }
 
 function positive(name: string, value: number, integer: boolean): number {

@@ -21,6 +21,7 @@ import { jsonInvalid, missingBody } from "../core/schemas.ts";
 import { HttpError, ValidationError } from "./errors.ts";
 import { DeadlineSweep } from "./deadline_sweep.ts";
 import { concatBytes } from "../core/concat_bytes.ts";
+import { bodyWatchOf } from "./admission.ts";
 
 /** One sweep per time-out length (a server has one), shared by all its requests. */
 const sweeps = new Map<number, DeadlineSweep>();
@@ -152,6 +153,7 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
   if (request.body === null) return new Uint8Array(0);
 
   const reader = request.body.getReader();
+  const watch = bodyWatchOf(request);
   const chunks: Uint8Array[] = [];
   let size = 0;
   let cancel: (() => void) | undefined;
@@ -173,6 +175,7 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
       if (done) break;
       size += value.byteLength;
       if (size > limits.maxBytes) throw tooLarge(limits.maxBytes);
+      watch?.received(value.byteLength);
       chunks.push(value);
     }
   } catch (error) {
@@ -191,6 +194,9 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
   } finally {
     cancel?.();
   }
+  // Admission control may make a large body wait for its turn to be parsed: after the time-out,
+  // which must not count the server's own backlog.
+  await watch?.complete();
   return concatBytes(chunks, size);
 }
 

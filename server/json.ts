@@ -37,8 +37,9 @@ export function jsonResponse(
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): Response {
-  const bytes = encoder.encode(stringifyJson(body));
-  return new Response(bytes, {
+  const text = stringifyJson(body);
+  const bytes = encoder.encode(text);
+  const response = new Response(bytes, {
     status,
     headers: {
       ...headers,
@@ -46,4 +47,25 @@ export function jsonResponse(
       "content-length": String(bytes.length),
     },
   });
+  sizes.set(response, bytes.length);
+  return response;
+}
+
+const sizes = new WeakMap<Response, number>();
+
+/**
+ * The length of a {@link jsonResponse}'s text (its size in bytes when it is ASCII, as JSON
+ * answers nearly always are), for admission control (`admission.ts`); `undefined` for any
+ * other response.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { answerSizeOf, jsonResponse } from "./json.ts";
+ * assert.equal(answerSizeOf(jsonResponse(200, { a: 1 })), 7);
+ * assert.equal(answerSizeOf(new Response("x")), undefined);
+ * ```
+ */
+export function answerSizeOf(response: Response): number | undefined {
+  return sizes.get(response);
 }

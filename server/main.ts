@@ -19,6 +19,12 @@
  * `PETRI_SERVE_MAX_REQUEST_ROWS` and `PETRI_SERVE_MAX_RESPONSE_BYTES` (positive integers; unset
  * means the default); a value that is not one also stops it with one line and exit code 2.
  *
+ * Admission control takes its bounds from `PETRI_SERVE_MAX_BODY_MEMORY_BYTES`,
+ * `PETRI_SERVE_MAX_QUEUE_ROWS` and `PETRI_SERVE_QUEUE_TIMEOUT_MS` (whole numbers; the defaults of
+ * `cli.ts serve`'s flags of the same names otherwise); a value that is not a positive whole
+ * number stops start-up with exit code 2. A model whose session cannot be recreated after
+ * failed runs stops the process with exit code 1, so that the platform starts a new one.
+ *
  * Each instance runs the model on its own thread (in-process ORT), not in a worker as
  * `cli.ts serve` does: `--parallel` already gives one instance per core, so a worker per
  * instance would only add threads competing for the same cores, and a worker kept alive in an
@@ -45,6 +51,9 @@ const limits = {
   maxTraceEvents: integerEnv("PETRI_SERVE_MAX_TRACE_EVENTS", 1),
   maxRequestRows: integerEnv("PETRI_SERVE_MAX_REQUEST_ROWS", MAX_SEARCH_ROWS),
   maxResponseBytes: integerEnv("PETRI_SERVE_MAX_RESPONSE_BYTES", 1),
+  maxBodyMemoryBytes: integerEnv("PETRI_SERVE_MAX_BODY_MEMORY_BYTES", 1),
+  maxQueueRows: integerEnv("PETRI_SERVE_MAX_QUEUE_ROWS", 1),
+  queueTimeoutMs: integerEnv("PETRI_SERVE_QUEUE_TIMEOUT_MS", 1),
 };
 
 const corsOrigins = origins(Deno.env.get("PETRI_SERVE_CORS_ORIGIN"));
@@ -60,6 +69,7 @@ const app = await createApp(model, {
   extraMetrics: processMetrics,
   // Under --parallel each instance counts alone; every scrape gathers them all.
   metricsInstances: { signal: stopping() },
+  onModelFailed: () => Deno.exit(1),
 });
 
 /** The integer in environment variable `name` (at least `min`), or undefined when unset. */

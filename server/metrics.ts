@@ -9,6 +9,12 @@
  * | `petri_serve_ort_run_rows` | histogram | `gradient` |
  * | `petri_serve_ort_run_duration_seconds` | histogram | `gradient` |
  * | `petri_serve_queue_rows` | gauge | (rows waiting for the next ORT run) |
+ * | `petri_serve_queue_wait_seconds` | histogram | (time each request's rows waited in the queue) |
+ * | `petri_serve_requests_shed_total` | counter | `reason` (`admission.ts`'s `ShedReason`) |
+ * | `petri_serve_requests_in_flight` | gauge | (admitted model requests not answered yet) |
+ * | `petri_serve_requests_waiting` | gauge | (model requests waiting for room to be admitted) |
+ * | `petri_serve_held_body_bytes` | gauge | (bytes of bodies and answers admission holds) |
+ * | `petri_serve_model_restarts_total` | counter | (ORT sessions recreated after failed runs) |
  * | `process_resident_memory_bytes` | gauge | (when the runtime reports it) |
  *
  * A small module of our own rather than `prom-client`: prom-client 15.1.3 does run under Deno
@@ -46,6 +52,14 @@ export interface RequestSample {
 export interface Gauges {
   /** Rows waiting for the next ORT run. */
   readonly queuedRows?: (() => number) | undefined;
+  /** Admitted model requests not answered yet. */
+  readonly inFlight?: (() => number) | undefined;
+  /** Model requests waiting for room to be admitted. */
+  readonly waiting?: (() => number) | undefined;
+  /** Bytes of request bodies and answers held by admitted requests. */
+  readonly heldBytes?: (() => number) | undefined;
+  /** ORT sessions recreated after failed runs. */
+  readonly restarts?: (() => number) | undefined;
 }
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]);
@@ -81,9 +95,12 @@ const RUN_DURATION_BUCKETS = [
   1,
 ];
 const ROW_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** The part of core/runtime.ts's `ModelSession` the metrics read. */
-type RunSource = Pick<ModelSession, "observe" | "queuedRows">;
+type RunSource =
+  & Pick<ModelSession, "observe" | "queuedRows">
+  & Partial<Pick<ModelSession, "restarts">>;
 
 /**
  * Metrics for `model`: when it has a session that reports its runs (core/bundle.ts's models do),
@@ -104,13 +121,17 @@ type RunSource = Pick<ModelSession, "observe" | "queuedRows">;
  * assert.ok(lines.includes("petri_serve_queue_rows 0"));
  * ```
  */
-export function metricsFor(model: object): Metrics {
+export function metricsFor(model: object, gauges: Gauges = {}): Metrics {
   const session = (model as { session?: Partial<RunSource> }).session;
   if (typeof session?.observe !== "function" || typeof session.queuedRows !== "number") {
-    return new Metrics();
+    return new Metrics(gauges);
   }
   const source = session as RunSource;
-  const metrics = new Metrics({ queuedRows: () => source.queuedRows });
+  const metrics = new Metrics({
+    ...gauges,
+    queuedRows: () => source.queuedRows,
+    ...(typeof source.restarts === "number" ? { restarts: () => source.restarts ?? 0 } : {}),
+  });
   source.observe((run) => metrics.recordRun(run));
   return metrics;
 }
@@ -139,6 +160,8 @@ export class Metrics {
   readonly #durations = new Map<string, Histogram>();
   readonly #runRows = new Map<string, Histogram>();
   readonly #runDurations = new Map<string, Histogram>();
+  readonly #queueWait = new Histogram(WAIT_BUCKETS);
+  readonly #shed = new Map<string, number>();
   readonly #gauges: Gauges;
 
   /**
@@ -199,6 +222,23 @@ export class Metrics {
     const labels = `gradient=${label(String(sample.withGradient))}`;
     histogram(this.#runRows, labels, ROW_BUCKETS).observe(sample.rows);
     histogram(this.#runDurations, labels, RUN_DURATION_BUCKETS).observe(sample.seconds);
+    for (const seconds of sample.queueSeconds ?? []) this.#queueWait.observe(seconds);
+  }
+
+  /**
+   * Counts one request that was not served, by reason (`admission.ts`'s `ShedReason`).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Metrics } from "./metrics.ts";
+   * const metrics = new Metrics();
+   * metrics.recordShed("queue_full");
+   * assert.ok(metrics.render().includes('petri_serve_requests_shed_total{reason="queue_full"} 1'));
+   * ```
+   */
+  recordShed(reason: string): void {
+    this.#shed.set(reason, (this.#shed.get(reason) ?? 0) + 1);
   }
 
   /**
@@ -246,12 +286,64 @@ export class Metrics {
       head("petri_serve_queue_rows", "gauge", "Rows waiting for the next ONNX Runtime run.");
       out.push(`petri_serve_queue_rows ${number(queued())}`);
     }
+    this.#renderAdmission(out, head);
     const rss = denoResidentMemory();
     if (rss) {
       head("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
       out.push(`process_resident_memory_bytes ${number(rss())}`);
     }
     return out.join("\n") + "\n";
+  }
+
+  /** The admission and model-health metrics (`admission.ts`, `model_health.ts`). */
+  #renderAdmission(
+    out: string[],
+    head: (name: string, type: string, help: string) => void,
+  ): void {
+    writeHistograms(
+      out,
+      head,
+      "petri_serve_queue_wait_seconds",
+      "Time each request's rows waited in the queue before their ONNX Runtime run, in seconds.",
+      new Map(this.#queueWait.count > 0 ? [["", this.#queueWait]] : []),
+    );
+    head(
+      "petri_serve_requests_shed_total",
+      "counter",
+      "Requests not served: refused with 503, or withdrawn by a client that hung up, by reason.",
+    );
+    for (const [reason, n] of this.#shed) {
+      out.push(`petri_serve_requests_shed_total{reason=${label(reason)}} ${n}`);
+    }
+    const { inFlight, waiting, heldBytes, restarts } = this.#gauges;
+    if (inFlight) {
+      head("petri_serve_requests_in_flight", "gauge", "Admitted model requests not answered yet.");
+      out.push(`petri_serve_requests_in_flight ${number(inFlight())}`);
+    }
+    if (waiting) {
+      head(
+        "petri_serve_requests_waiting",
+        "gauge",
+        "Model requests waiting, their bodies unread, for room to be admitted.",
+      );
+      out.push(`petri_serve_requests_waiting ${number(waiting())}`);
+    }
+    if (heldBytes) {
+      head(
+        "petri_serve_held_body_bytes",
+        "gauge",
+        "Bytes of request bodies and large answers held by admitted requests.",
+      );
+      out.push(`petri_serve_held_body_bytes ${number(heldBytes())}`);
+    }
+    if (restarts) {
+      head(
+        "petri_serve_model_restarts_total",
+        "counter",
+        "ONNX Runtime sessions recreated after failed runs.",
+      );
+      out.push(`petri_serve_model_restarts_total ${number(restarts())}`);
+    }
   }
 }
 
@@ -274,14 +366,17 @@ function writeHistograms(
 ): void {
   head(name, "histogram", help);
   for (const [labels, h] of map) {
+    // An unlabelled histogram ("" labels) has only `le` on its buckets and nothing on the rest.
+    const first = labels === "" ? "" : `${labels},`;
+    const own = labels === "" ? "" : `{${labels}}`;
     let cumulative = 0;
     h.buckets.forEach((bound, i) => {
       cumulative += h.counts[i]!;
-      out.push(`${name}_bucket{${labels},le="${number(bound)}"} ${cumulative}`);
+      out.push(`${name}_bucket{${first}le="${number(bound)}"} ${cumulative}`);
     });
-    out.push(`${name}_bucket{${labels},le="+Inf"} ${h.count}`);
-    out.push(`${name}_sum{${labels}} ${number(h.sum)}`);
-    out.push(`${name}_count{${labels}} ${h.count}`);
+    out.push(`${name}_bucket{${first}le="+Inf"} ${h.count}`);
+    out.push(`${name}_sum${own} ${number(h.sum)}`);
+    out.push(`${name}_count${own} ${h.count}`);
   }
 }
 

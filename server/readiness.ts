@@ -1,8 +1,11 @@
 /**
  * Readiness of a served model, for `GET /readyz` and OIP's `/v2/health/ready`: ready once the
- * model is loaded and warmed (a {@link createApp} only ever gets such a model), not ready again
- * once a drain has begun, so load balancers stop routing before the socket closes. The listener
- * (`adapter/deno/listen.ts`) flips it; the app only reads it.
+ * model is loaded and warmed (a {@link createApp} only ever gets such a model), not ready while
+ * its ORT session is being recreated after a failed run, and not ready again once a drain has
+ * begun, so load balancers stop routing before the socket closes. The listener
+ * (`adapter/deno/listen.ts`) calls {@link Readiness.drain} when the drain begins and
+ * {@link Readiness.cutOff} at its deadline (admitted requests are then answered 503); the app
+ * reports the model's state.
  *
  * @example
  * ```ts
@@ -20,6 +23,8 @@
 /** Whether the server takes traffic; see the module doc. */
 export class Readiness {
   #draining = false;
+  #modelDown = false;
+  readonly #cutoff = new AbortController();
 
   /**
    * True until {@link Readiness.drain} is called.
@@ -32,7 +37,7 @@ export class Readiness {
    * ```
    */
   get ready(): boolean {
-    return !this.#draining;
+    return !this.#draining && !this.#modelDown;
   }
 
   /**
@@ -52,7 +57,50 @@ export class Readiness {
   }
 
   /**
-   * The answer of `GET /readyz`: 200 `{"status":"ready"}`, or 503 `{"status":"draining"}`.
+   * The drain's deadline has passed: {@link Readiness.cutoff} aborts, so the requests still
+   * being served are answered 503 at once, before the socket closes. Implies a drain.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Readiness } from "./readiness.ts";
+   * const readiness = new Readiness();
+   * readiness.cutOff();
+   * assert.deepEqual([readiness.ready, readiness.cutoff.aborted], [false, true]);
+   * ```
+   */
+  cutOff(): void {
+    this.#draining = true;
+    this.#cutoff.abort();
+  }
+
+  /** Aborts at the drain's deadline ({@link Readiness.cutOff}). */
+  get cutoff(): AbortSignal {
+    return this.#cutoff.signal;
+  }
+
+  /**
+   * Whether the model can run: `false` while its session is being recreated (or could not
+   * be), and readiness answers 503 `{"status":"model_unavailable"}`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Readiness } from "./readiness.ts";
+   * const readiness = new Readiness();
+   * readiness.modelAvailable(false);
+   * assert.deepEqual(await readiness.response().json(), { status: "model_unavailable" });
+   * readiness.modelAvailable(true);
+   * assert.equal(readiness.ready, true);
+   * ```
+   */
+  modelAvailable(available: boolean): void {
+    this.#modelDown = !available;
+  }
+
+  /**
+   * The answer of `GET /readyz`: 200 `{"status":"ready"}`, or 503 `{"status":"draining"}`
+   * (`{"status":"model_unavailable"}` while the model's session is being recreated).
    *
    * @example
    * ```ts
@@ -67,8 +115,8 @@ export class Readiness {
    * ```
    */
   response(): Response {
-    return this.ready
-      ? Response.json({ status: "ready" })
-      : Response.json({ status: "draining" }, { status: 503 });
+    if (this.ready) return Response.json({ status: "ready" });
+    const status = this.#draining ? "draining" : "model_unavailable";
+    return Response.json({ status }, { status: 503 });
   }
 }

@@ -1,8 +1,10 @@
 /**
  * Rows per request, for the access log: {@link rowCounter} gives the operations a model whose
- * `run` counts every row it sends against the request, and {@link rowsOf} reads the count once
- * the request is answered. A `WeakMap` keyed by the `Request` keeps concurrent requests apart
- * with no context threading through `core/ops`.
+ * `run` counts every row it sends against the request (and gives the run the request's signal
+ * and deadline, `admission.ts`'s `runContextOf`, so that a client that hangs up withdraws its
+ * rows and all of a request's runs share one deadline), and
+ * {@link rowsOf} reads the count once the request is answered. A `WeakMap` keyed by the
+ * `Request` keeps concurrent requests apart with no context threading through `core/ops`.
  *
  * @example
  * ```ts
@@ -21,6 +23,7 @@
 
 import type { OpsModel } from "../core/ops/model.ts";
 import { checkRequestRows } from "./request_limits.ts";
+import { runContextOf } from "./admission.ts";
 
 const rows = new WeakMap<Request, number>();
 
@@ -49,6 +52,7 @@ export function rowCounter(
   const label = model.label.bind(model);
   return (request) => {
     rows.set(request, rows.get(request) ?? 0);
+    const context = runContextOf(request);
     return {
       net: model.net,
       module: model.module,
@@ -63,7 +67,7 @@ export function rowCounter(
           return Promise.reject(error);
         }
         rows.set(request, total);
-        return model.run(batch, options);
+        return model.run(batch, { ...options, ...context });
       },
     };
   };

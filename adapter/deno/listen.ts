@@ -20,10 +20,13 @@
  *    probes as usual, so `/healthz` stays 200 and `/readyz` says 503, and logs the refusals).
  * 3. Once nothing is in flight, no connection is expected to send again (each was told to
  *    close or has been idle for `idleMs`) and no request came for a short quiet spell,
- *    `shutdown()` closes the socket and the remaining idle connections; at `drainMs` it
- *    happens regardless, cutting what is left. `stop()` resolves by `drainMs` in any case:
- *    `shutdown()` also waits for answers still being written (a client that does not read a
- *    large answer keeps it waiting for good), and that wait ends at the deadline too.
+ *    `shutdown()` closes the socket and the remaining idle connections. At `drainMs` it
+ *    happens regardless: `onDeadline` is called first (the app then answers what it still
+ *    holds with 503 and `Connection: close`, `server/admission.ts`), and the socket closes once
+ *    those answers are out, or {@link DEADLINE_GRACE_MS} later at most, cutting what is left.
+ *    `stop()` resolves by then in any case: `shutdown()` also waits for answers still being
+ *    written (a client that does not read a large answer keeps it waiting for good), and that
+ *    wait ends at the deadline too.
  *
  * Two more things `Deno.serve` does not do on its own. When accepting a connection fails (out
  * of descriptors), its socket closes for good and the process would exit: the socket is
@@ -74,6 +77,11 @@ export interface ListenOptions {
    * outside the app); default `console.error`.
    */
   readonly log?: (line: string) => void;
+  /**
+   * Called once when the drain's deadline passes with requests in flight (e.g.
+   * `readiness.cutOff()`), so the app can answer them before the socket closes.
+   */
+  readonly onDeadline?: () => void;
 }
 
 /** A listening server. */
@@ -93,6 +101,11 @@ export interface Running {
 const QUIET_MS = 100;
 /** How often the drain checks whether it may close the socket. */
 const POLL_MS = 20;
+/**
+ * How long the socket stays open after `onDeadline` for the answers it provoked to go out, in
+ * ms, at most.
+ */
+export const DEADLINE_GRACE_MS = 250;
 
 /**
  * Serves `app` until `stop()` is called or the process gets SIGINT / SIGTERM.
@@ -174,10 +187,19 @@ export function listen(
       }, POLL_MS);
       await settled;
       clearInterval(timer);
+      if (ledger.inFlight > 0 && options.onDeadline) {
+        options.onDeadline();
+        const until = performance.now() + DEADLINE_GRACE_MS;
+        while (ledger.inFlight > 0 && performance.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
+        }
+      }
       const shutdown = server.shutdown();
       // Past the deadline with requests in flight, shutting down cuts them; nobody waits. Else
-      // it waits for answers still being written, but not past the deadline.
-      if (ledger.inFlight === 0) await within(shutdown, deadline - performance.now());
+      // it waits for answers still being written, but not past the deadline (and its grace).
+      if (ledger.inFlight === 0) {
+        await within(shutdown, deadline + DEADLINE_GRACE_MS - performance.now());
+      }
       stopped();
     })();
   const onSignal = () => void stop();

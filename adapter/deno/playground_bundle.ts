@@ -19,6 +19,11 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
+    "chunk-5SXQAZQT.js",
+    async () =>
+      (await import("../../web/bundle/chunk-5SXQAZQT.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
     "chunk-6PI2GKPX.js",
     async () =>
       (await import("../../web/bundle/chunk-6PI2GKPX.js.txt", { with: { type: "text" } })).default,
@@ -37,11 +42,6 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     "chunk-LR2SUWDX.js",
     async () =>
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
-    "chunk-WMWATXL7.js",
-    async () =>
-      (await import("../../web/bundle/chunk-WMWATXL7.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",

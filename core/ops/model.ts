@@ -18,7 +18,7 @@
 
 import type { NetStructure } from "../net/structure.ts";
 import type { ModuleSettings, Parameters, PetriNet } from "../net/types.ts";
-import type { InputRow, OutputRow } from "../runtime.ts";
+import type { InputRow, OutputRow, RunOptions } from "../runtime.ts";
 
 /** A loaded model as the operations see it. */
 export interface OpsModel {
@@ -32,8 +32,11 @@ export interface OpsModel {
   readonly structure: NetStructure;
   /** The transition's label, or its id when it has none. */
   label(transition: string): string;
-  /** Runs rows as one batch; results in row order. */
-  run(rows: readonly InputRow[], options: { withGradient: boolean }): Promise<OutputRow[]>;
+  /**
+   * Runs rows as one batch; results in row order. `options.signal` withdraws them while they
+   * wait (the server passes each request's; see `server/admission.ts`).
+   */
+  run(rows: readonly InputRow[], options: RunOptions): Promise<OutputRow[]>;
 }
 
 /** An id-keyed map of numbers (a marking or a value map). */

@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
 import { compileModel } from "../../core/compile/mod.ts";
 import type { PetriModel } from "../../core/net/types.ts";
-import {
-  type InputRow,
-  ModelSession,
-  type OrtModule,
-  type OutputRow,
-  type RunRecord,
-} from "../../core/runtime.ts";
+import { type InputRow, ModelSession, type OutputRow, type RunRecord } from "../../core/runtime.ts";
 import { assertRejectsWith, exampleModel, EXAMPLES, ORT, random } from "./fixtures.ts";
+import { fakeOrt, settle } from "./fake_ort.ts";
 
 /** Random rows over a net: some places supplied, some values, a random target. */
 function randomRows(model: PetriModel, count: number, seed: number): InputRow[] {
@@ -155,60 +150,6 @@ Deno.test("ModelSession[Symbol.asyncDispose]() finishes queued runs, then reject
   );
   await session[Symbol.asyncDispose](); // a second dispose is a no-op
 });
-
-// A fake runtime whose runs finish only when the test says so, to observe the queue.
-function fakeOrt() {
-  const runs: { batch: number; withGradient: boolean; finish: () => void }[] = [];
-  let released = 0;
-  class Tensor {
-    constructor(
-      readonly type: string,
-      readonly data: Float32Array | readonly boolean[],
-      readonly dims: readonly number[],
-    ) {}
-  }
-  const session = {
-    inputNames: [],
-    outputNames: ["transitions", "places", "grad_marking", "grad_values"],
-    run(feeds: Record<string, Tensor>) {
-      const marking = feeds.marking!;
-      const [batch, P] = marking.dims as [number, number];
-      const withGradient = (feeds.with_gradient!.data as boolean[])[0]!;
-      const { promise, resolve } = Promise.withResolvers<Record<string, Tensor>>();
-      // transitions[r] = sum of the row's marking; places echo the marking.
-      const data = marking.data as Float32Array;
-      const sums = Float32Array.from(
-        { length: batch },
-        (_, r) => data.subarray(r * P, (r + 1) * P).reduce((a, b) => a + b, 0),
-      );
-      const grad = new Float32Array(withGradient ? batch * P : 0).fill(1);
-      runs.push({
-        batch,
-        withGradient,
-        finish: () =>
-          resolve({
-            transitions: new Tensor("float32", sums, [batch, 1]),
-            places: new Tensor("float32", data.slice(), [batch, P]),
-            grad_marking: new Tensor("float32", grad, [withGradient ? batch : 0, P]),
-            grad_values: new Tensor("float32", grad.slice(), [withGradient ? batch : 0, P]),
-          }),
-      });
-      return promise;
-    },
-    release() {
-      released++;
-      return Promise.resolve();
-    },
-  };
-  const ort = {
-    InferenceSession: { create: () => Promise.resolve(session) },
-    Tensor,
-  } as unknown as OrtModule;
-  return { ort, runs, released: () => released };
-}
-
-/** Lets queued microtasks and the fake's bookkeeping settle. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 Deno.test("ModelSession queues requests that arrive during a run and runs them all next, forward rows in the gradient run", async () => {
   const fake = fakeOrt();

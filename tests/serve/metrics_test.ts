@@ -177,6 +177,12 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     petri_serve_ort_run_rows: "histogram",
     petri_serve_ort_run_duration_seconds: "histogram",
     petri_serve_queue_rows: "gauge",
+    petri_serve_queue_wait_seconds: "histogram",
+    petri_serve_requests_shed_total: "counter",
+    petri_serve_requests_in_flight: "gauge",
+    petri_serve_requests_waiting: "gauge",
+    petri_serve_held_body_bytes: "gauge",
+    petri_serve_model_restarts_total: "counter",
     process_resident_memory_bytes: "gauge",
     petri_serve_build_info: "gauge",
     process_start_time_seconds: "gauge",
@@ -218,6 +224,11 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     3,
   );
   assert.equal(find(after.samples, "petri_serve_queue_rows", {}), 0, "nothing waits when idle");
+  const waits = (s: readonly Sample[]) => find(s, "petri_serve_queue_wait_seconds_count", {});
+  assert.ok(waits(after.samples) >= 4, "each request's rows waited once per run");
+  assert.equal(find(after.samples, "petri_serve_requests_in_flight", {}), 0);
+  assert.equal(find(after.samples, "petri_serve_held_body_bytes", {}), 0, "all released");
+  assert.equal(find(after.samples, "petri_serve_model_restarts_total", {}), 0);
   assert.ok(find(after.samples, "process_resident_memory_bytes", {}) > 10_000_000);
   const sidecar = JSON.parse(
     await Deno.readTextFile(

@@ -1,0 +1,698 @@
+/**
+ * Admission control for the routes that run the model (the `POST` operations and `/v2` infer):
+ * what the server holds is bounded, a request that does not fit waits, unread, for room until
+ * its deadline, and what cannot be served in time is answered 503 with `Retry-After`, so that a
+ * flood costs the clients waits and retries instead of costing the process its memory
+ * (DESIGN.md §3).
+ *
+ * - **Memory held**: every admitted request holds its body's bytes until its answer has been
+ *   handed to the socket, and a large answer adds its own bytes until then. A body with a
+ *   `Content-Length` reserves it before it is read; a body without one (chunked) is counted as
+ *   it streams in (`body.ts` reports it to {@link bodyWatchOf}) and refused when it passes the
+ *   limit. One request alone is always admitted, so any body within the body limit can be
+ *   served.
+ * - **Waiting for room**: a request that would take the bytes held past `maxBodyMemoryBytes`,
+ *   that arrives while the model's queue is full, or whose large body would wait half the
+ *   queue's time-out to be parsed, waits in line (`waiting_line.ts`), its body unread, first
+ *   come first served, until it fits. At its deadline (`--queue-timeout-ms` after its arrival)
+ *   or when the line already holds `maxWaiting` requests, it is refused with 503: a body over
+ *   64 KiB is left unread and its connection closed, a smaller one is read and dropped so that
+ *   the connection stays open for the retry. Waiting costs the server nearly nothing, and a
+ *   client that waits does not come back at once, as one refused at once does (under floods of
+ *   clients that retry at once, refusing at once spent the serving thread on refusals).
+ * - **The model's queue** (`core/runtime.ts`): an admitted request keeps its deadline for all
+ *   its runs, and the queue is taken in deadline order, so a request that has started goes
+ *   before newer ones. Rows queued past `--max-queue-rows`, rows still queued at their
+ *   deadline, and runs refused while the model is recreated are answered 503 by
+ *   {@link Admission.guard}, which also ties each run to its request's {@link runContextOf}
+ *   signal: a client that hangs up withdraws its rows from the queue (answered 499, which
+ *   nobody reads), and at the drain's deadline every admitted or waiting request is answered
+ *   503 with `Connection: close`.
+ *
+ * Health probes and `/metrics` never pass through here: they are answered at once, whatever the
+ * load.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Admission } from "./admission.ts";
+ * const admission = new Admission({
+ *   maxBodyMemoryBytes: 1000,
+ *   maxBodyBytes: 1000,
+ *   queueTimeoutMs: 50,
+ * });
+ * const post = (size: number) =>
+ *   new Request("http://localhost/forward", {
+ *     method: "POST",
+ *     body: "x".repeat(size),
+ *     headers: { "content-length": String(size) },
+ *   });
+ * const { promise: gate, resolve: release } = Promise.withResolvers<void>();
+ * const slow = admission.admit(post(800), async () => {
+ *   await gate;
+ *   return new Response("done");
+ * }, "detail");
+ * // 800 bytes are held: 300 more would pass the limit of 1000, so they wait for room, until
+ * // their deadline 50 ms later.
+ * const refused = await admission.admit(post(300), () => Promise.resolve(new Response()), "detail");
+ * assert.equal(refused.status, 503);
+ * assert.equal(refused.headers.get("retry-after"), "1");
+ * // Waiting requests are let in as soon as room is made.
+ * const waiting = admission.admit(post(300), () => Promise.resolve(new Response("in")), "detail");
+ * release();
+ * assert.equal(await (await waiting).text(), "in");
+ * assert.equal(await (await slow).text(), "done");
+ * assert.equal(admission.heldBytes, 0);
+ * ```
+ *
+ * @module
+ */
+
+import type { OpsModel } from "../core/ops/model.ts";
+import { ModelBusyError, RunCancelledError } from "../core/run_errors.ts";
+import { HttpError } from "./errors.ts";
+import { answerSizeOf, jsonResponse } from "./json.ts";
+import { Turnstile } from "./turnstile.ts";
+import { WaitingLine } from "./waiting_line.ts";
+
+/**
+ * The default of {@link AdmissionOptions.maxBodyMemoryBytes}: 16 MiB, 16 bodies of the default
+ * 1 MiB limit at once (see docs/deployment.md for the reasoning).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_MAX_BODY_MEMORY_BYTES } from "./admission.ts";
+ * assert.equal(DEFAULT_MAX_BODY_MEMORY_BYTES, 16777216);
+ * ```
+ */
+export const DEFAULT_MAX_BODY_MEMORY_BYTES = 16 << 20;
+
+/**
+ * The default deadline of rows in the model's queue: 5 s. Past it a request is answered 503
+ * with `Retry-After`; a client waiting longer is better served by another replica.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_QUEUE_TIMEOUT_MS } from "./admission.ts";
+ * assert.equal(DEFAULT_QUEUE_TIMEOUT_MS, 5000);
+ * ```
+ */
+export const DEFAULT_QUEUE_TIMEOUT_MS = 5_000;
+
+/** Memory the default queue bound allows for queued rows: 128 MiB. */
+const QUEUE_MEMORY_BYTES = 128 << 20;
+
+/**
+ * The default bound of the model's queue, in rows: as many as fit in 128 MiB at an estimated
+ * `100 × (places + transitions) + 200` bytes per queued row (the packed floats, the operations'
+ * per-row maps and the parsed request they came from; measured at about 480 bytes per row for
+ * a 60,000-row `/v2` infer on the 3-place example), and at least 1,024 (one default batch).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defaultMaxQueueRows } from "./admission.ts";
+ * assert.equal(defaultMaxQueueRows(3, 2), 191739); // the example nets: three 60k-row infers
+ * assert.equal(defaultMaxQueueRows(5000, 3331), 1024);
+ * ```
+ */
+export function defaultMaxQueueRows(places: number, transitions: number): number {
+  return Math.max(1024, Math.floor(QUEUE_MEMORY_BYTES / (100 * (places + transitions) + 200)));
+}
+
+/** Seconds a refused client is told to wait (`Retry-After`). */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** Answers of at least this many bytes are counted as held until the socket has taken them. */
+const LARGE_ANSWER_BYTES = 64 << 10;
+/** The default of {@link AdmissionOptions.maxWaiting}. */
+export const DEFAULT_MAX_WAITING = 8192;
+/** How often the waiting line is checked for room while requests wait, in ms. */
+const PUMP_MS = 5;
+/** The most waiters let through per check (their rows are not queued yet when it runs). */
+const PUMP_MOST = 64;
+/** A refused body up to this size is read and dropped, so that its connection stays open. */
+const SMALL_BODY_BYTES = 64 << 10;
+/** Bodies of at least this many bytes wait for their turn to be parsed (`turnstile.ts`). */
+const HEAVY_BODY_BYTES = 64 << 10;
+/** Runs of at least this many rows wait for their turn before their answer is written. */
+const HEAVY_RUN_ROWS = 1024;
+
+/**
+ * Why a request was not served:
+ *
+ * - `body_memory`: admitting its body would pass `maxBodyMemoryBytes`;
+ * - `queue_full`, `queue_timeout`, `model_unavailable`: the model's queue refused its rows
+ *   (`core/run_errors.ts`);
+ * - `shutting_down`: the drain's deadline came first;
+ * - `client_gone`: the client hung up before its rows ran (nothing was computed).
+ */
+export type ShedReason =
+  | "body_memory"
+  | "queue_full"
+  | "queue_timeout"
+  | "model_unavailable"
+  | "shutting_down"
+  | "client_gone";
+
+/** What admission reads of the model's queue (`core/runtime.ts`'s `ModelSession` has it). */
+export interface QueueView {
+  /** Rows waiting for a run. */
+  readonly queuedRows: number;
+  /** The queue's bounds. */
+  readonly queueLimits: { readonly maxQueueRows: number; readonly queueTimeoutMs: number };
+}
+
+/** Settings of an {@link Admission}. */
+export interface AdmissionOptions {
+  /** Bytes of request bodies and large answers held at once (one request is always admitted). */
+  readonly maxBodyMemoryBytes: number;
+  /** The body limit: a larger declared body is left to the handler's 413 and holds nothing. */
+  readonly maxBodyBytes: number;
+  /**
+   * How long a request may wait for its turn to be parsed (`turnstile.ts`), in ms; past it it
+   * is answered 503 (`queue_timeout`). Default {@link DEFAULT_QUEUE_TIMEOUT_MS}.
+   */
+  readonly queueTimeoutMs?: number | undefined;
+  /** The model's queue: while it is full, new requests wait before they are read. */
+  readonly queue?: QueueView | undefined;
+  /**
+   * The most requests waiting for room (default {@link DEFAULT_MAX_WAITING}); past it a
+   * request is refused at once.
+   */
+  readonly maxWaiting?: number | undefined;
+  /** Aborts at the drain's deadline: admitted requests are answered 503, new ones refused. */
+  readonly cutoff?: AbortSignal | undefined;
+  /** Called once for each request not served, with the reason. */
+  readonly onShed?: ((reason: ShedReason) => void) | undefined;
+}
+
+const contexts = new WeakMap<Request, RunContext>();
+
+/** What an admitted request's model runs carry (`core/runtime.ts`'s `RunOptions`). */
+export interface RunContext {
+  /** Aborts when the client hangs up or the drain's deadline passes. */
+  readonly signal: AbortSignal;
+  /**
+   * When the request's rows must have started their run (`performance.now()` ms): the queue's
+   * time-out after its body arrived (after its admission, before that), the same for all the
+   * request's runs.
+   */
+  readonly deadline?: number;
+}
+const watches = new WeakMap<Request, BodyWatch>();
+
+/** How admission follows the reading of an admitted request's body (`body.ts`). */
+export interface BodyWatch {
+  /**
+   * Called with the size of each chunk read: a body without `Content-Length` is counted as it
+   * streams in, and a 503 {@link HttpError} is thrown when the bytes held pass the limit.
+   */
+  received(bytes: number): void;
+  /**
+   * Awaited once the whole body is read, after its time-out has stopped: a large body waits
+   * for its turn to be parsed (`turnstile.ts`), so health probes are not kept waiting.
+   */
+  complete(): Promise<void> | undefined;
+}
+
+/**
+ * The {@link BodyWatch} of an admitted `request`; `undefined` for any other request.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bodyWatchOf } from "./admission.ts";
+ * assert.equal(bodyWatchOf(new Request("http://localhost/")), undefined);
+ * ```
+ */
+export function bodyWatchOf(request: Request): BodyWatch | undefined {
+  return watches.get(request);
+}
+
+/**
+ * The signal and the deadline of `request`'s model runs, once it has been admitted; its own
+ * signal and no deadline otherwise.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runContextOf } from "./admission.ts";
+ * const request = new Request("http://localhost/");
+ * assert.deepEqual(runContextOf(request), { signal: request.signal });
+ * ```
+ */
+export function runContextOf(request: Request): RunContext {
+  return contexts.get(request) ?? { signal: request.signal };
+}
+
+/** The shutdown signal's reason, to tell it from a client hanging up. */
+const SHUTTING_DOWN = "petri-serve: the drain's deadline has passed";
+
+/** See the module doc. */
+export class Admission {
+  readonly #maxHeld: number;
+  readonly #maxBodyBytes: number;
+  readonly #cutoff: AbortSignal;
+  readonly #onShed: (reason: ShedReason) => void;
+  readonly #turnstile = new Turnstile();
+  /** One controller per admitted request, aborted at the drain's deadline. */
+  readonly #live = new Set<AbortController>();
+  readonly #queueTimeoutMs: number;
+  readonly #queue: QueueView | undefined;
+  readonly #line: WaitingLine<number>;
+  /** Admitted requests whose first model run has not been queued yet, by their signal. */
+  readonly #inTransit = new WeakSet<AbortSignal>();
+  #inTransitCount = 0;
+  /** The recent rows of a request's first run (an average), to foresee what those will add. */
+  #firstRunRows = 1;
+  #pumpTimer: ReturnType<typeof setTimeout> | undefined;
+  #held = 0;
+  #inFlight = 0;
+
+  /**
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Admission } from "./admission.ts";
+   * assert.throws(() => new Admission({ maxBodyMemoryBytes: 0, maxBodyBytes: 1 }), RangeError);
+   * ```
+   */
+  constructor(options: AdmissionOptions) {
+    const { maxBodyMemoryBytes } = options;
+    if (!Number.isSafeInteger(maxBodyMemoryBytes) || maxBodyMemoryBytes <= 0) {
+      throw new RangeError(
+        `maxBodyMemoryBytes must be a positive integer, got ${maxBodyMemoryBytes}`,
+      );
+    }
+    this.#maxHeld = maxBodyMemoryBytes;
+    this.#maxBodyBytes = options.maxBodyBytes;
+    const cutoff = new AbortController();
+    // The admitted requests are aborted from here, not through AbortSignal.any: Deno's keeps
+    // every dependent signal of a long-lived source alive (about 350 bytes per request).
+    const cut = () => {
+      cutoff.abort(SHUTTING_DOWN);
+      for (const request of this.#live) request.abort(SHUTTING_DOWN);
+      this.#line.close();
+    };
+    this.#line = new WaitingLine(options.maxWaiting ?? DEFAULT_MAX_WAITING);
+    options.cutoff?.addEventListener("abort", cut, { once: true });
+    if (options.cutoff?.aborted) cut();
+    this.#cutoff = cutoff.signal;
+    this.#onShed = options.onShed ?? (() => {});
+    this.#queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
+    this.#queue = options.queue;
+  }
+
+  /** Bytes of bodies and answers held by admitted requests now. */
+  get heldBytes(): number {
+    return this.#held;
+  }
+
+  /** Admitted requests not answered yet. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Requests waiting for room to be admitted. */
+  get waiting(): number {
+    return this.#line.length;
+  }
+
+  /**
+   * Answers `request` with `handle` if it fits (see the module doc), or refuses it with 503:
+   * `{"detail": ...}` or, for the Open Inference Protocol, `{"error": ...}` (`errorKey`).
+   * Errors of `handle` pass through, after the request's bytes are released.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Admission } from "./admission.ts";
+   * const cutoff = new AbortController();
+   * const admission = new Admission({ maxBodyMemoryBytes: 1 << 20, maxBodyBytes: 1 << 20, cutoff: cutoff.signal });
+   * cutoff.abort(); // the drain's deadline
+   * const refused = await admission.admit(
+   *   new Request("http://localhost/v2/models/m/infer", { method: "POST", body: "{}" }),
+   *   () => Promise.resolve(new Response()),
+   *   "error",
+   * );
+   * assert.equal(refused.status, 503);
+   * assert.equal(refused.headers.get("connection"), "close");
+   * assert.deepEqual(await refused.json(), { error: "The server is shutting down" });
+   * ```
+   */
+  async admit(
+    request: Request,
+    handle: (request: Request) => Promise<Response>,
+    errorKey: "detail" | "error",
+  ): Promise<Response> {
+    if (this.#cutoff.aborted) return this.#refuse(shuttingDown(), "shutting_down", errorKey);
+    const reserved = this.#reservationFor(request);
+    const arrived = performance.now();
+    const deadline = arrived + this.#queueTimeoutMs;
+    // First come, first served: a newcomer waits behind those already waiting.
+    if (this.#line.length > 0 || !this.#take(reserved)) {
+      if (this.#line.full) {
+        const reason = this.#blockedBy(reserved) ?? "queue_full";
+        const detail = `${this.#line.length} requests already wait for room (the most that ` +
+          `may); retry later`;
+        return this.#refuseUnread(request, reason, detail, errorKey);
+      }
+      const waiting = this.#line.wait(reserved, deadline, request.signal);
+      this.#schedulePump();
+      const outcome = await waiting;
+      if (outcome === "closed") return this.#refuse(shuttingDown(), "shutting_down", errorKey);
+      if (outcome === "gone") {
+        this.#onShed("client_gone");
+        return jsonResponse(499, { [errorKey]: "The client closed the connection" });
+      }
+      if (outcome === "expired") {
+        const reason = this.#blockedBy(reserved) ?? "queue_timeout";
+        return this.#refuseUnread(
+          request,
+          reason,
+          this.#waitedDetail(reason, performance.now() - arrived),
+          errorKey,
+        );
+      }
+    }
+    this.#inFlight++;
+    const controller = new AbortController();
+    const { signal } = controller;
+    const hungUp = () => controller.abort(request.signal.reason);
+    if (request.signal.aborted) hungUp();
+    request.signal.addEventListener("abort", hungUp, { once: true });
+    this.#live.add(controller);
+    // The deadline of its work counts from now, and again from when its body has arrived: the
+    // client's upload is the body time-out's business, not the queue's.
+    const context = { signal, deadline: performance.now() + this.#queueTimeoutMs };
+    contexts.set(request, context);
+    this.#inTransit.add(signal);
+    this.#inTransitCount++;
+    let held = reserved;
+    const metered = reserved === 0 && !request.headers.has("content-length");
+    let read = 0;
+    watches.set(request, {
+      received: (bytes) => {
+        read += bytes;
+        if (!metered) return;
+        this.#held += bytes;
+        held += bytes;
+        if (this.#held > this.#maxHeld && held < this.#held) {
+          this.#onShed("body_memory");
+          throw this.#busy();
+        }
+      },
+      complete: () => {
+        context.deadline = performance.now() + this.#queueTimeoutMs;
+        return read >= HEAVY_BODY_BYTES ? this.#parseTurn(signal, context.deadline) : undefined;
+      },
+    });
+    try {
+      const response = await handle(request);
+      const size = answerSizeOf(response);
+      if (size === undefined || size < LARGE_ANSWER_BYTES || response.body === null) {
+        return response;
+      }
+      // A large answer stays in memory until the socket has taken it: count it until then.
+      this.#held += size;
+      const total = held + size;
+      held = 0;
+      const release = once(() => {
+        this.#held -= total;
+        this.#pump();
+      });
+      return await releasedWhenSent(response, release);
+    } finally {
+      this.#inFlight--;
+      this.#held -= held;
+      this.#live.delete(controller);
+      request.signal.removeEventListener("abort", hungUp);
+      if (this.#inTransit.delete(signal)) this.#inTransitCount--;
+      this.#pump();
+    }
+  }
+
+  /**
+   * `model` as the admitted requests see it: its runs carry their request's
+   * {@link runContextOf} (added by `request_rows.ts`'s `rowCounter`) and the model's refusals
+   * become HTTP errors: 503 with `Retry-After` (`Connection: close` at the drain's deadline),
+   * or 499 for a client that hung up.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Admission } from "./admission.ts";
+   * import { ModelBusyError } from "../core/run_errors.ts";
+   * import { loadOrt } from "../adapter/deno/ort.ts";
+   * import { readBundle } from "../adapter/deno/bundle_files.ts";
+   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+   * const shed: string[] = [];
+   * const admission = new Admission({
+   *   maxBodyMemoryBytes: 1 << 20,
+   *   maxBodyBytes: 1 << 20,
+   *   onShed: (reason) => shed.push(reason),
+   * });
+   * const busy = Object.assign(Object.create(model), {
+   *   run: () => Promise.reject(new ModelBusyError("queue_full", "full")),
+   * });
+   * await assert.rejects(admission.guard(busy).run([], { withGradient: false }), {
+   *   name: "HttpError",
+   *   status: 503,
+   *   headers: { "retry-after": "1" },
+   * });
+   * assert.deepEqual(shed, ["queue_full"]);
+   * ```
+   */
+  guard(model: OpsModel): OpsModel {
+    const label = model.label.bind(model);
+    return {
+      net: model.net,
+      module: model.module,
+      parameters: model.parameters,
+      structure: model.structure,
+      label,
+      run: async (rows, options) => {
+        const { signal } = options;
+        if (signal !== undefined && this.#inTransit.delete(signal)) {
+          this.#inTransitCount--;
+          this.#firstRunRows = 0.8 * this.#firstRunRows + 0.2 * rows.length;
+        }
+        let outputs;
+        try {
+          outputs = await model.run(
+            rows,
+            signal === undefined ? options : { ...options, admitted: true },
+          );
+        } catch (error) {
+          throw this.#refusalFor(error);
+        }
+        // Rows of one run resolve together: their answers are written one per turn.
+        if (rows.length >= HEAVY_RUN_ROWS) await this.#turnstile.turn();
+        return outputs;
+      },
+    };
+  }
+
+  /**
+   * What keeps a request with a body of `bodyBytes` from being admitted now, if anything: the
+   * memory budget, a full model queue, or (for a large body) parsing expected to take half the
+   * queue's time-out.
+   */
+  #blockedBy(bodyBytes: number): ShedReason | undefined {
+    if (this.#held > 0 && this.#held + bodyBytes > this.#maxHeld) return "body_memory";
+    // The queue with the rows that admitted requests are about to add: they are parsed, not
+    // queued yet, and letting many more in meanwhile would overfill it.
+    const queue = this.#queue;
+    const coming = this.#inTransitCount * this.#firstRunRows;
+    if (queue !== undefined && queue.queuedRows + coming >= queue.queueLimits.maxQueueRows) {
+      return "queue_full";
+    }
+    const turnstile = this.#turnstile;
+    const parsing = Math.max(turnstile.oldestWaitMs, turnstile.expectedWaitMs);
+    if (bodyBytes >= HEAVY_BODY_BYTES && parsing >= this.#queueTimeoutMs / 2) {
+      return "queue_timeout";
+    }
+    return undefined;
+  }
+
+  /** Admits a request with a body of `bodyBytes` if nothing keeps it out: reserves its bytes. */
+  #take(bodyBytes: number): boolean {
+    if (this.#blockedBy(bodyBytes) !== undefined) return false;
+    this.#held += bodyBytes;
+    return true;
+  }
+
+  /** Lets waiting requests in while they fit; checks again soon while some still wait. */
+  #pump(): void {
+    if (this.#line.length === 0) return;
+    this.#line.pump((bodyBytes) => this.#take(bodyBytes), PUMP_MOST);
+    this.#schedulePump();
+  }
+
+  #schedulePump(): void {
+    if (this.#pumpTimer !== undefined || this.#line.length === 0) return;
+    this.#pumpTimer = setTimeout(() => {
+      this.#pumpTimer = undefined;
+      this.#pump();
+    }, PUMP_MS);
+  }
+
+  /** Why a request that waited `waitedMs` for room was refused. */
+  #waitedDetail(reason: ShedReason, waitedMs: number): string {
+    const waited = `The request waited ${Math.round(waitedMs)} ms for room, up to its deadline ` +
+      `(the queue's time-out is ${this.#queueTimeoutMs} ms)`;
+    const queue = this.#queue;
+    switch (reason) {
+      case "body_memory":
+        return `${waited}: the request bodies and answers held stayed at their limit of ` +
+          `${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`;
+      case "queue_full":
+        return `${waited}: the model's queue stayed full (${queue?.queuedRows} rows wait, its ` +
+          `limit is ${queue?.queueLimits.maxQueueRows} rows); retry later`;
+      default:
+        return `${waited}: large bodies wait too long to be parsed; retry later`;
+    }
+  }
+
+  /** Waits for a large body's turn to be parsed, within the request's deadline. */
+  async #parseTurn(signal: AbortSignal, deadline: number): Promise<void> {
+    const since = performance.now();
+    if (await this.#turnstile.turnBefore(deadline, signal)) return;
+    if (signal.aborted) throw this.#refusalFor(new RunCancelledError(signal.reason));
+    throw this.#refusalFor(
+      new ModelBusyError(
+        "queue_timeout",
+        `The request passed its deadline while it waited ${
+          Math.round(performance.now() - since)
+        } ms for its turn to be parsed (the queue's time-out is ${this.#queueTimeoutMs} ms)`,
+      ),
+    );
+  }
+
+  #busy(): HttpError {
+    return new HttpError(
+      503,
+      `The server is busy: this body would take the request bodies and answers it holds ` +
+        `past its limit of ${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`,
+      {
+        "retry-after": String(RETRY_AFTER_SECONDS),
+        connection: "close",
+      },
+    );
+  }
+
+  /** The HTTP error for a model refusal (counted), or `error` itself. */
+  #refusalFor(error: unknown): unknown {
+    if (error instanceof ModelBusyError) {
+      this.#onShed(error.reason);
+      return new HttpError(503, error.message, { "retry-after": String(RETRY_AFTER_SECONDS) });
+    }
+    if (error instanceof RunCancelledError) {
+      if (error.cause === SHUTTING_DOWN) {
+        this.#onShed("shutting_down");
+        return shuttingDown();
+      }
+      this.#onShed("client_gone");
+      return new HttpError(499, "The client closed the connection before its answer was ready");
+    }
+    return error;
+  }
+
+  #refuse(error: HttpError, reason: ShedReason, errorKey: "detail" | "error"): Response {
+    this.#onShed(reason);
+    return jsonResponse(error.status, { [errorKey]: error.detail }, error.headers);
+  }
+
+  /**
+   * Refuses `request` with 503 and `Retry-After` without taking its body in: a small one
+   * (64 KiB at most, and arrived within a second) is read and dropped, so the connection stays
+   * open for the client's retry (closing and reopening it cost more than a small body does
+   * under a flood); a larger or unfinished one is left unread, and the connection closed.
+   */
+  async #refuseUnread(
+    request: Request,
+    reason: ShedReason,
+    detail: string,
+    errorKey: "detail" | "error",
+  ): Promise<Response> {
+    const headers: Record<string, string> = { "retry-after": String(RETRY_AFTER_SECONDS) };
+    const declared = Number(request.headers.get("content-length") ?? NaN);
+    if (request.body !== null) {
+      const dropped = declared <= SMALL_BODY_BYTES && await dropWithin(request, 1_000);
+      if (!dropped) headers.connection = "close";
+    }
+    this.#onShed(reason);
+    // A plain answer, no error object: refusals come by the thousand under a flood.
+    return jsonResponse(503, { [errorKey]: detail }, headers);
+  }
+
+  /** What `request`'s body reserves before it is read: its declared length, if any. */
+  #reservationFor(request: Request): number {
+    const bytes = Number(request.headers.get("content-length") ?? 0);
+    // A declared length over the limit is refused 413 unread by the handler: nothing held.
+    return Number.isSafeInteger(bytes) && bytes > 0 && bytes <= this.#maxBodyBytes ? bytes : 0;
+  }
+}
+
+function shuttingDown(): HttpError {
+  return new HttpError(503, "The server is shutting down", {
+    "retry-after": String(RETRY_AFTER_SECONDS),
+    connection: "close",
+  });
+}
+
+/** Reads `request`'s body and drops it; false when it has not arrived within `ms`. */
+async function dropWithin(request: Request, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      request.arrayBuffer().then(() => true, () => false),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function once(action: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    action();
+  };
+}
+
+/**
+ * `response` with its body as one chunk of bytes whose stream calls `release` once the socket
+ * has pulled it (or the client went away), with its exact `Content-Length`.
+ */
+async function releasedWhenSent(response: Response, release: () => void): Promise<Response> {
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await response.bytes();
+  } catch (error) {
+    release();
+    throw error;
+  }
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) {
+        controller.close();
+        release();
+        return;
+      }
+      sent = true;
+      controller.enqueue(bytes!);
+      bytes = undefined;
+    },
+    cancel: release,
+  });
+  const headers = new Headers(response.headers);
+  headers.set("content-length", String(bytes.byteLength));
+  return new Response(body, { status: response.status, headers });
+}
