@@ -1,6 +1,6 @@
 /**
- * The playground's "Event log" section: pick or drop a log (`.xes`, `.xes.gz`, `.csv`,
- * `.json`), choose the CSV case and activity columns (defaulting as `cli.ts batch` does), and
+ * The playground's "Event log" section: pick or drop a log (`.xes`, `.csv`, `.json`, `.jsonl`,
+ * each also `.gz`), choose the CSV case and activity columns (defaulting as `cli.ts batch` does), and
  * score every trace in the scoring worker with the loaded model, with a progress bar (traces
  * scored, traces per second, time left) and a cancel button; then the results
  * ({@link LogResults}) and downloads in `batch`'s JSON and JSONL and as CSV. The log never

@@ -20,7 +20,7 @@ import type { BackendName } from "./backends.ts";
 import type { ScoreHistogram, StoredTrace, TableOrder } from "./result_store.ts";
 
 /** The log formats the page offers; `auto` tells them from the file name. */
-export const LOG_FORMATS = ["auto", "xes", "csv", "json"] as const;
+export const LOG_FORMATS = ["auto", "xes", "csv", "json", "jsonl"] as const;
 
 /** One of {@link LOG_FORMATS}. */
 export type LogFormat = "auto" | TraceFormat;

@@ -127,9 +127,14 @@ Deno.test("cli.ts serve from a fresh clone (no dist/) serves the playground, lin
     assert.equal(response.status, 200, chunk);
     await response.body?.cancel();
   }
-  // main.js names the .wasm files it loads by content-hashed names.
-  const [wasmName] = (await (await fetch(`${server.origin}/playground/main.js`)).text())
-    .match(/ort-wasm-simd-threaded-[A-Z2-7]{8}\.wasm/)!;
+  // The scripts name the .wasm files they load by content-hashed names (in main.js or in a
+  // chunk it shares with the playground's workers).
+  const scripts = await Promise.all(
+    ["main.js", ...chunks].map(async (name) =>
+      await (await fetch(`${server.origin}/playground/${name}`)).text()
+    ),
+  );
+  const [wasmName] = scripts.join("\n").match(/ort-wasm-simd-threaded-[A-Z2-7]{8}\.wasm/)!;
   const wasm = await fetch(`${server.origin}/playground/ort/${wasmName}`);
   assert.equal(wasm.status, 200);
   assert.equal(wasm.headers.get("content-type"), "application/wasm");

@@ -1,7 +1,7 @@
 /**
  * Scoring whole event logs in the playground, in Debian's Chromium on WASM and on WebGPU: for
  * every conformance model (its PETRA `.pt` pair, picked in the page) and every log format it
- * has (JSON, CSV, XES, and the XES gzipped), the page scores the log in its worker and the
+ * has (JSON, CSV, XES; and JSONL made from its JSON, XES and JSON gzipped), the page scores the log in its worker and the
  * JSON it downloads is `cli.ts batch`'s output on the same bundle and log, byte for byte. The
  * JSONL and CSV downloads, the error entries, the table's order, a trace's detail and the
  * net's residual colours are checked against the same output; cancelling stops the run; and
@@ -31,14 +31,32 @@ interface Entry {
   readonly error?: string;
 }
 
-const LOGS = ["traces.json", "traces.csv", "traces.xes", "traces.xes.gz"] as const;
+/** PETRA's three formats, JSONL (made from the JSON log), and two of them gzipped. */
+const LOGS = [
+  "traces.json",
+  "traces.csv",
+  "traces.xes",
+  "traces.jsonl",
+  "traces.xes.gz",
+  "traces.json.gz",
+] as const;
 
 /** A temporary directory for the gzipped logs and the large log, shared by both backends. */
 const DIR = await Deno.makeTempDir({ prefix: "petri_log_scoring_" });
 addEventListener("unload", () => Deno.removeSync(DIR, { recursive: true }));
 
-/** The path of `log` of conformance model `model` (`.gz` files are made on first use). */
+/**
+ * The path of `log` of conformance model `model`; the JSONL log (one trace of the JSON log a
+ * line) and `.gz` files are made on first use.
+ */
 async function logPath(model: string, log: string): Promise<string> {
+  if (log === "traces.jsonl") {
+    const path = `${DIR}/${model}.traces.jsonl`;
+    const json = await Deno.readTextFile(new URL(`${model}/traces.json`, CONFORMANCE));
+    const lines = (JSON.parse(json) as unknown[]).map((trace) => JSON.stringify(trace) + "\n");
+    await Deno.writeTextFile(path, lines.join(""));
+    return path;
+  }
   const source = new URL(`${model}/${log.replace(/\.gz$/, "")}`, CONFORMANCE).pathname;
   if (!log.endsWith(".gz")) return source;
   const path = `${DIR}/${model}.${log}`;
@@ -306,7 +324,7 @@ for (const backend of ["wasm", "webgpu"] as const) {
           assert.equal(request.method(), "GET", url);
           assert.equal(request.postDataBuffer(), null, url);
           assert.ok(url.startsWith(origin), `${url} is not one of the site's files`);
-          assert.doesNotMatch(url, /traces|large_|case-|\.xes|\.csv/, url);
+          assert.doesNotMatch(url, /traces|large_|case-|\.xes|\.csv|\.jsonl/, url);
         }
         // The worker's own requests are recorded too: on the WebGPU page only the worker (on
         // WASM) fetches ORT's plain WASM build.
