@@ -79,7 +79,9 @@ export type {
   OrtSessionOptions,
   OrtTensor,
   OutputRow,
+  QueueLimits,
   RunOptions,
   RunRecord,
 } from "../../core/runtime.ts";
+export type { HealingPolicy, HealthEvent, HealthState } from "../../core/healing_session.ts";
 export type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
