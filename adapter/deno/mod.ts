@@ -74,6 +74,7 @@ export {
 export type {
   InputRow,
   ModelSession,
+  ModelSessionOptions,
   OrtModule,
   OrtSession,
   OrtSessionOptions,
