@@ -24,9 +24,9 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-5SXQAZQT.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-6PI2GKPX.js",
+    "chunk-BU2HOGIC.js",
     async () =>
-      (await import("../../web/bundle/chunk-6PI2GKPX.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-D7DWUBZU.js",

@@ -34,11 +34,21 @@ const HASHED = /^(.+)-[A-Z2-7]{8}\.js$/;
 export async function stableChunkNames(
   files: ReadonlyMap<string, string>,
 ): Promise<Map<string, string>> {
-  const hashed = [...files.keys()].filter((name) => HASHED.test(name));
+  const esbuildNamed = [...files.keys()].filter((name) => HASHED.test(name));
   const stem = (name: string) => name.replace(HASHED, "$1.js");
-  const refersTo = (text: string) => hashed.filter((name) => text.includes(name));
   const normalised = (text: string) =>
-    hashed.reduce((out, name) => out.replaceAll(name, stem(name)), text);
+    esbuildNamed.reduce((out, name) => out.replaceAll(name, stem(name)), text);
+  // Visited in an order set by content alone: where chunks load each other in a cycle, the one
+  // entered first decides the names, and neither esbuild's path-dependent names nor the order a
+  // directory lists its files in may decide that.
+  const content = new Map(esbuildNamed.map((name) => [name, normalised(files.get(name)!)]));
+  const byContent = (a: string, b: string) => {
+    const x = `${stem(a)}\0${content.get(a)}`;
+    const y = `${stem(b)}\0${content.get(b)}`;
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  const hashed = esbuildNamed.sort(byContent);
+  const refersTo = (text: string) => hashed.filter((name) => text.includes(name));
 
   const stable = new Map<string, string>();
   const inProgress = new Set<string>();
@@ -48,7 +58,7 @@ export async function stableChunkNames(
     if (inProgress.has(name)) return stem(name); // a cycle: its own text still counts
     inProgress.add(name);
     const text = files.get(name)!;
-    const parts = [normalised(text)];
+    const parts = [content.get(name)!];
     for (const other of refersTo(text)) if (other !== name) parts.push(await stableName(other));
     const renamed = name.replace(HASHED, `$1-${await base32Hash(parts.join("\0"))}.js`);
     stable.set(name, renamed);
