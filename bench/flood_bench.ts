@@ -11,6 +11,9 @@
  * then `deno run -A bench/flood_bench.ts --table runs.jsonl` prints the table of
  * bench/README.md. `--checkout echo` floods `bench/http_echo.ts` (a bare `Deno.serve` that
  * parses and echoes each body, no model, no admission control): the baseline of the same run.
+ * `--drain MS` measures the drain under load instead: `SIGTERM` 4 s into a flood of 256 ×
+ * `/anomaly`, with `--drain-ms MS` and the access log on; it prints the exit time and the
+ * statuses the server logged and the client saw.
  *
  * | scenario | load |
  * |---|---|
@@ -133,6 +136,50 @@ export async function runFlood(
   return { label, scenario: name, seconds, report, shed, exit, lastError, loadAverage };
 }
 
+/** What {@link runDrain} measured. */
+export interface DrainRun {
+  readonly checkout: string;
+  readonly drainMs: number;
+  /** From SIGTERM to the process's exit. */
+  readonly exitMs: number;
+  readonly code: number;
+  /** `POST /anomaly` answers in the access log, by status. */
+  readonly logged: Record<string, number>;
+  /** What the client saw, by status (`closed`: no answer). */
+  readonly statuses: Record<string, number>;
+}
+
+/**
+ * SIGTERM 4 s into a flood of 256 × `/anomaly` against `cli.ts serve --drain-ms drainMs` from
+ * `checkout`.
+ */
+export async function runDrain(checkout: string, drainMs: number): Promise<DrainRun> {
+  await using server = await startServerProcess(
+    ["run", "-A", "cli.ts", "serve", "--port", "0", "--drain-ms", String(drainMs)],
+    { cwd: checkout, stdout: true },
+  );
+  const flooding = flood({
+    port: Number(new URL(server.origin).port),
+    path: "/anomaly",
+    body: anomalyBody(17_500),
+    connections: 256,
+    seconds: drainMs / 1000 + 8,
+    tailMs: 5_000,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 4_000));
+  const signalled = performance.now();
+  server.kill("SIGTERM");
+  const exit = await server.finished();
+  const exitMs = Math.round(performance.now() - signalled);
+  const report = await flooding;
+  const logged: Record<string, number> = {};
+  for (const [, status] of exit.stdout.matchAll(/ POST \/anomaly (\d{3}) /g)) {
+    logged[status!] = (logged[status!] ?? 0) + 1;
+  }
+  const statuses = Object.fromEntries(report.statuses);
+  return { checkout, drainMs, exitMs, code: exit.code, logged, statuses };
+}
+
 /** A run as printed: maps became objects. */
 type PrintedRun = Omit<FloodRun, "report"> & {
   readonly report: Omit<FloodReport, "statuses" | "probes"> & {
@@ -207,9 +254,14 @@ if (import.meta.main) {
       checkout: { type: "string", default: new URL("..", import.meta.url).pathname },
       label: { type: "string", default: "after" },
       table: { type: "string" },
+      drain: { type: "string" },
     },
     allowPositionals: true,
   });
+  if (values.drain !== undefined) {
+    console.log(JSON.stringify(await runDrain(values.checkout, Number(values.drain))));
+    Deno.exit(0);
+  }
   if (values.table !== undefined) {
     const lines = (await Deno.readTextFile(values.table)).split("\n").filter((l) =>
       l.startsWith("{")

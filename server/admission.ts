@@ -394,6 +394,7 @@ export class Admission {
     let held = reserved;
     const metered = reserved === 0 && !request.headers.has("content-length");
     let read = 0;
+    let bodyDone = false;
     watches.set(request, {
       received: (bytes) => {
         read += bytes;
@@ -406,12 +407,20 @@ export class Admission {
         }
       },
       complete: () => {
+        bodyDone = true;
         context.deadline = performance.now() + this.#queueTimeoutMs;
         return read >= HEAVY_BODY_BYTES ? this.#parseTurn(signal, context.deadline) : undefined;
       },
     });
     try {
-      const response = await handle(request);
+      let response: Response;
+      try {
+        response = await handle(request);
+      } catch (error) {
+        throw this.#cut(bodyDone) ?? error;
+      }
+      // A body whose reading the drain's deadline broke is refused 503, not blamed on the client.
+      if (response.status === 400) response = this.#cutResponse(bodyDone, errorKey) ?? response;
       const size = answerSizeOf(response);
       if (size === undefined || size < LARGE_ANSWER_BYTES || response.body === null) {
         return response;
@@ -538,6 +547,21 @@ export class Admission {
       this.#pumpTimer = undefined;
       this.#pump();
     }, PUMP_MS);
+  }
+
+  /**
+   * The 503 for a request whose body was still being read when the drain's deadline passed
+   * (Deno then breaks its stream, which `body.ts` answers 400); `undefined` otherwise.
+   */
+  #cut(bodyDone: boolean): HttpError | undefined {
+    return this.#cutoff.aborted && !bodyDone ? shuttingDown() : undefined;
+  }
+
+  #cutResponse(bodyDone: boolean, errorKey: "detail" | "error"): Response | undefined {
+    const error = this.#cut(bodyDone);
+    if (error === undefined) return undefined;
+    this.#onShed("shutting_down");
+    return jsonResponse(error.status, { [errorKey]: error.detail }, error.headers);
   }
 
   /** Why a request that waited `waitedMs` for room was refused. */

@@ -198,7 +198,7 @@ Deno.test("while the model's queue is full, requests wait unread and are refused
     maxBodyMemoryBytes: 1 << 20,
     maxBodyBytes: 1 << 20,
     queue,
-    queueTimeoutMs: 50,
+    queueTimeoutMs: 300,
     maxWaiting: 1,
     onShed: (reason) => shed.push(reason),
   });
