@@ -38,8 +38,9 @@
  * @module
  */
 
-import type { OrtSession } from "./runtime.ts";
+import type { OrtSession } from "./ort_module.ts";
 import { ModelBusyError } from "./run_errors.ts";
+import { deferred } from "./deferred.ts";
 
 /** How a {@link HealingSession} recreates its session. */
 export interface HealingPolicy {
@@ -214,7 +215,7 @@ export class HealingSession {
   async run<T>(task: (session: OrtSession) => Promise<T>): Promise<T> {
     const session = this.#session;
     if (this.#state !== "ready" || session === undefined) throw this.#unavailable();
-    const { promise: overdue, reject: fail } = Promise.withResolvers<never>();
+    const { promise: overdue, reject: fail } = deferred<never>();
     const current = { started: performance.now(), fail };
     this.#current = current;
     this.#armWatchdog();
@@ -354,7 +355,7 @@ export class HealingSession {
   }
 
   async #pause(ms: number): Promise<void> {
-    const { promise, resolve } = Promise.withResolvers<void>();
+    const { promise, resolve } = deferred<void>();
     const timer = setTimeout(resolve, ms);
     this.#wake = resolve;
     await promise;

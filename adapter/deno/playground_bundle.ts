@@ -19,11 +19,6 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
-    "chunk-5SXQAZQT.js",
-    async () =>
-      (await import("../../web/bundle/chunk-5SXQAZQT.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
     "chunk-BU2HOGIC.js",
     async () =>
       (await import("../../web/bundle/chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
@@ -32,6 +27,11 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     "chunk-D7DWUBZU.js",
     async () =>
       (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-IDEP5WSZ.js",
+    async () =>
+      (await import("../../web/bundle/chunk-IDEP5WSZ.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-IGI5F5CW.js",

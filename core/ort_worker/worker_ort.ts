@@ -27,6 +27,7 @@
 import type { OrtModule, OrtSession, OrtSessionOptions, OrtTensor } from "../runtime.ts";
 import type { FromWorker, MessageEndpoint, ToWorker, WireTensor } from "./protocol.ts";
 import { RUN_CHANNEL_BYTES, RunChannel, runChannelSupported } from "./run_channel.ts";
+import { deferred } from "../deferred.ts";
 
 /** The main-thread side of a worker: a {@link MessageEndpoint} that can be stopped. */
 export interface WorkerHandle extends MessageEndpoint {
@@ -187,7 +188,7 @@ class WorkerSession implements OrtSession {
   async #runOnChannel(channel: RunChannel): Promise<Record<string, OrtTensor>> {
     this.#channelBusy = true;
     try {
-      const { promise, resolve, reject } = Promise.withResolvers<boolean>();
+      const { promise, resolve, reject } = deferred<boolean>();
       this.#channelReject = reject;
       channel.request(++this.#channelRuns).then(resolve, reject);
       if (!(await promise)) throw new Error(channel.readError());
@@ -213,7 +214,7 @@ class WorkerSession implements OrtSession {
   #call(message: ToWorker, transfer: Transferable[]): Promise<FromWorker> {
     if (this.#dead) return Promise.reject(this.#dead);
     const id = ++this.#nextId;
-    const { promise, resolve, reject } = Promise.withResolvers<FromWorker>();
+    const { promise, resolve, reject } = deferred<FromWorker>();
     this.#waiting.set(id, { resolve, reject });
     this.#worker.postMessage({ ...message, id }, transfer);
     return promise;

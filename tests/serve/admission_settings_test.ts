@@ -41,7 +41,7 @@ Deno.test("server/main.ts stops with exit code 2 on an admission variable that i
     env: { ...ADDRESS, PETRI_SERVE_QUEUE_TIMEOUT_MS: "soon" },
   });
   assert.equal(code, 2, stderr);
-  assert.match(stderr, /PETRI_SERVE_QUEUE_TIMEOUT_MS must be a positive whole number, got 'soon'/);
+  assert.match(stderr, /PETRI_SERVE_QUEUE_TIMEOUT_MS must be an integer of at least 1, got 'soon'/);
 });
 
 Deno.test("server/main.ts applies PETRI_SERVE_MAX_BODY_MEMORY_BYTES and PETRI_SERVE_QUEUE_TIMEOUT_MS", async () => {
