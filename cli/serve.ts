@@ -36,7 +36,7 @@ import { Readiness } from "../server/readiness.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import type { Command } from "./command.ts";
+import type { CliIo, Command } from "./command.ts";
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { DEFAULT_MAX_BATCH_ROWS, type OrtModule } from "../core/runtime.ts";
 
@@ -109,6 +109,20 @@ If a model run fails, its requests get 503, the model session is recreated (/rea
 tries in a row, serve stops and exits 1 so that a supervisor can replace the process.
 `;
 
+/** How {@link serveCommandWith} gets its ORT module: in this thread, or in a worker. */
+export interface OrtLoaders {
+  /** For `--ort-in-process`. */
+  readonly loadOrt: () => Promise<OrtModule>;
+  /** The default: sessions in a worker. */
+  readonly loadWorkerOrt: () => Promise<OrtModule>;
+}
+
+/** The `serve` command, whose `run` also takes where its ORT module comes from. */
+export interface ServeCommand extends Command {
+  /** Runs `serve` with `args`; `loaders` default to onnxruntime-web in this process. */
+  run(args: readonly string[], io: CliIo, loaders?: OrtLoaders): Promise<number>;
+}
+
 /**
  * The `serve` subcommand.
  *
@@ -119,15 +133,107 @@ tries in a row, serve stops and exits 1 so that a supervisor can replace the pro
  * assert.match(serveCommand.help, /--port/);
  * ```
  */
-export const serveCommand: Command = serveCommandWith({ loadOrt, loadWorkerOrt });
-
-/** How {@link serveCommandWith} gets its ORT module: in this thread, or in a worker. */
-export interface OrtLoaders {
-  /** For `--ort-in-process`. */
-  readonly loadOrt: () => Promise<OrtModule>;
-  /** The default: sessions in a worker. */
-  readonly loadWorkerOrt: () => Promise<OrtModule>;
-}
+export const serveCommand: ServeCommand = {
+  name: "serve",
+  summary: "serve a bundle over HTTP (six endpoints, /docs, /playground)",
+  help: HELP,
+  async run(args, io, loaders = { loadOrt, loadWorkerOrt }) {
+    const { flags, positionals } = parseArgs(args, OPTIONS);
+    if (positionals.length > 1) {
+      throw new UsageError(`serve takes at most one BUNDLE argument, got ${positionals.length}`);
+    }
+    const port = integerFlag("--port", flags.port ?? "8000", 0, 65535);
+    const maxBodyBytes = integerFlag(
+      "--max-body-bytes",
+      flags["max-body-bytes"] ?? String(DEFAULT_MAX_BODY_BYTES),
+      1,
+      Number.MAX_SAFE_INTEGER,
+    );
+    const maxBatchRows = integerFlag(
+      "--max-batch-rows",
+      flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
+      1,
+      1 << 20,
+    );
+    const maxQueueDelayMs = integerFlag(
+      "--max-queue-delay-ms",
+      flags["max-queue-delay-ms"] ?? "0",
+      0,
+      60_000,
+    );
+    const drainMs = integerFlag(
+      "--drain-ms",
+      flags["drain-ms"] ?? String(DEFAULT_DRAIN_MS),
+      0,
+      3_600_000,
+    );
+    const accessLogFlag = flags["access-log"] ?? "on";
+    if (accessLogFlag !== "on" && accessLogFlag !== "off") {
+      throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
+    }
+    const location = positionals[0] === undefined
+      ? EXAMPLE_BUNDLE_URL
+      : bundleLocation(positionals[0]);
+    const path = typeof location === "string" ? await resolveBundlePath(location) : location;
+    const maxBodyMemoryBytes = integerFlag(
+      "--max-body-memory-bytes",
+      flags["max-body-memory-bytes"] ?? String(DEFAULT_MAX_BODY_MEMORY_BYTES),
+      1,
+      Number.MAX_SAFE_INTEGER,
+    );
+    const maxQueueRows = flags["max-queue-rows"] === undefined
+      ? undefined
+      : integerFlag("--max-queue-rows", flags["max-queue-rows"], 1, Number.MAX_SAFE_INTEGER);
+    const queueTimeoutMs = integerFlag(
+      "--queue-timeout-ms",
+      flags["queue-timeout-ms"] ?? String(DEFAULT_QUEUE_TIMEOUT_MS),
+      1,
+      3_600_000,
+    );
+    const ort = flags["ort-in-process"] ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
+    // The HTTP face's packages load while the model compiles (in the worker, on another core);
+    // createApp awaits them (the import is cached) and reports a missing package itself.
+    loadPackages().catch(() => {});
+    const model = await readBundle(ort, path, {
+      maxBatchRows,
+      maxQueueDelayMs,
+    });
+    // At exit, a run cut off by the drain's deadline is not waited for beyond a moment.
+    await using _model = releasedWithin(model, RELEASE_WAIT_MS);
+    const readiness = new Readiness();
+    let modelFailed = false;
+    const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
+    const { scenario_name: name, scenario_description: description } = model.sidecar;
+    const app = await createApp(model, {
+      ...(name ? { title: name } : {}),
+      version: PACKAGE_VERSION,
+      ...(description ? { description } : {}),
+      maxBodyBytes,
+      maxBodyMemoryBytes,
+      maxQueueRows,
+      queueTimeoutMs,
+      readiness,
+      log: (line) => io.err(line),
+      onModelFailed() {
+        modelFailed = true;
+        running.stop();
+      },
+      mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+      ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
+    });
+    const running = listen(app, {
+      hostname: flags.host ?? "127.0.0.1",
+      port,
+      drainMs,
+      onDrain: () => readiness.drain(),
+      onDeadline: () => readiness.cutOff(),
+    });
+    io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
+    await running.finished;
+    accessLog?.close();
+    return modelFailed ? 1 : 0;
+  },
+};
 
 /**
  * The `serve` subcommand with its ORT module taken from `loaders`: the seam through which tests
@@ -143,107 +249,7 @@ export interface OrtLoaders {
  * ```
  */
 export function serveCommandWith(loaders: OrtLoaders): Command {
-  return {
-    name: "serve",
-    summary: "serve a bundle over HTTP (six endpoints, /docs, /playground)",
-    help: HELP,
-    async run(args, io) {
-      const { flags, positionals } = parseArgs(args, OPTIONS);
-      if (positionals.length > 1) {
-        throw new UsageError(`serve takes at most one BUNDLE argument, got ${positionals.length}`);
-      }
-      const port = integerFlag("--port", flags.port ?? "8000", 0, 65535);
-      const maxBodyBytes = integerFlag(
-        "--max-body-bytes",
-        flags["max-body-bytes"] ?? String(DEFAULT_MAX_BODY_BYTES),
-        1,
-        Number.MAX_SAFE_INTEGER,
-      );
-      const maxBatchRows = integerFlag(
-        "--max-batch-rows",
-        flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
-        1,
-        1 << 20,
-      );
-      const maxQueueDelayMs = integerFlag(
-        "--max-queue-delay-ms",
-        flags["max-queue-delay-ms"] ?? "0",
-        0,
-        60_000,
-      );
-      const drainMs = integerFlag(
-        "--drain-ms",
-        flags["drain-ms"] ?? String(DEFAULT_DRAIN_MS),
-        0,
-        3_600_000,
-      );
-      const accessLogFlag = flags["access-log"] ?? "on";
-      if (accessLogFlag !== "on" && accessLogFlag !== "off") {
-        throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
-      }
-      const location = positionals[0] === undefined
-        ? EXAMPLE_BUNDLE_URL
-        : bundleLocation(positionals[0]);
-      const path = typeof location === "string" ? await resolveBundlePath(location) : location;
-      const maxBodyMemoryBytes = integerFlag(
-        "--max-body-memory-bytes",
-        flags["max-body-memory-bytes"] ?? String(DEFAULT_MAX_BODY_MEMORY_BYTES),
-        1,
-        Number.MAX_SAFE_INTEGER,
-      );
-      const maxQueueRows = flags["max-queue-rows"] === undefined
-        ? undefined
-        : integerFlag("--max-queue-rows", flags["max-queue-rows"], 1, Number.MAX_SAFE_INTEGER);
-      const queueTimeoutMs = integerFlag(
-        "--queue-timeout-ms",
-        flags["queue-timeout-ms"] ?? String(DEFAULT_QUEUE_TIMEOUT_MS),
-        1,
-        3_600_000,
-      );
-      const ort = flags["ort-in-process"] ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
-      // The HTTP face's packages load while the model compiles (in the worker, on another core);
-      // createApp awaits them (the import is cached) and reports a missing package itself.
-      loadPackages().catch(() => {});
-      const model = await readBundle(ort, path, {
-        maxBatchRows,
-        maxQueueDelayMs,
-      });
-      // At exit, a run cut off by the drain's deadline is not waited for beyond a moment.
-      await using _model = releasedWithin(model, RELEASE_WAIT_MS);
-      const readiness = new Readiness();
-      let modelFailed = false;
-      const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
-      const { scenario_name: name, scenario_description: description } = model.sidecar;
-      const app = await createApp(model, {
-        ...(name ? { title: name } : {}),
-        version: PACKAGE_VERSION,
-        ...(description ? { description } : {}),
-        maxBodyBytes,
-        maxBodyMemoryBytes,
-        maxQueueRows,
-        queueTimeoutMs,
-        readiness,
-        log: (line) => io.err(line),
-        onModelFailed() {
-          modelFailed = true;
-          running.stop();
-        },
-        mount: [PLAYGROUND_PREFIX, playgroundHandler()],
-        ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
-      });
-      const running = listen(app, {
-        hostname: flags.host ?? "127.0.0.1",
-        port,
-        drainMs,
-        onDrain: () => readiness.drain(),
-        onDeadline: () => readiness.cutOff(),
-      });
-      io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
-      await running.finished;
-      accessLog?.close();
-      return modelFailed ? 1 : 0;
-    },
-  };
+  return { ...serveCommand, run: (args, io) => serveCommand.run(args, io, loaders) };
 }
 
 /** How long exiting waits for the model's last run and its release, in ms. */
