@@ -39,7 +39,7 @@ import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import type { Command } from "./command.ts";
+import type { CliIo, Command } from "./command.ts";
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { DEFAULT_MAX_BATCH_ROWS, type OrtModule } from "../core/runtime.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
@@ -150,8 +150,6 @@ tries in a row, serve stops and exits 1 so that a supervisor can replace the pro
  * assert.match(serveCommand.help, /--port/);
  * ```
  */
-export const serveCommand: Command = serveCommandWith({ loadOrt, loadWorkerOrt });
-
 /** How {@link serveCommandWith} gets its ORT module: in this thread, or in a worker. */
 export interface OrtLoaders {
   /** For `--ort-in-process`. */
@@ -159,6 +157,162 @@ export interface OrtLoaders {
   /** The default: sessions in a worker. */
   readonly loadWorkerOrt: () => Promise<OrtModule>;
 }
+
+/** The `serve` command, whose `run` also takes where its ORT module comes from. */
+export interface ServeCommand extends Command {
+  /** Runs `serve` with `args`; `loaders` default to onnxruntime-web in this process. */
+  run(args: readonly string[], io: CliIo, loaders?: OrtLoaders): Promise<number>;
+}
+
+/**
+ * The `serve` subcommand.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { serveCommand } from "./serve.ts";
+ * assert.match(serveCommand.help, /--port/);
+ * ```
+ */
+export const serveCommand: ServeCommand = {
+  name: "serve",
+  summary: "serve a bundle over HTTP (six endpoints, /docs, /playground)",
+  help: HELP,
+  async run(args, io, loaders = { loadOrt, loadWorkerOrt }) {
+    const { flags, positionals } = parseArgs(args, OPTIONS);
+    if (positionals.length > 1) {
+      throw new UsageError(`serve takes at most one BUNDLE argument, got ${positionals.length}`);
+    }
+    const port = integerFlag("--port", flags.port ?? "8000", 0, 65535);
+    const maxBodyBytes = integerFlag(
+      "--max-body-bytes",
+      flags["max-body-bytes"] ?? String(DEFAULT_MAX_BODY_BYTES),
+      1,
+      Number.MAX_SAFE_INTEGER,
+    );
+    const maxBatchRows = integerFlag(
+      "--max-batch-rows",
+      flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
+      1,
+      1 << 20,
+    );
+    const maxQueueDelayMs = integerFlag(
+      "--max-queue-delay-ms",
+      flags["max-queue-delay-ms"] ?? "0",
+      0,
+      60_000,
+    );
+    const drainMs = integerFlag(
+      "--drain-ms",
+      flags["drain-ms"] ?? String(DEFAULT_DRAIN_MS),
+      0,
+      3_600_000,
+    );
+    const bodyTimeoutMs = integerFlag(
+      "--body-timeout-ms",
+      flags["body-timeout-ms"] ?? String(DEFAULT_BODY_TIMEOUT_MS),
+      1,
+      3_600_000,
+    );
+    const limitFlag = (name: keyof typeof OPTIONS, min: number) => {
+      const text = flags[name];
+      return typeof text === "string"
+        ? integerFlag(`--${name}`, text, min, Number.MAX_SAFE_INTEGER)
+        : undefined;
+    };
+    const maxTraceEvents = limitFlag("max-trace-events", 1);
+    const maxRequestRows = limitFlag("max-request-rows", MAX_SEARCH_ROWS);
+    const maxResponseBytes = limitFlag("max-response-bytes", 1);
+    const accessLogFlag = flags["access-log"] ?? "on";
+    if (accessLogFlag !== "on" && accessLogFlag !== "off") {
+      throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
+    }
+    const corsOrigins = flags["cors-origin"] ?? [];
+    try {
+      checkOrigins(corsOrigins);
+    } catch (error) {
+      throw new UsageError(`--cors-origin: ${(error as Error).message}`);
+    }
+    const location = positionals[0] === undefined
+      ? EXAMPLE_BUNDLE_URL
+      : bundleLocation(positionals[0]);
+    const path = typeof location === "string" ? await resolveBundlePath(location) : location;
+    const maxBodyMemoryBytes = integerFlag(
+      "--max-body-memory-bytes",
+      flags["max-body-memory-bytes"] ?? String(DEFAULT_MAX_BODY_MEMORY_BYTES),
+      1,
+      Number.MAX_SAFE_INTEGER,
+    );
+    const maxQueueRows = flags["max-queue-rows"] === undefined
+      ? undefined
+      : integerFlag("--max-queue-rows", flags["max-queue-rows"], 1, Number.MAX_SAFE_INTEGER);
+    const queueTimeoutMs = integerFlag(
+      "--queue-timeout-ms",
+      flags["queue-timeout-ms"] ?? String(DEFAULT_QUEUE_TIMEOUT_MS),
+      1,
+      3_600_000,
+    );
+    const ort = flags["ort-in-process"] ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
+    // The HTTP face's packages load while the model compiles (in the worker, on another core);
+    // createApp awaits them (the import is cached) and reports a missing package itself.
+    loadPackages().catch(() => {});
+    const model = await readBundle(ort, path, {
+      maxBatchRows,
+      maxQueueDelayMs,
+    });
+    // At exit, a run cut off by the drain's deadline is not waited for beyond a moment.
+    await using _model = releasedWithin(model, RELEASE_WAIT_MS);
+    const readiness = new Readiness();
+    let modelFailed = false;
+    const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
+    const { scenario_name: name, scenario_description: description } = model.sidecar;
+    const app = await createApp(model, {
+      ...(name ? { title: name } : {}),
+      version: PACKAGE_VERSION,
+      ...(description ? { description } : {}),
+      maxBodyBytes,
+      maxTraceEvents,
+      maxRequestRows,
+      maxResponseBytes,
+      bodyTimeoutMs,
+      maxBodyMemoryBytes,
+      maxQueueRows,
+      queueTimeoutMs,
+      readiness,
+      log: (line) => io.err(line),
+      onModelFailed() {
+        modelFailed = true;
+        running.stop();
+      },
+      mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+      corsOrigins,
+      extraMetrics: processMetrics,
+      ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
+    });
+    const running = listen(app, {
+      hostname: flags.host ?? "127.0.0.1",
+      port,
+      drainMs,
+      onDrain: () => {
+        readiness.drain();
+        io.err(
+          `draining (at most ${drainMs} ms): /readyz answers 503, requests on open ` +
+            "connections finish, new connections get 503 except the probes",
+        );
+      },
+      onDeadline: () => readiness.cutOff(),
+      log: (line) => io.err(line),
+    });
+    io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
+    const openFiles = await readOpenFileLimit();
+    const lowOpenFiles = openFiles && openFileLimitWarning(openFiles);
+    if (lowOpenFiles) io.err(lowOpenFiles);
+    await running.finished;
+    accessLog?.close();
+    io.err("stopped");
+    return modelFailed ? 1 : 0;
+  },
+};
 
 /**
  * The `serve` subcommand with its ORT module taken from `loaders`: the seam through which tests
@@ -174,145 +328,7 @@ export interface OrtLoaders {
  * ```
  */
 export function serveCommandWith(loaders: OrtLoaders): Command {
-  return {
-    name: "serve",
-    summary: "serve a bundle over HTTP (six endpoints, /docs, /playground)",
-    help: HELP,
-    async run(args, io) {
-      const { flags, positionals } = parseArgs(args, OPTIONS);
-      if (positionals.length > 1) {
-        throw new UsageError(`serve takes at most one BUNDLE argument, got ${positionals.length}`);
-      }
-      const port = integerFlag("--port", flags.port ?? "8000", 0, 65535);
-      const maxBodyBytes = integerFlag(
-        "--max-body-bytes",
-        flags["max-body-bytes"] ?? String(DEFAULT_MAX_BODY_BYTES),
-        1,
-        Number.MAX_SAFE_INTEGER,
-      );
-      const maxBatchRows = integerFlag(
-        "--max-batch-rows",
-        flags["max-batch-rows"] ?? String(DEFAULT_MAX_BATCH_ROWS),
-        1,
-        1 << 20,
-      );
-      const maxQueueDelayMs = integerFlag(
-        "--max-queue-delay-ms",
-        flags["max-queue-delay-ms"] ?? "0",
-        0,
-        60_000,
-      );
-      const drainMs = integerFlag(
-        "--drain-ms",
-        flags["drain-ms"] ?? String(DEFAULT_DRAIN_MS),
-        0,
-        3_600_000,
-      );
-      const bodyTimeoutMs = integerFlag(
-        "--body-timeout-ms",
-        flags["body-timeout-ms"] ?? String(DEFAULT_BODY_TIMEOUT_MS),
-        1,
-        3_600_000,
-      );
-      const limitFlag = (name: keyof typeof OPTIONS, min: number) => {
-        const text = flags[name];
-        return typeof text === "string"
-          ? integerFlag(`--${name}`, text, min, Number.MAX_SAFE_INTEGER)
-          : undefined;
-      };
-      const maxTraceEvents = limitFlag("max-trace-events", 1);
-      const maxRequestRows = limitFlag("max-request-rows", MAX_SEARCH_ROWS);
-      const maxResponseBytes = limitFlag("max-response-bytes", 1);
-      const accessLogFlag = flags["access-log"] ?? "on";
-      if (accessLogFlag !== "on" && accessLogFlag !== "off") {
-        throw new UsageError(`--access-log must be on or off, got '${accessLogFlag}'`);
-      }
-      const corsOrigins = flags["cors-origin"] ?? [];
-      try {
-        checkOrigins(corsOrigins);
-      } catch (error) {
-        throw new UsageError(`--cors-origin: ${(error as Error).message}`);
-      }
-      const location = positionals[0] === undefined
-        ? EXAMPLE_BUNDLE_URL
-        : bundleLocation(positionals[0]);
-      const path = typeof location === "string" ? await resolveBundlePath(location) : location;
-      const maxBodyMemoryBytes = integerFlag(
-        "--max-body-memory-bytes",
-        flags["max-body-memory-bytes"] ?? String(DEFAULT_MAX_BODY_MEMORY_BYTES),
-        1,
-        Number.MAX_SAFE_INTEGER,
-      );
-      const maxQueueRows = flags["max-queue-rows"] === undefined
-        ? undefined
-        : integerFlag("--max-queue-rows", flags["max-queue-rows"], 1, Number.MAX_SAFE_INTEGER);
-      const queueTimeoutMs = integerFlag(
-        "--queue-timeout-ms",
-        flags["queue-timeout-ms"] ?? String(DEFAULT_QUEUE_TIMEOUT_MS),
-        1,
-        3_600_000,
-      );
-      const ort = flags["ort-in-process"] ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
-      // The HTTP face's packages load while the model compiles (in the worker, on another core);
-      // createApp awaits them (the import is cached) and reports a missing package itself.
-      loadPackages().catch(() => {});
-      const model = await readBundle(ort, path, {
-        maxBatchRows,
-        maxQueueDelayMs,
-      });
-      // At exit, a run cut off by the drain's deadline is not waited for beyond a moment.
-      await using _model = releasedWithin(model, RELEASE_WAIT_MS);
-      const readiness = new Readiness();
-      let modelFailed = false;
-      const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
-      const { scenario_name: name, scenario_description: description } = model.sidecar;
-      const app = await createApp(model, {
-        ...(name ? { title: name } : {}),
-        version: PACKAGE_VERSION,
-        ...(description ? { description } : {}),
-        maxBodyBytes,
-        maxTraceEvents,
-        maxRequestRows,
-        maxResponseBytes,
-        bodyTimeoutMs,
-        maxBodyMemoryBytes,
-        maxQueueRows,
-        queueTimeoutMs,
-        readiness,
-        log: (line) => io.err(line),
-        onModelFailed() {
-          modelFailed = true;
-          running.stop();
-        },
-        mount: [PLAYGROUND_PREFIX, playgroundHandler()],
-        corsOrigins,
-        extraMetrics: processMetrics,
-        ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
-      });
-      const running = listen(app, {
-        hostname: flags.host ?? "127.0.0.1",
-        port,
-        drainMs,
-        onDrain: () => {
-          readiness.drain();
-          io.err(
-            `draining (at most ${drainMs} ms): /readyz answers 503, requests on open ` +
-              "connections finish, new connections get 503 except the probes",
-          );
-        },
-        onDeadline: () => readiness.cutOff(),
-        log: (line) => io.err(line),
-      });
-      io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
-      const openFiles = await readOpenFileLimit();
-      const lowOpenFiles = openFiles && openFileLimitWarning(openFiles);
-      if (lowOpenFiles) io.err(lowOpenFiles);
-      await running.finished;
-      accessLog?.close();
-      io.err("stopped");
-      return modelFailed ? 1 : 0;
-    },
-  };
+  return { ...serveCommand, run: (args, io) => serveCommand.run(args, io, loaders) };
 }
 
 /** How long exiting waits for the model's last run and its release, in ms. */

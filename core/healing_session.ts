@@ -259,6 +259,9 @@ export class HealingSession {
         this.#armWatchdog();
       }
     }, Math.max(0, wait));
+    // It may stay armed after the last run: it must not keep the process alive by itself (Deno's
+    // and Node's timers have `unref`; a browser's timer ids do not need it).
+    (this.#watchdog as { unref?: () => void }).unref?.();
   }
 
   /**

@@ -19,6 +19,11 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
+    "chunk-7AB7J5BE.js",
+    async () =>
+      (await import("../../web/bundle/chunk-7AB7J5BE.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
     "chunk-BU2HOGIC.js",
     async () =>
       (await import("../../web/bundle/chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
@@ -27,11 +32,6 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     "chunk-D7DWUBZU.js",
     async () =>
       (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
-    "chunk-IDEP5WSZ.js",
-    async () =>
-      (await import("../../web/bundle/chunk-IDEP5WSZ.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-IGI5F5CW.js",

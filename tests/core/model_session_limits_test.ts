@@ -164,6 +164,8 @@ Deno.test("when the session cannot be reopened, maxRestartAttempts failures in a
 
 Deno.test("a run that outlasts runTimeoutMs counts as failed", async () => {
   const { fake, session } = await open({ runTimeoutMs: 30, restartBackoffMs: 1 });
+  // The run's watchdog does not keep the event loop alive (a server's socket does): this does.
+  const keepAlive = setInterval(() => {}, 10);
   const stuck = session.run([row(1)], forward);
   await assert.rejects(stuck, (error) => {
     assert.ok(error instanceof ModelBusyError);
@@ -175,6 +177,7 @@ Deno.test("a run that outlasts runTimeoutMs counts as failed", async () => {
   await settle();
   assert.equal(session.state, "ready");
   fake.runs.shift()!.finish(); // the stuck run ends at last: nobody waits for it
+  clearInterval(keepAlive);
   await session[Symbol.asyncDispose]();
 });
 

@@ -84,7 +84,9 @@ for (
     const shed = await shedCounts(server.origin);
     const total = [...shed.values()].reduce((a, b) => a + b, 0);
     assert.equal(total, report.statuses.get(503), JSON.stringify([...shed]));
-    assert.equal((await fetch(`${server.origin}/healthz`)).status, 200);
+    const health = await fetch(`${server.origin}/healthz`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
     server.kill("SIGTERM");
     assert.equal((await server.finished()).code, 0);
   });

@@ -34,8 +34,14 @@ async function startFailing(
   ]);
 }
 
-async function forward(server: ServerProcess): Promise<Response> {
-  return await fetch(`${server.origin}/forward`, { method: "POST", body: FORWARD });
+/** A POST /forward, its body read (so no response is left open). */
+// deno-lint-ignore no-explicit-any
+type Json = Record<string, any>;
+async function forward(
+  server: ServerProcess,
+): Promise<{ status: number; headers: Headers; body: { detail?: string } & Json }> {
+  const response = await fetch(`${server.origin}/forward`, { method: "POST", body: FORWARD });
+  return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
 async function status(server: ServerProcess, path: string): Promise<[number, unknown]> {
@@ -65,13 +71,13 @@ Deno.test("an ORT run that fails is answered 503, readiness is 503 while the ses
   const failed = await forward(server);
   assert.equal(failed.status, 503);
   assert.equal(failed.headers.get("retry-after"), "1");
-  assert.match((await failed.json()).detail, /model run failed.*being recreated/);
+  assert.match(failed.body.detail!, /model run failed.*being recreated/);
   assert.deepEqual(await status(server, "/readyz"), [503, { status: "model_unavailable" }]);
   assert.deepEqual(await status(server, "/v2/health/ready"), [503, { ready: false }]);
   assert.equal((await status(server, "/healthz"))[0], 200, "liveness stays 200");
   const refused = await forward(server);
   assert.equal(refused.status, 503);
-  assert.match((await refused.json()).detail, /being recreated/);
+  assert.match(refused.body.detail!, /being recreated/);
   const v2 = await fetch(`${server.origin}/v2/models/credit_approval_coloured/infer`, {
     method: "POST",
     body: JSON.stringify({
@@ -89,7 +95,7 @@ Deno.test("an ORT run that fails is answered 503, readiness is 503 while the ses
   assert.deepEqual(ready, [200, { status: "ready" }], "recovered within 10 s");
   const healed = await forward(server);
   assert.equal(healed.status, 200);
-  assert.ok((await healed.json()).transition_activations.t_approve > 0);
+  assert.ok(healed.body.transition_activations.t_approve > 0);
   assert.equal(await metric(server, /^petri_serve_model_restarts_total /), 1);
   assert.equal(
     await metric(server, /^petri_serve_requests_shed_total\{reason="model_unavailable"\}/),
@@ -142,7 +148,7 @@ Deno.test("rows that wait in the queue past --queue-timeout-ms are answered 503 
     assert.equal(response.status, 503);
     assert.equal(response.headers.get("retry-after"), "1");
     assert.match(
-      (await response.json()).detail,
+      response.body.detail!,
       /passed its deadline while its rows waited \d+ ms in the model's queue \(its time-out is 100 ms\)/,
     );
   }
