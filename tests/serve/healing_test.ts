@@ -105,13 +105,18 @@ Deno.test("an ORT run that fails is answered 503, readiness is 503 while the ses
   server.kill("SIGTERM");
   const exit = await server.finished();
   assert.equal(exit.code, 0, exit.stderr);
-  const lines = exit.stderr.trim().split("\n").slice(1); // after the "serving ..." line
-  assert.deepEqual(lines, [
+  // The model's two lines, between the "serving ..." line and the drain's two lines: no stack
+  // trace, nothing else.
+  const lines = exit.stderr.trim().split("\n").slice(1);
+  assert.equal(lines.length, 4, exit.stderr);
+  assert.deepEqual(lines.slice(0, 2), [
     "petri-serve: a model run failed (injected run failure: V(...) is not a function); " +
     "answering 503 and recreating the model session",
     "petri-serve: the model recovered after 3 failures and 1 restart; " +
     "3 requests were answered 503 meanwhile",
   ]);
+  assert.match(lines[2]!, /^draining /);
+  assert.equal(lines[3], "stopped");
 });
 
 Deno.test("a model session that cannot be recreated stops cli.ts serve with exit code 1", async () => {
