@@ -34,14 +34,15 @@
 
 import { concatBytes } from "../concat_bytes.ts";
 import { isSpace, type TraceScanner } from "./scan.ts";
-
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from "./json_bytes.ts";
 
 /** The bytes that may appear outside strings (besides white space and `"`). */
 const OUTSIDE = new Uint8Array(256);

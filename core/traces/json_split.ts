@@ -19,6 +19,17 @@
  * @module
  */
 
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from "./json_bytes.ts";
+import { isSpace } from "./scan.ts";
+
 /**
  * One top-level element's text and where it starts (1-based line and column, 0-based
  * character offset from the start of the text).
@@ -80,18 +91,7 @@ const enum State {
   Done,
 }
 
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
 const NEWLINE = 0x0a;
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === NEWLINE || code === 0x0d || code === 0x09;
-}
 
 /**
  * The incremental splitter: {@link JsonArraySplitter.push} each text chunk and take the
