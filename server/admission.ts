@@ -68,7 +68,7 @@
  * @module
  */
 
-import type { OpsModel } from "../core/ops/model.ts";
+import { type OpsModel, withRun } from "../core/ops/model.ts";
 import { ModelBusyError, RunCancelledError } from "../core/run_errors.ts";
 import { HttpError } from "./errors.ts";
 import { answerSizeOf, jsonResponse } from "./json.ts";
@@ -476,33 +476,25 @@ export class Admission {
    * ```
    */
   guard(model: OpsModel): OpsModel {
-    const label = model.label.bind(model);
-    return {
-      net: model.net,
-      module: model.module,
-      parameters: model.parameters,
-      structure: model.structure,
-      label,
-      run: async (rows, options) => {
-        const { signal } = options;
-        if (signal !== undefined && this.#inTransit.delete(signal)) {
-          this.#inTransitCount--;
-          this.#firstRunRows = 0.8 * this.#firstRunRows + 0.2 * rows.length;
-        }
-        let outputs;
-        try {
-          outputs = await model.run(
-            rows,
-            signal === undefined ? options : { ...options, admitted: true },
-          );
-        } catch (error) {
-          throw this.#refusalFor(error);
-        }
-        // Rows of one run resolve together: their answers are written one per turn.
-        if (rows.length >= HEAVY_RUN_ROWS) await this.#turnstile.turn();
-        return outputs;
-      },
-    };
+    return withRun(model, async (rows, options) => {
+      const { signal } = options;
+      if (signal !== undefined && this.#inTransit.delete(signal)) {
+        this.#inTransitCount--;
+        this.#firstRunRows = 0.8 * this.#firstRunRows + 0.2 * rows.length;
+      }
+      let outputs;
+      try {
+        outputs = await model.run(
+          rows,
+          signal === undefined ? options : { ...options, admitted: true },
+        );
+      } catch (error) {
+        throw this.#refusalFor(error);
+      }
+      // Rows of one run resolve together: their answers are written one per turn.
+      if (rows.length >= HEAVY_RUN_ROWS) await this.#turnstile.turn();
+      return outputs;
+    });
   }
 
   /**

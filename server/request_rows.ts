@@ -21,7 +21,7 @@
  * @module
  */
 
-import type { OpsModel } from "../core/ops/model.ts";
+import { type OpsModel, withRun } from "../core/ops/model.ts";
 import { checkRequestRows } from "./request_limits.ts";
 import { runContextOf } from "./admission.ts";
 
@@ -49,16 +49,13 @@ export function rowCounter(
   model: OpsModel,
   maxRows: number = Infinity,
 ): (request: Request) => OpsModel {
-  const label = model.label.bind(model);
+  // Everything but run, with label bound once here rather than per request.
+  const base = withRun(model, model.run.bind(model));
   return (request) => {
     rows.set(request, rows.get(request) ?? 0);
     const context = runContextOf(request);
     return {
-      net: model.net,
-      module: model.module,
-      parameters: model.parameters,
-      structure: model.structure,
-      label,
+      ...base,
       run(batch, options) {
         const total = (rows.get(request) ?? 0) + batch.length;
         try {

@@ -41,3 +41,35 @@ export interface OpsModel {
 
 /** An id-keyed map of numbers (a marking or a value map). */
 export type IdMap = ReadonlyMap<string, number>;
+
+/**
+ * `model` with its `run` replaced: the same net, settings, parameters, structure and labels.
+ * The server wraps the model this way per request (row counting) and for admission control.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withRun } from "./model.ts";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * let rows = 0;
+ * const counting = withRun(model, (batch, options) => {
+ *   rows += batch.length;
+ *   return model.run(batch, options);
+ * });
+ * await counting.run([{ marking: new Map() }], { withGradient: false });
+ * assert.equal(rows, 1);
+ * assert.equal(counting.label("t_approve"), model.label("t_approve"));
+ * ```
+ */
+export function withRun(model: OpsModel, run: OpsModel["run"]): OpsModel {
+  return {
+    net: model.net,
+    module: model.module,
+    parameters: model.parameters,
+    structure: model.structure,
+    label: model.label.bind(model),
+    run,
+  };
+}
