@@ -1,6 +1,7 @@
 /**
  * `cli.ts serve` and `server/main.ts` as real processes on real sockets: every recorded
- * exchange of tests/fixtures/conformance replayed over HTTP against a served bundle, the embedded
+ * exchange of tests/fixtures/conformance replayed over HTTP against a served bundle (on the
+ * WASM runtime, on the native one, and natively with two threads for the example), the embedded
  * example, draining on SIGINT, clean exits on SIGTERM, usage errors, and the Deno Deploy entry
  * with only read, env and net permissions.
  *
@@ -9,6 +10,7 @@
 
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
+import { nativeRun, RUNTIME_RUNS, type RuntimeRun } from "../runtimes.ts";
 import {
   CONFORMANCE,
   readConformanceDescription,
@@ -39,13 +41,29 @@ Deno.test("the conformance data holds the five models", () => {
   ]);
 });
 
-for (const name of RECORDED_MODELS) {
-  Deno.test(`cli.ts serve answers every recorded exchange of ${name} over HTTP`, async (t) => {
+// Every model on each runtime, and the example natively with two intra-op threads.
+const REPLAYS: [RuntimeRun, string][] = [
+  ...RUNTIME_RUNS.flatMap((run) =>
+    RECORDED_MODELS.map((name) => [run, name] as [RuntimeRun, string])
+  ),
+  [nativeRun(2), "credit_approval_coloured"],
+];
+
+for (const [run, name] of REPLAYS) {
+  Deno.test(`cli.ts serve${run.label} answers every recorded exchange of ${name} over HTTP`, async (t) => {
     const description = await readConformanceDescription(name);
     const exchanges = await readExchanges(new URL(`${name}/`, CONFORMANCE));
     await using dir = await tempDir();
     const bundle = await compileTo(dir.path, name, description);
-    await using server = await startServerProcess([...SERVE, bundle, "--port", "0"]);
+    await using server = await startServerProcess([
+      "run",
+      ...run.deno,
+      ...SERVE.slice(1),
+      bundle,
+      "--port",
+      "0",
+      ...run.cli,
+    ]);
     assert.match(server.firstLine, SERVING_LINE);
 
     await replayExchanges(t, exchanges, server.origin, exchangeContext(description));
