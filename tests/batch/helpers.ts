@@ -18,6 +18,7 @@ import { compileBundle } from "../../core/bundle.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { runDeno, type RunResult } from "../run_deno.ts";
+import { type RuntimeRun, WASM_RUN } from "../runtimes.ts";
 
 /** The repository root (the subprocesses' working directory). */
 export const ROOT = new URL("../../", import.meta.url);
@@ -33,7 +34,8 @@ export type Result = RunResult;
 
 /**
  * Runs `deno run --allow-read [--allow-write] cli.ts batch ...args` in the repository root;
- * `--allow-write` only when `write` is set (the tests pass it exactly with `--output`).
+ * `--allow-write` only when `write` is set (the tests pass it exactly with `--output`); on
+ * `runtime` (default WASM), with the flags it needs.
  *
  * @example
  * ```ts
@@ -43,10 +45,11 @@ export type Result = RunResult;
  */
 export function batch(
   args: readonly string[],
-  options: { write?: boolean } = {},
+  options: { write?: boolean; runtime?: RuntimeRun } = {},
 ): Promise<Result> {
   const permissions = options.write ? ["--allow-read", "--allow-write"] : ["--allow-read"];
-  return runDeno(["run", ...permissions, "cli.ts", "batch", ...args]);
+  const { deno, permissions: extra, cli } = options.runtime ?? WASM_RUN;
+  return runDeno(["run", ...deno, ...permissions, ...extra, "cli.ts", "batch", ...args, ...cli]);
 }
 
 /**
@@ -163,7 +166,7 @@ export function assertMatchesPetra(ours: string, theirs: string, atol = 1e-5): v
 /**
  * Runs `batch BUNDLE --traces FOLDER/TRACE_FILE` and checks that it succeeds, prints PETRA's
  * `FOLDER/SCORE_FILE` (by {@link assertMatchesPetra}) and ends with a summary line counting its
- * traces and error entries.
+ * traces and error entries; on `runtime` (default WASM).
  *
  * @example
  * ```ts
@@ -179,8 +182,11 @@ export async function assertBatchMatchesScore(
   folder: URL,
   traceFile: string,
   scoreFile: string,
+  runtime: RuntimeRun = WASM_RUN,
 ): Promise<void> {
-  const result = await batch([bundle, "--traces", new URL(traceFile, folder).pathname]);
+  const result = await batch([bundle, "--traces", new URL(traceFile, folder).pathname], {
+    runtime,
+  });
   assert.equal(result.code, 0, result.stderr);
   const expected = await Deno.readTextFile(new URL(scoreFile, folder));
   assertMatchesPetra(result.stdout, expected);

@@ -1,6 +1,7 @@
 /**
- * Dynamic batching over real sockets: `cli.ts serve` processes (the model in an ORT worker)
- * answer many concurrent mixed requests exactly as they answer the same requests one at a time,
+ * Dynamic batching over real sockets: `cli.ts serve` processes (the model in an ORT worker, on
+ * the WASM runtime and on the native one) answer many concurrent mixed requests exactly as
+ * they answer the same requests one at a time,
  * and concurrent HTTP requests do share ORT runs.
  *
  * @module
@@ -21,6 +22,7 @@ import { random } from "../core/fixtures.ts";
 import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
 import { readConformanceDescription } from "../server/models.ts";
 import { startServerProcess, tempDir } from "./server_process.ts";
+import { RUNTIME_RUNS } from "../runtimes.ts";
 
 const WORKER_ENTRY = new URL("../../adapter/deno/ort_worker.ts", import.meta.url);
 
@@ -53,53 +55,57 @@ async function concurrently<T>(tasks: (() => Promise<T>)[], limit: number): Prom
   return results;
 }
 
-for (const name of RECORDED_MODELS) {
-  Deno.test(`cli.ts serve answers concurrent mixed requests of ${name} byte for byte as one at a time`, async () => {
-    const exchanges = (await readExchanges(new URL(`${name}/`, CONFORMANCE)))
-      .filter((exchange) => exchange.method === "POST" && exchange.expect.compare !== "skip");
-    const paths = new Set(exchanges.map((exchange) => exchange.path));
-    for (const path of ["/forward", "/anomaly", "/counterfactual", "/sensitivity"]) {
-      assert.ok(paths.has(path), `${name} has ${path} exchanges`);
-    }
-    await using dir = await tempDir();
-    const bundle = await compileTo(dir.path, name, await readConformanceDescription(name));
-    await using server = await startServerProcess([
-      "run",
-      "-A",
-      "cli.ts",
-      "serve",
-      bundle,
-      "--port",
-      "0",
-    ]);
+for (const run of RUNTIME_RUNS) {
+  for (const name of RECORDED_MODELS) {
+    Deno.test(`cli.ts serve${run.label} answers concurrent mixed requests of ${name} byte for byte as one at a time`, async () => {
+      const exchanges = (await readExchanges(new URL(`${name}/`, CONFORMANCE)))
+        .filter((exchange) => exchange.method === "POST" && exchange.expect.compare !== "skip");
+      const paths = new Set(exchanges.map((exchange) => exchange.path));
+      for (const path of ["/forward", "/anomaly", "/counterfactual", "/sensitivity"]) {
+        assert.ok(paths.has(path), `${name} has ${path} exchanges`);
+      }
+      await using dir = await tempDir();
+      const bundle = await compileTo(dir.path, name, await readConformanceDescription(name));
+      await using server = await startServerProcess([
+        "run",
+        ...run.deno,
+        "-A",
+        "cli.ts",
+        "serve",
+        bundle,
+        "--port",
+        "0",
+        ...run.cli,
+      ]);
 
-    const alone: Answer[] = [];
-    for (const exchange of exchanges) {
-      alone.push(await answer(exchangeRequest(exchange, server.origin)!));
-    }
-    // Every request three times, shuffled, 48 in flight: runs mix operations and flags.
-    const next = random(name.length);
-    const order = [...exchanges.keys(), ...exchanges.keys(), ...exchanges.keys()]
-      .map((i) => ({ i, key: next() }))
-      .sort((a, b) => a.key - b.key)
-      .map(({ i }) => i);
-    const together = await concurrently(
-      order.map((i) => () => answer(exchangeRequest(exchanges[i]!, server.origin)!)),
-      48,
-    );
-    together.forEach((got, k) => {
-      const exchange = exchanges[order[k]!]!;
-      assert.deepEqual(
-        got,
-        alone[order[k]!],
-        `#${exchange.i} ${exchange.path} (${exchange.note}) differs under concurrency`,
+      const alone: Answer[] = [];
+      for (const exchange of exchanges) {
+        alone.push(await answer(exchangeRequest(exchange, server.origin)!));
+      }
+      // Every request three times, shuffled, 48 in flight: runs mix operations and flags.
+      const next = random(name.length);
+      const order = [...exchanges.keys(), ...exchanges.keys(), ...exchanges.keys()]
+        .map((i) => ({ i, key: next() }))
+        .sort((a, b) => a.key - b.key)
+        .map(({ i }) => i);
+      const together = await concurrently(
+        order.map((i) => () => answer(exchangeRequest(exchanges[i]!, server.origin)!)),
+        48,
       );
-    });
-    assert.ok(alone.some((a) => a.status === 200) && alone.some((a) => a.status !== 200));
+      together.forEach((got, k) => {
+        const exchange = exchanges[order[k]!]!;
+        assert.deepEqual(
+          got,
+          alone[order[k]!],
+          `#${exchange.i} ${exchange.path} (${exchange.note}) differs under concurrency`,
+        );
+      });
+      assert.ok(alone.some((a) => a.status === 200) && alone.some((a) => a.status !== 200));
 
-    server.kill("SIGTERM");
-    assert.equal((await server.finished()).code, 0);
-  });
+      server.kill("SIGTERM");
+      assert.equal((await server.finished()).code, 0);
+    });
+  }
 }
 
 Deno.test("Concurrent HTTP requests share ORT runs of a worker session", async () => {
@@ -142,24 +148,26 @@ Deno.test("Concurrent HTTP requests share ORT runs of a worker session", async (
   }
 });
 
-Deno.test("cli.ts serve --ort-in-process answers byte for byte as the worker does", async () => {
-  const name = "triage_softmax_ste";
-  const exchanges = (await readExchanges(new URL(`${name}/`, CONFORMANCE)))
-    .filter((exchange) => exchange.method === "POST" && exchange.expect.compare !== "skip");
-  await using dir = await tempDir();
-  const bundle = await compileTo(dir.path, name, await readConformanceDescription(name));
-  const serve = ["run", "-A", "cli.ts", "serve", bundle, "--port", "0"];
-  await using worker = await startServerProcess(serve);
-  await using local = await startServerProcess([...serve, "--ort-in-process"]);
-  for (const exchange of exchanges) {
-    assert.deepEqual(
-      await answer(exchangeRequest(exchange, local.origin)!),
-      await answer(exchangeRequest(exchange, worker.origin)!),
-      `#${exchange.i} ${exchange.path}`,
-    );
-  }
-  for (const server of [worker, local]) {
-    server.kill("SIGTERM");
-    assert.equal((await server.finished()).code, 0);
-  }
-});
+for (const run of RUNTIME_RUNS) {
+  Deno.test(`cli.ts serve${run.label} --ort-in-process answers byte for byte as the worker does`, async () => {
+    const name = "triage_softmax_ste";
+    const exchanges = (await readExchanges(new URL(`${name}/`, CONFORMANCE)))
+      .filter((exchange) => exchange.method === "POST" && exchange.expect.compare !== "skip");
+    await using dir = await tempDir();
+    const bundle = await compileTo(dir.path, name, await readConformanceDescription(name));
+    const serve = ["run", ...run.deno, "-A", "cli.ts", "serve", bundle, "--port", "0", ...run.cli];
+    await using worker = await startServerProcess(serve);
+    await using local = await startServerProcess([...serve, "--ort-in-process"]);
+    for (const exchange of exchanges) {
+      assert.deepEqual(
+        await answer(exchangeRequest(exchange, local.origin)!),
+        await answer(exchangeRequest(exchange, worker.origin)!),
+        `#${exchange.i} ${exchange.path}`,
+      );
+    }
+    for (const server of [worker, local]) {
+      server.kill("SIGTERM");
+      assert.equal((await server.finished()).code, 0);
+    }
+  });
+}
