@@ -1,7 +1,8 @@
 /**
  * `--runtime` and `--threads` as real subprocesses: without `--allow-ffi`, `serve`, `batch`
  * and `server/main.ts` refuse the native runtime with one line naming the flag, exit 2, before
- * anything loads; bad values and `--threads` > 1 on WASM are usage errors; and
+ * anything loads, and when the package fails to load (here: a frozen lock file without it)
+ * with one line naming `--runtime wasm`; bad values and `--threads` > 1 on WASM are usage errors; and
  * `server/main.ts` with `PETRI_SERVE_RUNTIME=native` answers as the WASM one does.
  *
  * @module
@@ -26,6 +27,26 @@ Deno.test("serve and batch --runtime native without --allow-ffi exit 2 naming th
         `error: ${command}: --runtime native needs --allow-ffi (run with deno run -A, or add ` +
           "--allow-ffi; or use --runtime wasm)\n",
       );
+    });
+  }
+});
+
+Deno.test("serve and batch --runtime native exit 2 with one line when onnxruntime-node cannot load", async (t) => {
+  // --frozen: the repository's deno.lock does not hold the package, so resolving it fails.
+  for (const [command, args] of [["serve", ["--port", "0"]], ["batch", LOG]] as const) {
+    await t.step(command, async () => {
+      const result = await runDeno([
+        "run",
+        "-A",
+        "--frozen",
+        "cli.ts",
+        command,
+        ...args,
+        "--runtime",
+        "native",
+      ]);
+      assertInputFailure(result, `${command}: --runtime native: onnxruntime-node failed to load (`);
+      assert.match(result.stderr, /\); use --runtime wasm\n$/);
     });
   }
 });
