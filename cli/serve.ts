@@ -1,10 +1,11 @@
 /**
  * `cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
  * [--max-batch-rows N] [--max-queue-delay-ms MS] [--drain-ms MS] [--max-body-memory-bytes N]
- * [--max-queue-rows N] [--queue-timeout-ms MS] [--runtime wasm|native] [--threads N] …`: serves one bundle (default: the embedded
- * example) over HTTP with the six endpoints, `/docs`, `/openapi.json` and the playground at
- * `/playground`. The model runs in a worker, so requests that arrive during a run share the
- * next one. Prints one line with the URL, and on SIGINT or SIGTERM finishes in-flight requests
+ * [--max-queue-rows N] [--queue-timeout-ms MS] [--runtime wasm|native] [--threads N] …`:
+ * serves one bundle (default: the embedded example) over HTTP with the six endpoints, `/docs`,
+ * `/openapi.json` and the playground at `/playground`. The model runs in a worker (on
+ * onnxruntime-web's WASM, or onnxruntime-node with `--runtime native`), so requests that arrive
+ * during a run share the next one. Prints one line with the URL, and on SIGINT or SIGTERM finishes in-flight requests
  * and exits 0; exits 1 when the model's session cannot be recreated after failed runs.
  *
  * @example
