@@ -5,8 +5,8 @@
  * serves one bundle (default: the embedded example) over HTTP with the six endpoints, `/docs`,
  * `/openapi.json` and the playground at `/playground`. The model runs in a worker (on
  * onnxruntime-web's WASM, or onnxruntime-node with `--runtime native`), so requests that arrive
- * during a run share the next one. Prints one line with the URL, and on SIGINT or SIGTERM finishes in-flight requests
- * and exits 0; exits 1 when the model's session cannot be recreated after failed runs.
+ * during a run share the next one. Prints one line with the URL, and on SIGINT or SIGTERM
+ * finishes in-flight requests and exits 0; exits 1 when the model's session cannot be recreated after failed runs.
  *
  * @example
  * ```ts
