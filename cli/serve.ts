@@ -6,7 +6,8 @@
  * `/openapi.json` and the playground at `/playground`. The model runs in a worker (on
  * onnxruntime-web's WASM, or onnxruntime-node with `--runtime native`), so requests that arrive
  * during a run share the next one. Prints one line with the URL, and on SIGINT or SIGTERM
- * finishes in-flight requests and exits 0; exits 1 when the model's session cannot be recreated after failed runs.
+ * finishes in-flight requests and exits 0; exits 1 when the model's session cannot be recreated
+ * after failed runs.
  *
  * @example
  * ```ts
