@@ -16,7 +16,7 @@
  * `--output` appears only when complete (see {@link AtomicFile}).
  *
  * Permissions: `--allow-read`, plus `--allow-write` when `--output` is given, plus
- * `--allow-net=HOST` for a log at a URL.
+ * `--allow-net=HOST` for a log at a URL, plus `--allow-ffi` with `--runtime native`.
  *
  * @example
  * ```ts
@@ -43,7 +43,13 @@ import type { OrtModule } from "../core/runtime.ts";
 import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";
 import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
-import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
+import {
+  readRuntime,
+  RUNTIME_OPTIONS,
+  type RuntimeChoice,
+  runtimeHelp,
+  runtimeLoaders,
+} from "./runtime_flags.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, InputError } from "./command.ts";
 import { sameFile } from "./file_problems.ts";
@@ -81,13 +87,14 @@ const OPTIONS = {
   "shard-mode": { type: "string" },
   "batch-size": { type: "string" },
   quiet: { type: "boolean", short: "q" },
+  ...RUNTIME_OPTIONS,
 } as const;
 
 const HELP = `Usage: cli.ts batch BUNDLE --traces LOG [--format auto|xes|csv|json|jsonl[.gz]]
                     [--case-column case_id] [--activity-column activity]
                     [-o FILE] [--output-format json|jsonl]
                     [--shard I/N] [--shard-mode auto|range|modulo]
-                    [--batch-size auto|N] [-q]
+                    [--batch-size auto|N] [--runtime wasm|native] [--threads N] [-q]
 
 Scores every trace of an event log with a bundle and writes a JSON list, one entry per trace
 in input order, as PETRA's score command writes it: attributes, per_transition_residuals,
@@ -124,6 +131,7 @@ Options:
   --batch-size auto|N     traces per ONNX run, 1 to ${MAX_BATCH_SIZE}; auto (default) measures
                           the model at start-up and takes the smallest size near the lowest
                           cost per trace
+${runtimeHelp(26)}
   -q, --quiet             no progress bar; only the summary line on stderr
   -h, --help              show this help
 
@@ -141,7 +149,8 @@ their parts. Which mode a log gets:
 (As a Kubernetes Indexed Job: --shard \$JOB_COMPLETION_INDEX/N with completions: N.)
 
 Permissions: deno run --allow-read cli.ts batch ... (add --allow-write with --output, and
---allow-net=HOST for a log at a URL on HOST, e.g. --allow-net=bucket.s3.amazonaws.com).
+--allow-net=HOST for a log at a URL on HOST, e.g. --allow-net=bucket.s3.amazonaws.com, and
+--allow-ffi with --runtime native).
 `;
 
 /** What the command line asked for. */
@@ -160,6 +169,8 @@ interface Settings {
   /** Undefined: measure it. */
   readonly batchSize: number | undefined;
   readonly quiet: boolean;
+  /** `--runtime` and `--threads`. */
+  readonly runtime: RuntimeChoice;
 }
 
 /**
@@ -183,7 +194,7 @@ export const batchCommand: Command = {
     const log = await openLog(settings, io.err);
     try {
       await checkOutput(settings, log);
-      await using model = await readBundle(await batchOrt(), bundlePath);
+      await using model = await readBundle(await batchOrt(settings.runtime), bundlePath);
       return await scoreWith(model, settings, log, io, started);
     } finally {
       await log.source.close();
@@ -290,6 +301,7 @@ function readSettings(args: readonly string[]): Settings {
       "auto",
     batchSize: readBatchSize(flags["batch-size"]),
     quiet: flags.quiet === true,
+    runtime: readRuntime(flags),
   };
 }
 
@@ -363,9 +375,10 @@ const PACKAGE_ROOT = new URL("../", import.meta.url);
  * could not load its modules because `--allow-read` was scoped to the bundle, the log and
  * Deno's npm cache (the scores are the same, the run slower).
  */
-function batchOrt(): Promise<OrtModule> {
+function batchOrt(runtime: RuntimeChoice): Promise<OrtModule> {
   const readable = PACKAGE_ROOT.protocol !== "file:" ||
     Deno.permissions.querySync({ name: "read", path: PACKAGE_ROOT }).state === "granted";
+  const { loadOrt, loadWorkerOrt } = runtimeLoaders("batch", runtime);
   return readable ? loadWorkerOrt() : loadOrt();
 }
 

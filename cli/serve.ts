@@ -1,7 +1,7 @@
 /**
  * `cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
  * [--max-batch-rows N] [--max-queue-delay-ms MS] [--drain-ms MS] [--max-body-memory-bytes N]
- * [--max-queue-rows N] [--queue-timeout-ms MS] …`: serves one bundle (default: the embedded
+ * [--max-queue-rows N] [--queue-timeout-ms MS] [--runtime wasm|native] [--threads N] …`: serves one bundle (default: the embedded
  * example) over HTTP with the six endpoints, `/docs`, `/openapi.json` and the playground at
  * `/playground`. The model runs in a worker, so requests that arrive during a run share the
  * next one. Prints one line with the URL, and on SIGINT or SIGTERM finishes in-flight requests
@@ -40,7 +40,7 @@ import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { CliIo, Command } from "./command.ts";
-import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
+import { readRuntime, RUNTIME_OPTIONS, runtimeHelp, runtimeLoaders } from "./runtime_flags.ts";
 import { DEFAULT_MAX_BATCH_ROWS, type OrtModule } from "../core/runtime.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
 import {
@@ -66,6 +66,7 @@ const OPTIONS = {
   "max-body-memory-bytes": { type: "string" },
   "max-queue-rows": { type: "string" },
   "queue-timeout-ms": { type: "string" },
+  ...RUNTIME_OPTIONS,
 } as const;
 
 const EXAMPLE_QUEUE_ROWS = defaultMaxQueueRows(3, 2);
@@ -75,7 +76,7 @@ const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--m
                     [--access-log on|off] [--drain-ms MS] [--body-timeout-ms MS]
                     [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
                     [--max-body-memory-bytes N] [--max-queue-rows N] [--queue-timeout-ms MS]
-                    [--cors-origin ORIGIN]...
+                    [--cors-origin ORIGIN]... [--runtime wasm|native] [--threads N]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
@@ -133,6 +134,7 @@ Options:
   --queue-timeout-ms MS how long a request may wait for room, and then its rows for the model
                         (a deadline for all its runs, from its body's arrival), before it gets
                         503 with Retry-After (default ${DEFAULT_QUEUE_TIMEOUT_MS})
+${runtimeHelp(24)}
   -h, --help            show this help
 
 If a model run fails, its requests get 503, the model session is recreated (/readyz answers
@@ -160,7 +162,7 @@ export interface OrtLoaders {
 
 /** The `serve` command, whose `run` also takes where its ORT module comes from. */
 export interface ServeCommand extends Command {
-  /** Runs `serve` with `args`; `loaders` default to onnxruntime-web in this process. */
+  /** Runs `serve` with `args`; `loaders` default to those of `--runtime` and `--threads`. */
   run(args: readonly string[], io: CliIo, loaders?: OrtLoaders): Promise<number>;
 }
 
@@ -178,8 +180,10 @@ export const serveCommand: ServeCommand = {
   name: "serve",
   summary: "serve a bundle over HTTP (six endpoints, /docs, /playground)",
   help: HELP,
-  async run(args, io, loaders = { loadOrt, loadWorkerOrt }) {
+  async run(args, io, given) {
     const { flags, positionals } = parseArgs(args, OPTIONS);
+    const runtime = readRuntime(flags);
+    const loaders = given ?? runtimeLoaders("serve", runtime);
     if (positionals.length > 1) {
       throw new UsageError(`serve takes at most one BUNDLE argument, got ${positionals.length}`);
     }

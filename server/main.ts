@@ -31,6 +31,12 @@
  * instance that `deno serve`'s signal did not reach would keep the process from exiting on
  * SIGTERM. Calls made in the same tick still share a run.
  *
+ * `PETRI_SERVE_RUNTIME=native` runs the model with onnxruntime-node (imported only then; it
+ * needs `--allow-ffi` too, and cannot run on Deno Deploy) instead of onnxruntime-web's WASM
+ * (`wasm`, the default), and `PETRI_SERVE_THREADS` gives its sessions that many intra-op
+ * threads (default 1; more only with native). A bad value, or a native runtime that cannot
+ * load, stops start-up with one line and exit code 2.
+ *
  * Under `--parallel` each instance is an isolate with its own counters; `/metrics` gathers
  * every instance's series into each scrape, labelled `instance_id` (`./metrics_instances.ts`).
  *
@@ -41,6 +47,7 @@ import { PACKAGE_VERSION } from "../core/version.ts";
 import { BundleError, type Model } from "../core/bundle.ts";
 import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
+import type { OrtModule } from "../core/ort_module.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
@@ -56,7 +63,13 @@ const limits = {
   queueTimeoutMs: integerEnv("PETRI_SERVE_QUEUE_TIMEOUT_MS", 1),
 };
 
+const NATIVE_CHOICE = { asked: "PETRI_SERVE_RUNTIME=native", fallback: "PETRI_SERVE_RUNTIME=wasm" };
+
 const corsOrigins = origins(Deno.env.get("PETRI_SERVE_CORS_ORIGIN"));
+const runtime = await ortRuntime(
+  Deno.env.get("PETRI_SERVE_RUNTIME"),
+  integerEnv("PETRI_SERVE_THREADS", 1) ?? 1,
+);
 const model = await load(Deno.env.get("PETRI_SERVE_BUNDLE"));
 const { scenario_name: name, scenario_description: description } = model.sidecar;
 const app = await createApp(model, {
@@ -114,10 +127,35 @@ function origins(text: string | undefined): string[] {
   }
 }
 
+/** The ORT module of `PETRI_SERVE_RUNTIME` (wasm or native) with `threads` intra-op threads. */
+async function ortRuntime(name: string | undefined, threads: number): Promise<OrtModule> {
+  if (name === "native") {
+    const { loadNativeOrt, NativeRuntimeError } = await import("../adapter/deno/native_ort.ts");
+    try {
+      return await loadNativeOrt(NATIVE_CHOICE, threads);
+    } catch (error) {
+      if (!(error instanceof NativeRuntimeError)) throw error;
+      console.error(error.message);
+      Deno.exit(2);
+    }
+  }
+  if (name !== undefined && name !== "" && name !== "wasm") {
+    console.error(`PETRI_SERVE_RUNTIME must be wasm or native, got '${name}'`);
+    Deno.exit(2);
+  }
+  if (threads > 1) {
+    console.error(
+      `PETRI_SERVE_THREADS=${threads} needs PETRI_SERVE_RUNTIME=native (wasm runs on one thread)`,
+    );
+    Deno.exit(2);
+  }
+  return await loadOrt();
+}
+
 async function load(location: string | undefined): Promise<Model> {
   try {
     const source = location ? bundleLocation(location) : EXAMPLE_BUNDLE_URL;
-    return await readBundle(await loadOrt(), source);
+    return await readBundle(runtime, source);
   } catch (error) {
     if (!(error instanceof BundleError)) throw error;
     console.error(error.message);

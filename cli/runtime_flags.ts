@@ -1,0 +1,157 @@
+/**
+ * `--runtime wasm|native` and `--threads N`, shared by `serve` and `batch`: which ONNX Runtime
+ * runs the model (onnxruntime-web's WASM, the portable default, or onnxruntime-node's native
+ * CPU build, loaded only when asked for) and how many intra-op threads a native session gets.
+ * {@link readRuntime} reads and checks the two flags; {@link runtimeLoaders} gives the ORT
+ * loaders for the choice, turning a native runtime that cannot load into an
+ * {@link InputError} of one line (exit 2).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readRuntime } from "./runtime_flags.ts";
+ * assert.deepEqual(readRuntime({}), { runtime: "wasm", threads: 1 });
+ * assert.deepEqual(readRuntime({ runtime: "native", threads: "2" }), {
+ *   runtime: "native",
+ *   threads: 2,
+ * });
+ * ```
+ *
+ * @module
+ */
+
+import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
+import type { OrtModule } from "../core/ort_module.ts";
+import type { OrtRuntime } from "../adapter/deno/native_ort.ts";
+import { UsageError } from "./args.ts";
+import { InputError } from "./command.ts";
+
+/** The values of `--runtime`, the default first. */
+export const ORT_RUNTIMES: readonly OrtRuntime[] = ["wasm", "native"];
+
+/** The most intra-op threads `--threads` takes. */
+export const MAX_ORT_THREADS = 256;
+
+/** The option specs of the two flags, for a command's `parseArgs` table. */
+export const RUNTIME_OPTIONS = {
+  runtime: { type: "string" },
+  threads: { type: "string" },
+} as const;
+
+/**
+ * The help lines of the two flags, their descriptions starting at `column` (as the command's
+ * other options do).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runtimeHelp } from "./runtime_flags.ts";
+ * assert.match(runtimeHelp(24), /^ {2}--threads N {11}intra-op threads/m);
+ * ```
+ */
+export function runtimeHelp(column: number): string {
+  const pad = " ".repeat(column);
+  const option = (name: string, lines: string[]) => {
+    const head = `  ${name}`;
+    const first = head.length + 1 < column
+      ? head.padEnd(column) + lines[0]
+      : `${head}\n${pad}${lines[0]}`;
+    return [first, ...lines.slice(1).map((line) => pad + line)].join("\n");
+  };
+  return [
+    option("--runtime wasm|native", [
+      "the ONNX Runtime that runs the model: wasm (default), onnxruntime-web,",
+      "portable, one thread; native, onnxruntime-node's CPU build: faster on",
+      "large nets; needs --allow-ffi (deno run -A grants it) and downloads",
+      "~290 MB on first use (linux x64/arm64, macOS arm64, Windows x64/arm64)",
+    ]),
+    option("--threads N", [
+      "intra-op threads of each native session (default 1; more only with",
+      "--runtime native: the wasm runtime runs on one thread)",
+    ]),
+  ].join("\n");
+}
+
+/** What the two flags chose. */
+export interface RuntimeChoice {
+  /** `--runtime`. */
+  readonly runtime: OrtRuntime;
+  /** `--threads`: intra-op threads of a native session. */
+  readonly threads: number;
+}
+
+/**
+ * Reads `--runtime` and `--threads` from parsed flags.
+ *
+ * @throws {UsageError} for an unknown runtime, a thread count that is not an integer from 1
+ * to {@link MAX_ORT_THREADS}, or more than one thread with the wasm runtime.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readRuntime } from "./runtime_flags.ts";
+ * assert.throws(() => readRuntime({ threads: "2" }), /--threads 2 needs --runtime native/);
+ * ```
+ */
+export function readRuntime(
+  flags: { readonly runtime?: string; readonly threads?: string },
+): RuntimeChoice {
+  const text = flags.runtime ?? "wasm";
+  const runtime = ORT_RUNTIMES.find((r) => r === text);
+  if (runtime === undefined) {
+    throw new UsageError(`--runtime must be one of ${ORT_RUNTIMES.join(", ")}, got '${text}'`);
+  }
+  const threadsText = flags.threads ?? "1";
+  const threads = /^\d+$/.test(threadsText) ? Number(threadsText) : NaN;
+  if (!(threads >= 1 && threads <= MAX_ORT_THREADS)) {
+    throw new UsageError(
+      `--threads must be an integer from 1 to ${MAX_ORT_THREADS}, got '${threadsText}'`,
+    );
+  }
+  if (runtime === "wasm" && threads > 1) {
+    throw new UsageError(
+      `--threads ${threads} needs --runtime native (the wasm runtime runs on one thread)`,
+    );
+  }
+  return { runtime, threads };
+}
+
+/** How a command gets its ORT module: in this thread, or with each session in a worker. */
+export interface RuntimeLoaders {
+  /** ORT in this thread. */
+  readonly loadOrt: () => Promise<OrtModule>;
+  /** Each session in its own worker. */
+  readonly loadWorkerOrt: () => Promise<OrtModule>;
+}
+
+/**
+ * The loaders of `choice` for `command` (named in error messages). The native ones import
+ * `onnxruntime-node` only when called; when it cannot load (no `--allow-ffi`, a platform
+ * without its binary, a failing import), they reject with an {@link InputError} of one line
+ * naming the way out.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runtimeLoaders } from "./runtime_flags.ts";
+ * const loaders = runtimeLoaders("serve", { runtime: "wasm", threads: 1 });
+ * assert.equal(typeof (await loaders.loadOrt()).InferenceSession.create, "function");
+ * ```
+ */
+export function runtimeLoaders(command: string, choice: RuntimeChoice): RuntimeLoaders {
+  if (choice.runtime === "wasm") return { loadOrt, loadWorkerOrt };
+  const native = async (inWorker: boolean): Promise<OrtModule> => {
+    // A dynamic import: a wasm run never loads (nor downloads) onnxruntime-node.
+    const { loadNativeOrt, loadNativeWorkerOrt, NativeRuntimeError } = await import(
+      "../adapter/deno/native_ort.ts"
+    );
+    try {
+      const asked = { asked: `${command}: --runtime native`, fallback: "--runtime wasm" };
+      return await (inWorker ? loadNativeWorkerOrt : loadNativeOrt)(asked, choice.threads);
+    } catch (error) {
+      if (error instanceof NativeRuntimeError) throw new InputError(error.message);
+      throw error;
+    }
+  };
+  return { loadOrt: () => native(false), loadWorkerOrt: () => native(true) };
+}
