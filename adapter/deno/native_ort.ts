@@ -26,6 +26,15 @@ import { workerOrt } from "../../core/ort_worker/worker_ort.ts";
 /** Where the runtime of `--runtime` comes from. */
 export type OrtRuntime = "wasm" | "native";
 
+/**
+ * The package, pinned, named here rather than in `deno.json`'s `imports`: Deno installs every
+ * package of the import map and of `deno.lock` when a run needs any npm package, so a mapped
+ * (or statically named) `onnxruntime-node` would be downloaded by every fresh clone's
+ * `deno task serve`. Imported through a computed specifier, it is resolved only when a run
+ * asks for it.
+ */
+export const ONNXRUNTIME_NODE = "npm:onnxruntime-node@1.30.0";
+
 /** `Deno.build.os/arch` pairs `onnxruntime-node@1.30.0` ships CPU binaries for. */
 const PLATFORMS: readonly string[] = [
   "linux/x86_64",
@@ -97,7 +106,9 @@ export function nativeRuntimeProblem(choice: NativeChoice): string | undefined {
  * fails to import.
  *
  * @example
- * ```ts
+ * ```ts ignore
+ * // Not run as a doc test: it would add the package to deno.lock (see ONNXRUNTIME_NODE);
+ * // tests/serve/native_runtime_test.ts runs it in subprocesses.
  * import assert from "node:assert/strict";
  * import { loadNativeOrt } from "./native_ort.ts";
  * import { readBundle } from "./bundle_files.ts";
@@ -121,7 +132,8 @@ export async function loadNativeOrt(choice: NativeChoice, threads: number): Prom
  * @throws {NativeRuntimeError} as {@link loadNativeOrt} does.
  *
  * @example
- * ```ts
+ * ```ts ignore
+ * // Not run as a doc test: it would add the package to deno.lock (see ONNXRUNTIME_NODE).
  * import assert from "node:assert/strict";
  * import { loadNativeWorkerOrt } from "./native_ort.ts";
  * import { readBundle } from "./bundle_files.ts";
@@ -153,13 +165,29 @@ async function importNative(choice: NativeChoice): Promise<OrtModule> {
   const problem = nativeRuntimeProblem(choice);
   if (problem) throw new NativeRuntimeError(problem);
   try {
-    return await import("onnxruntime-node");
+    return await importOnnxruntimeNode();
   } catch (error) {
     const why = (error instanceof Error ? error.message : String(error)).split("\n")[0];
     throw new NativeRuntimeError(
       `${choice.asked}: onnxruntime-node failed to load (${why}); use ${choice.fallback}`,
     );
   }
+}
+
+/**
+ * Imports {@link ONNXRUNTIME_NODE} through a specifier Deno's module graph cannot see (see its
+ * doc); no checks.
+ *
+ * @example
+ * ```ts ignore
+ * // Not run as a doc test: it would add the package to deno.lock (see ONNXRUNTIME_NODE).
+ * import { importOnnxruntimeNode } from "./native_ort.ts";
+ * const ort = await importOnnxruntimeNode();
+ * ```
+ */
+export async function importOnnxruntimeNode(): Promise<OrtModule> {
+  const specifier: string = ONNXRUNTIME_NODE;
+  return await import(specifier) as OrtModule;
 }
 
 /** `ort` whose sessions are created with `defaults` under any options the caller gives. */

@@ -7,8 +7,25 @@
  * @module
  */
 
-import * as ort from "onnxruntime-node";
+import { importOnnxruntimeNode } from "./native_ort.ts";
 import { serveOrtWorker } from "../../core/ort_worker/serve_ort_worker.ts";
 import type { MessageEndpoint } from "../../core/ort_worker/protocol.ts";
+import type { OrtModule } from "../../core/ort_module.ts";
 
+// The message listener must be in place before this module's first await (messages arriving
+// earlier are lost), so the package loads while the loop already listens: the first request,
+// `create`, waits for it.
+const loading = importOnnxruntimeNode();
+loading.catch(() => {}); // reported by `create`
+let loaded: OrtModule | undefined;
+const ort: OrtModule = {
+  InferenceSession: {
+    create: async (bytes, options) =>
+      (loaded ??= await loading).InferenceSession.create(bytes, options),
+  },
+  get Tensor() {
+    if (loaded === undefined) throw new Error("onnxruntime-node has not loaded yet");
+    return loaded.Tensor;
+  },
+};
 serveOrtWorker(globalThis as unknown as MessageEndpoint, ort);

@@ -14,6 +14,7 @@
  * - `mod.ts`, the package's `.` entry point, re-exports only `core/` and uses no `Deno.*`: a
  *   browser app or a Node script importing it gets no server, no docs UI and no Deno edge.
  * - No module anywhere names an `npm:`, `jsr:` or URL specifier inline: `deno.json` maps them.
+ *   No dynamic import is computed, except `adapter/deno/native_ort.ts`'s of onnxruntime-node.
  *
  * @module
  */
@@ -168,6 +169,13 @@ async function rules(): Promise<Rule[]> {
   ];
 }
 
+/**
+ * The one module allowed a computed dynamic import: it imports onnxruntime-node by a pinned
+ * `npm:` specifier Deno's module graph cannot see, so that no default run installs it
+ * (`tests/layout/native_package_test.ts` checks it stays out of deno.json and deno.lock).
+ */
+const COMPUTED_IMPORTERS = new Set(["adapter/deno/native_ort.ts"]);
+
 async function sources(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const path of await trackedFiles(ROOT)) {
@@ -214,7 +222,9 @@ Deno.test("every tracked module keeps the layout's import rules", async (t) => {
           const why = rule.refuse(path, specifier, target(path, specifier));
           if (why !== undefined) broken.push(`${path}: ${why}`);
         }
-        if (refs.computed > 0) broken.push(`${path}: a computed dynamic import cannot be checked`);
+        if (refs.computed > 0 && !COMPUTED_IMPORTERS.has(path)) {
+          broken.push(`${path}: a computed dynamic import cannot be checked`);
+        }
         if (!rule.denoAllowed(path) && refs.denoLines.length > 0) {
           broken.push(`${path}: uses Deno.* on line ${refs.denoLines.join(", ")}`);
         }
