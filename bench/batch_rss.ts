@@ -29,6 +29,7 @@
  */
 
 import { type LogFormat, type LogModel, writeLog } from "./batch_logs.ts";
+import { nativeLockFlag } from "./native_lock.ts";
 import { bigModel, wideModel, writeBigBundle, writeWideBundle } from "./wide_net.ts";
 
 const ROOT = new URL("../", import.meta.url);
@@ -96,7 +97,7 @@ export async function measure(dir: string, c: Case): Promise<Row> {
     "run",
     "--allow-read",
     "--allow-write",
-    ...(native.length > 0 ? ["--allow-ffi"] : []),
+    ...(native.length > 0 ? ["--allow-ffi", nativeLockFlag()] : []),
     "cli.ts",
     "batch",
     bundle,

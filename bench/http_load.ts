@@ -35,6 +35,7 @@ import { EXAMPLE_BUNDLE_URL, writeBundle } from "../adapter/deno/bundle_files.ts
 import { startServerProcess } from "../tests/serve/server_process.ts";
 import { replaceSection } from "./batch_rss.ts";
 import { layeredModel } from "./layered_net.ts";
+import { nativeLockFlag } from "./native_lock.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
 const README = new URL("README.md", import.meta.url);
@@ -510,22 +511,22 @@ if (import.meta.main) {
         : endpoints;
       const servers: Partial<Record<Face, Awaited<ReturnType<typeof startServerProcess>>>> = {};
       const serveArgs = ["run", "-A", "cli.ts", "serve", bundle, "--port", "0"];
-      const nativeArgs = ["--runtime", "native", "--threads", String(threads)];
-      const naiveArgs = ["run", "-A", "bench/naive_server.ts", bundle, "--ort"];
+      const native = ["--runtime", "native", "--threads", String(threads)];
+      const nativeArgs = ["run", "-A", nativeLockFlag(), ...serveArgs.slice(2), ...native];
+      const naiveArgs = ["run", "-A", nativeLockFlag(), "bench/naive_server.ts", bundle];
       const commands: Readonly<Record<Face, () => ReturnType<typeof startServerProcess>>> = {
         serve: () => startServerProcess(serveArgs),
-        native: () => startServerProcess([...serveArgs, ...nativeArgs]),
+        native: () => startServerProcess(nativeArgs),
         base: () => startServerProcess(serveArgs, { cwd: base! }),
         inProcess: () => startServerProcess([...serveArgs, "--ort-in-process"]),
-        inProcessNative: () =>
-          startServerProcess([...serveArgs, "--ort-in-process", ...nativeArgs]),
+        inProcessNative: () => startServerProcess([...nativeArgs, "--ort-in-process"]),
         parallel: () =>
           startServerProcess(
             ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
             { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: bundle } },
           ),
-        naiveNode: () => startServerProcess([...naiveArgs, "node"]),
-        naiveWeb: () => startServerProcess([...naiveArgs, "web"]),
+        naiveNode: () => startServerProcess([...naiveArgs, "--ort", "node"]),
+        naiveWeb: () => startServerProcess([...naiveArgs, "--ort", "web"]),
       };
       for (const face of FACES) {
         if (faces.includes(face)) servers[face] = await commands[face]();

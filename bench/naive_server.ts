@@ -11,7 +11,9 @@
  * ```
  *
  * `--ort node` (the default) runs `onnxruntime-node` with one intra-op thread (needs
- * `--allow-ffi`); `--ort web` runs onnxruntime-web's WASM with one thread, in-process. The
+ * `--allow-ffi`; it is imported through `importOnnxruntimeNode`, as `--runtime native` does,
+ * and adds itself to deno.lock: run it with `--lock` on a copy, see `native_lock.ts`);
+ * `--ort web` runs onnxruntime-web's WASM with one thread, in-process. The
  * bundle defaults to the credit-approval example. Prints `naive (ORT) on URL` on stderr;
  * stops on SIGTERM.
  *
@@ -19,6 +21,7 @@
  */
 
 import { decodeModel } from "../core/onnx/proto.ts";
+import { importOnnxruntimeNode } from "../adapter/deno/native_ort.ts";
 
 const at = Deno.args.indexOf("--ort");
 const flavour = at === -1 ? "node" : Deno.args[at + 1];
@@ -29,7 +32,7 @@ if (flavour !== "node" && flavour !== "web") throw new Error("--ort takes node o
 
 type Ort = typeof import("onnxruntime-web");
 const ort: Ort = flavour === "node"
-  ? (await import("onnxruntime-node")) as unknown as Ort
+  ? (await importOnnxruntimeNode()) as unknown as Ort
   : await import("onnxruntime-web");
 if (flavour === "web") ort.env.wasm.numThreads = 1;
 const bytes = await Deno.readFile(path);

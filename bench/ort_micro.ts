@@ -12,7 +12,9 @@
  * `deno run -A bench/ort_micro.ts [--ms 300] [--nets 3,59,500,2000] [--batches 1,16,64,256]
  * [--runtimes wasm,native1,native2] [--write-readme]`. `--write-readme` puts the table in the
  * `## ort` section of `bench/README.md` (only for a full run). Bundles are compiled into a
- * temporary directory (0.2 s for 2,000 places) and removed at the end.
+ * temporary directory (0.2 s for 2,000 places) and removed at the end. Loading
+ * onnxruntime-node adds it to deno.lock, which must not name it, so the script runs itself
+ * again in a subprocess with `--lock` on a copy (`native_lock.ts`).
  *
  * @example
  * ```ts
@@ -29,6 +31,8 @@ import { decodeModel } from "../core/onnx/proto.ts";
 import type { OrtModule, OrtSession, OrtTensor } from "../core/ort_module.ts";
 import type { PetriModel } from "../core/net/types.ts";
 import { EXAMPLE_BUNDLE_URL } from "../adapter/deno/bundle_files.ts";
+import { importOnnxruntimeNode } from "../adapter/deno/native_ort.ts";
+import { nativeLockFlag } from "./native_lock.ts";
 import { mulberry32 } from "../tests/random.ts";
 import { replaceSection } from "./batch_rss.ts";
 import { layeredModel } from "./layered_net.ts";
@@ -241,7 +245,19 @@ function listOption(name: string, all: readonly string[]): string[] {
   return text === undefined ? [...all] : text.split(",").filter((x) => all.includes(x));
 }
 
-if (import.meta.main) {
+/** Set in the subprocess that runs with a copy of deno.lock. */
+const CHILD = "PETRI_ORT_MICRO_LOCKED";
+
+if (import.meta.main && Deno.env.get(CHILD) !== "1") {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", nativeLockFlag(), new URL(import.meta.url).pathname, ...Deno.args],
+    env: { [CHILD]: "1" },
+    stdin: "null",
+  });
+  const { code } = await child.spawn().status;
+  dispatchEvent(new Event("unload"));
+  Deno.exit(code);
+} else if (import.meta.main) {
   const ms = Number(textOption("--ms") ?? 300);
   const nets = listOption("--nets", NET_SIZES.map(String)).map(Number);
   const batches = listOption("--batches", BATCHES.map(String)).map(Number);
@@ -252,7 +268,7 @@ if (import.meta.main) {
   const modules: Partial<Record<Runtime, OrtModule>> = {};
   if (runtimes.includes("wasm")) modules.wasm = ortWeb;
   if (runtimes.some((r) => r !== "wasm")) {
-    const native = (await import("onnxruntime-node")) as unknown as OrtModule;
+    const native = await importOnnxruntimeNode();
     modules.native1 = native;
     modules.native2 = native;
   }

@@ -13,6 +13,7 @@ import { compileBundle } from "../../core/bundle.ts";
 import { EXAMPLE_BUNDLE_URL, writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { EXAMPLE_BODIES, layeredBodies } from "../../bench/http_load.ts";
 import { layeredModel } from "../../bench/layered_net.ts";
+import { nativeLockFlag } from "../../bench/native_lock.ts";
 import { startServerProcess, tempDir } from "../serve/server_process.ts";
 
 type Answer = {
@@ -56,7 +57,7 @@ Deno.test("the naive server's /forward equals cli.ts serve's, with both ORTs", a
     const expected = await Promise.all(bodies.map((body) => forward(serve.origin, body)));
     for (const ort of ["node", "web"]) {
       await using naive = await startServerProcess(
-        ["run", "-A", "bench/naive_server.ts", "--ort", ort, bundle],
+        ["run", "-A", nativeLockFlag(), "bench/naive_server.ts", "--ort", ort, bundle],
       );
       assert.match(naive.firstLine, new RegExp(`^naive \\(${ort}\\) on http`));
       for (const [i, body] of bodies.entries()) {
