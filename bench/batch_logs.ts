@@ -1,9 +1,10 @@
 /**
  * Synthetic event logs for the `batch` benchmark, written as JSON, CSV or XES: traces of the
  * credit-approval example model (a trace attribute `amount`, one to three events among its two
- * activities and an unknown one), or of the wide model of `wide_net.ts` (attributes `x0` …
- * `x6`, three to eight events named after its transitions). A seeded generator makes every
- * run write the same bytes.
+ * activities and an unknown one), of the wide model of `wide_net.ts` (attributes `x0` …
+ * `x6`, three to eight events named after its transitions), or of its big model (500 places:
+ * attributes `x0` … `x83`, events as for the wide one). A seeded generator makes every run
+ * write the same bytes.
  *
  * @example
  * ```ts
@@ -15,13 +16,14 @@
  */
 
 import { mulberry32 as seeded } from "../tests/random.ts";
-import { wideModel } from "./wide_net.ts";
+import { bigModel, wideModel } from "./wide_net.ts";
+import type { PetriModel } from "../core/net/types.ts";
 
 /** The formats {@link writeLog} writes. */
 export type LogFormat = "json" | "csv" | "xes";
 
 /** The models {@link writeLog} writes traces for. */
-export type LogModel = "credit" | "wide";
+export type LogModel = "credit" | "wide" | "big";
 
 const ACTIVITIES = ["approve loan", "decline loan", "request documents"];
 /** Traces formatted per write, so a 1M-trace log never sits in memory. */
@@ -67,9 +69,26 @@ export async function writeLog(
   await write(TAILS[format]);
 }
 
-const WIDE_TRANSITIONS = wideModel().net.transitions;
-const WIDE_ATTRIBUTES = [...wideModel().inputMarkingSpec.values()]
-  .map((entry) => ("attribute" in entry ? entry.attribute : ""));
+/** A layered model's transitions (the events) and the attributes its input spec reads. */
+function layeredShape(model: PetriModel) {
+  return {
+    transitions: model.net.transitions,
+    attributes: [...model.inputMarkingSpec.values()]
+      .map((entry) => ("attribute" in entry ? entry.attribute : "")),
+  };
+}
+
+const LAYERED = { wide: layeredShape(wideModel()), big: layeredShape(bigModel()) };
+
+/** A trace of a layered model: every attribute in [0, 1), three to eight random transitions. */
+function layeredTrace(shape: typeof LAYERED.wide, index: number, random: () => number) {
+  const attributes = shape.attributes.map((name) =>
+    [name, (Math.floor(random() * 1000) / 1000).toFixed(3)] as const
+  );
+  const length = 3 + Math.floor(random() * 6);
+  const events = Array.from({ length }, () => pick(shape.transitions, random));
+  return { caseId: caseId(index), attributes, events };
+}
 
 const SYNTHETIC: Readonly<
   Record<LogModel, (index: number, random: () => number) => SyntheticTrace>
@@ -80,14 +99,8 @@ const SYNTHETIC: Readonly<
     const events = Array.from({ length }, () => pick(ACTIVITIES, random));
     return { caseId: caseId(index), attributes: [["amount", amount]], events };
   },
-  wide: (index, random) => {
-    const attributes = WIDE_ATTRIBUTES.map((name) =>
-      [name, (Math.floor(random() * 1000) / 1000).toFixed(3)] as const
-    );
-    const length = 3 + Math.floor(random() * 6);
-    const events = Array.from({ length }, () => pick(WIDE_TRANSITIONS, random));
-    return { caseId: caseId(index), attributes, events };
-  },
+  wide: (index, random) => layeredTrace(LAYERED.wide, index, random),
+  big: (index, random) => layeredTrace(LAYERED.big, index, random),
 };
 
 function caseId(index: number): string {
@@ -100,7 +113,8 @@ function pick<T>(items: readonly T[], random: () => number): T {
 
 const HEADS: Readonly<Record<LogFormat, (model: LogModel) => string>> = {
   json: () => "[",
-  csv: (model) => `case_id,activity,${model === "credit" ? "amount" : WIDE_ATTRIBUTES.join(",")}\n`,
+  csv: (model) =>
+    `case_id,activity,${model === "credit" ? "amount" : LAYERED[model].attributes.join(",")}\n`,
   xes: () =>
     '<?xml version="1.0" encoding="UTF-8" ?>\n' +
     '<log xes.version="1.0" xmlns="http://www.xes-standard.org/">\n',

@@ -3,14 +3,20 @@
  * (`batch_floor.ts`: read, `JSON.parse` or split, write one PETRA-shaped entry per trace) and
  * `batch` are run one after the other as separate processes under GNU time, which gives each
  * one's wall time and peak RSS. The logs: 1M traces of the credit-approval example as JSON,
- * CSV and XES, 200k traces of the 59-place net of `wide_net.ts` as JSON, and 10k-trace credit
- * logs, whose peak RSS is the baseline of the memory bound (RSS at 1M within 1.3× of 10k).
+ * CSV and XES, 200k traces of the 59-place net of `wide_net.ts` and 50k of its 500-place net
+ * as JSON, and 10k-trace credit logs, whose peak RSS is the baseline of the memory bound (RSS
+ * at 1M within 1.3× of 10k). The two layered nets' logs are scored with both runtimes,
+ * `batch --runtime wasm` (the default) and `batch --runtime native` (`onnxruntime-node`), one
+ * after the other against one floor: the table's runtime column and the native ÷ WASM lines
+ * under it (issue 21's goal: ≥ 1.5 on the 500-place net).
  *
  * Not a `deno bench` file (it takes a few minutes). One command prints the table:
- * `deno run -A bench/batch_rss.ts [--quick] [--dir DIR] [--write-readme]`. `--quick` uses
- * a tenth of the traces; `--dir` keeps the logs there for the next run; `--write-readme`
- * also puts the table in `bench/README.md` between its `batch-table` markers. Needs GNU time
- * (`apt-get install -y time`).
+ * `deno run -A bench/batch_rss.ts [--quick] [--dir DIR] [--runtimes wasm,native]
+ * [--threads N] [--nets credit,wide,big] [--write-readme]`. `--quick` uses a tenth of the
+ * traces; `--dir` keeps the logs there for the next run; `--runtimes` limits the layered nets'
+ * runtimes, `--threads` is native's `--threads` (default 1), `--nets` measures only some logs;
+ * `--write-readme` also puts the table in `bench/README.md` between its `batch-table` markers
+ * (full runs only). Needs GNU time (`apt-get install -y time`).
  *
  * @example
  * ```ts
@@ -23,7 +29,8 @@
  */
 
 import { type LogFormat, type LogModel, writeLog } from "./batch_logs.ts";
-import { wideModel, writeWideBundle } from "./wide_net.ts";
+import { nativeLockFlag } from "./native_lock.ts";
+import { bigModel, wideModel, writeBigBundle, writeWideBundle } from "./wide_net.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const CREDIT_BUNDLE = "examples/credit_approval_coloured";
@@ -31,13 +38,20 @@ const CREDIT_TRANSITIONS = "t_approve,t_decline";
 const README = new URL("README.md", import.meta.url);
 const TIME = "/usr/bin/time";
 
+/** The ORT runtimes `batch` can run with (`--runtime`). */
+export type Runtime = "wasm" | "native";
+
 /** One log to measure. */
 export interface Case {
   readonly model: LogModel;
   readonly format: LogFormat;
   readonly traces: number;
-  /** Measure `batch` only (an RSS baseline). */
+  /** Measure `batch` only (an RSS baseline, or a log whose floor another case measured). */
   readonly batchOnly?: boolean;
+  /** `batch --runtime` (default `wasm`). */
+  readonly runtime?: Runtime;
+  /** `batch --threads` for the native runtime (default 1). */
+  readonly threads?: number;
 }
 
 /** One process run: wall time (start-up included) and peak RSS. */
@@ -68,10 +82,13 @@ export interface Row {
 export async function measure(dir: string, c: Case): Promise<Row> {
   const log = `${dir}/${c.model}_${c.traces}.${c.format}`;
   if (!(await exists(log))) await writeLog(log, c.format, c.traces, c.model);
-  const bundle = c.model === "credit" ? CREDIT_BUNDLE : await wideBundle(dir);
+  const bundle = c.model === "credit" ? CREDIT_BUNDLE : await layeredBundle(dir, c.model);
   const transitions = c.model === "credit"
     ? CREDIT_TRANSITIONS
-    : wideModel().net.transitions.join(",");
+    : (c.model === "wide" ? wideModel() : bigModel()).net.transitions.join(",");
+  const native = c.runtime === "native"
+    ? ["--runtime", "native", "--threads", String(c.threads ?? 1)]
+    : [];
   const output = `${dir}/scores.json`;
   const floor = c.batchOnly ? undefined : await timed(
     ["run", "--allow-read", "--allow-write", "bench/batch_floor.ts", log, output, transitions],
@@ -80,6 +97,7 @@ export async function measure(dir: string, c: Case): Promise<Row> {
     "run",
     "--allow-read",
     "--allow-write",
+    ...(native.length > 0 ? ["--allow-ffi", nativeLockFlag()] : []),
     "cli.ts",
     "batch",
     bundle,
@@ -88,14 +106,16 @@ export async function measure(dir: string, c: Case): Promise<Row> {
     "--output",
     output,
     "--quiet",
+    ...native,
   ]);
   await Deno.remove(output).catch(() => {});
   return { case: c, bytes: (await Deno.stat(log)).size, floor, batch };
 }
 
-async function wideBundle(dir: string): Promise<string> {
-  const path = `${dir}/wide.onnx`;
-  return (await exists(path)) ? path : await writeWideBundle(dir);
+async function layeredBundle(dir: string, model: "wide" | "big"): Promise<string> {
+  const path = `${dir}/${model}.onnx`;
+  if (await exists(path)) return path;
+  return model === "wide" ? await writeWideBundle(dir) : await writeBigBundle(dir);
 }
 
 async function timed(args: string[]): Promise<Run> {
@@ -154,24 +174,64 @@ export async function exists(path: string): Promise<boolean> {
  */
 export function batchTable(rows: readonly Row[]): string {
   const lines = [
-    "| log | traces | size | floor | `batch` | `batch` traces/s | batch speed ÷ floor | " +
-    "floor RSS | `batch` RSS |",
-    "| --- | --: | --: | --: | --: | --: | --: | --: | --: |",
+    "| log | traces | size | runtime | floor | `batch` | `batch` traces/s | " +
+    "batch speed ÷ floor | floor RSS | `batch` RSS |",
+    "| --- | --: | --: | --- | --: | --: | --: | --: | --: | --: |",
     ...rows.map((r) => {
-      const { model, format, traces } = r.case;
+      const { format, traces } = r.case;
       const speed = r.floor ? (r.floor.seconds / r.batch.seconds).toFixed(2) : "";
-      return `| ${model === "credit" ? "credit" : "59-place net"}, ${format.toUpperCase()} | ` +
-        `${count(traces)} | ${mib(r.bytes)} | ${
+      return `| ${MODEL_TITLES[r.case.model]}, ${format.toUpperCase()} | ` +
+        `${count(traces)} | ${mib(r.bytes)} | ${runtimeTitle(r.case)} | ${
           r.floor ? `${r.floor.seconds.toFixed(2)} s` : ""
         } | ` +
         `${r.batch.seconds.toFixed(2)} s | ` +
-        `${Math.round(traces / r.batch.seconds / 1000)}k | ${speed} | ` +
+        `${rate(traces / r.batch.seconds)} | ${speed} | ` +
         `${r.floor ? `${r.floor.rssMiB.toFixed(0)} MiB` : ""} | ${r.batch.rssMiB.toFixed(0)} MiB |`;
     }),
     "",
     ...rssRatios(rows),
+    ...runtimeRatios(rows),
   ];
   return lines.join("\n");
+}
+
+const MODEL_TITLES: Readonly<Record<LogModel, string>> = {
+  credit: "credit",
+  wide: "59-place net",
+  big: "500-place net",
+};
+
+function runtimeTitle(c: Case): string {
+  return c.runtime === "native"
+    ? `native, ${c.threads ?? 1} thread${(c.threads ?? 1) > 1 ? "s" : ""}`
+    : "WASM";
+}
+
+/** Traces/s in thousands, with one decimal below 10k. */
+function rate(perSecond: number): string {
+  const k = perSecond / 1000;
+  return `${k < 10 ? k.toFixed(1) : Math.round(k)}k`;
+}
+
+/** Per log scored with both runtimes: native traces/s over WASM's (the goal on 500 places). */
+function runtimeRatios(rows: readonly Row[]): string[] {
+  const lines: string[] = [];
+  for (const wasm of rows.filter((r) => (r.case.runtime ?? "wasm") === "wasm")) {
+    const { model, format, traces } = wasm.case;
+    for (const native of rows) {
+      const n = native.case;
+      if (n.runtime !== "native" || n.model !== model || n.format !== format) continue;
+      if (n.traces !== traces) continue;
+      const ratio = wasm.batch.seconds / native.batch.seconds;
+      const goal = model === "big" ? ` (goal ≥ 1.5): ${ratio >= 1.5 ? "met" : "**not met**"}` : "";
+      lines.push(
+        `- ${MODEL_TITLES[model]}, ${format.toUpperCase()}, ${count(traces)} traces: ` +
+          `\`batch --runtime native\` (${runtimeTitle(n)}) = ${ratio.toFixed(2)}× WASM's ` +
+          `traces/s${goal}`,
+      );
+    }
+  }
+  return lines;
 }
 
 function rssRatios(rows: readonly Row[]): string[] {
@@ -244,27 +304,61 @@ function option(name: string): string | undefined {
   return at === -1 ? undefined : Deno.args[at + 1];
 }
 
+/** The layered nets' cases: one per runtime, the floor measured with the first only. */
+function layeredCases(
+  model: LogModel,
+  traces: number,
+  runtimes: readonly Runtime[],
+  threads: number,
+) {
+  return runtimes.map((runtime, i): Case => ({
+    model,
+    format: "json",
+    traces,
+    runtime,
+    threads,
+    batchOnly: i > 0,
+  }));
+}
+
 if (import.meta.main) {
   const scale = Deno.args.includes("--quick") ? 10 : 1;
   const million = 1_000_000 / scale;
-  const cases: Case[] = [
+  const runtimes = (option("--runtimes") ?? "wasm,native").split(",")
+    .filter((r): r is Runtime => r === "wasm" || r === "native");
+  const threads = Number(option("--threads") ?? 1);
+  const nets = (option("--nets") ?? "credit,wide,big").split(",");
+  const subset = ["--runtimes", "--nets"].some((o) => Deno.args.includes(o));
+  const all: Case[] = [
     { model: "credit", format: "json", traces: 10_000, batchOnly: true },
     { model: "credit", format: "json", traces: million },
     { model: "credit", format: "csv", traces: 10_000, batchOnly: true },
     { model: "credit", format: "csv", traces: million },
     { model: "credit", format: "xes", traces: 10_000, batchOnly: true },
     { model: "credit", format: "xes", traces: million },
-    { model: "wide", format: "json", traces: 200_000 / scale },
+    ...layeredCases("wide", 200_000 / scale, runtimes, threads),
+    ...layeredCases("big", 50_000 / scale, runtimes, threads),
   ];
+  const cases = all.filter((c) => nets.includes(c.model));
   const given = option("--dir");
   const dir = given ?? await Deno.makeTempDir({ prefix: "petri_batch_bench_" });
   if (given) await Deno.mkdir(dir, { recursive: true });
   const rows: Row[] = [];
+  const load = () => Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
+  const loadBefore = load();
   try {
     for (const c of cases) {
-      const row = await measure(dir, c);
+      let row = await measure(dir, c);
+      // A second runtime's row shares the floor measured for the same log.
+      const same = rows.find((r) =>
+        r.case.model === c.model && r.case.format === c.format && r.case.traces === c.traces
+      );
+      if (row.floor === undefined && same?.floor && c.model !== "credit") {
+        row = { ...row, floor: same.floor };
+      }
       console.error(
-        `${c.model} ${c.format} ${c.traces}: floor ${row.floor?.seconds.toFixed(2) ?? "-"} s, ` +
+        `${c.model} ${c.format} ${c.traces} ${c.runtime ?? "wasm"}: ` +
+          `floor ${row.floor?.seconds.toFixed(2) ?? "-"} s, ` +
           `batch ${row.batch.seconds.toFixed(2)} s, ${row.batch.rssMiB.toFixed(0)} MiB`,
       );
       rows.push(row);
@@ -272,9 +366,11 @@ if (import.meta.main) {
   } finally {
     if (!given) await Deno.remove(dir, { recursive: true });
   }
-  const table = batchTable(rows);
+  const table = `${batchTable(rows)}\n\nLoad average (1, 5, 15 min) before: ${loadBefore}; ` +
+    `after: ${load()}.`;
   console.log(table);
   if (Deno.args.includes("--write-readme")) {
+    if (subset) throw new Error("--write-readme needs a full run (no --runtimes or --nets)");
     await Deno.writeTextFile(README, replaceTable(await Deno.readTextFile(README), table));
     await new Deno.Command(Deno.execPath(), { args: ["fmt", README.pathname] }).output();
   }

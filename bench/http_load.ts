@@ -1,16 +1,21 @@
 /**
- * HTTP throughput and latency of `cli.ts serve` and of `deno serve --parallel server/main.ts`
- * against a bare `Deno.serve` JSON echo (`http_echo.ts`) measured in the same run, with `wrk`
- * (`wrk.ts`) as the load generator. Every server runs in its own process on 127.0.0.1. Each
- * cell: the four POST operations, at 1 and 16 connections, on the credit-approval example and
- * on a 60-place layered net (`layered_net.ts`); a 1 s warm-up, then a bounded measured run.
- * Rows per ORT run come from a short extra run of the same load against
- * `http_serve_counted.ts` (`cli.ts serve`'s twin that counts runs). The table replaces the
- * `## http` section of `bench/README.md`.
+ * HTTP throughput and latency of `cli.ts serve` (WASM and native ORT, in its worker or
+ * in-process) and of `deno serve --parallel server/main.ts` against two baselines measured in
+ * the same run: a bare `Deno.serve` JSON echo (`http_echo.ts`) and the naive 40-line model
+ * server of issue 21 (`naive_server.ts`, POST /forward only, with `onnxruntime-node` and with
+ * onnxruntime-web), with `wrk` (`wrk.ts`) as the load generator. Every server runs in its own
+ * process on 127.0.0.1. Each cell: a POST operation at 1 and 16 connections, on the
+ * credit-approval example, a 60-place and a 500-place layered net (`layered_net.ts`; on the
+ * 500-place net /forward and /sensitivity only, unless `--endpoints` names others); a 1 s
+ * warm-up, then a bounded measured run. Rows per ORT run come from a short extra run of the
+ * same load against `http_serve_counted.ts` (`cli.ts serve`'s twin that counts runs). The
+ * table and issue 21's goals replace the `## http` section of `bench/README.md`.
  *
  * Not a `deno bench` file: run it as
- * `deno run -A bench/http_load.ts [--seconds 3] [--no-readme] [--base DIR] [--nets example,60]
- * [--endpoints forward,counterfactual] [--conns 1,16] [--faces serve,inProcess,parallel]`.
+ * `deno run -A bench/http_load.ts [--seconds 3] [--no-readme] [--base DIR]
+ * [--nets example,60,500] [--endpoints forward,counterfactual] [--conns 1,16]
+ * [--faces serve,native,inProcess,inProcessNative,parallel,naiveNode,naiveWeb] [--threads N]`.
+ * `--threads N` is the native faces' `--threads` (ORT intra-op threads, default 1).
  * `--base DIR` adds `cli.ts serve` run from another checkout (say, of `main`) as a column, for
  * before/after ratios in one run; the other options measure a subset (all by default), and a
  * subset is never written to the README.
@@ -30,6 +35,7 @@ import { EXAMPLE_BUNDLE_URL, writeBundle } from "../adapter/deno/bundle_files.ts
 import { startServerProcess } from "../tests/serve/server_process.ts";
 import { replaceSection } from "./batch_rss.ts";
 import { layeredModel } from "./layered_net.ts";
+import { nativeLockFlag } from "./native_lock.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
 const README = new URL("README.md", import.meta.url);
@@ -135,16 +141,39 @@ const ANSWER_KEY: Readonly<Record<Endpoint, string>> = {
 };
 
 /** The measured servers besides the echo. */
-export const FACES = ["serve", "base", "inProcess", "parallel"] as const;
-/** One of {@link FACES}: `cli.ts serve`; the same from the `--base` checkout; with `--ort-in-process`; `deno serve --parallel`. */
+export const FACES = [
+  "serve",
+  "native",
+  "base",
+  "inProcess",
+  "inProcessNative",
+  "parallel",
+  "naiveNode",
+  "naiveWeb",
+] as const;
+/**
+ * One of {@link FACES}: `cli.ts serve` (WASM); the same with `--runtime native`; `cli.ts serve`
+ * from the `--base` checkout; with `--ort-in-process` (WASM, then native);
+ * `deno serve --parallel`; the naive server with `onnxruntime-node`, then onnxruntime-web.
+ */
 export type Face = typeof FACES[number];
 
 const FACE_TITLES: Readonly<Record<Face, string>> = {
   serve: "serve",
+  native: "serve native",
   base: "serve at base",
   inProcess: "--ort-in-process",
+  inProcessNative: "--ort-in-process native",
   parallel: "--parallel",
+  naiveNode: "naive node",
+  naiveWeb: "naive web",
 };
+
+/** The faces that are `cli.ts serve` of this checkout (candidates for issue 21's goals). */
+const SERVE_FACES: readonly Face[] = ["serve", "native", "inProcess", "inProcessNative"];
+
+/** The naive servers answer POST /forward only. */
+const NAIVE_FACES: readonly Face[] = ["naiveNode", "naiveWeb"];
 
 /** One row of the table: an endpoint at a connection count on one net. */
 export interface Row {
@@ -174,6 +203,7 @@ export function httpSection(
   machine: string,
   seconds: number,
   base = "",
+  threads = 1,
 ): string {
   const ms = (value: number) => value.toFixed(2);
   const rate = (value: number) => Math.round(value).toLocaleString("en-US");
@@ -205,10 +235,15 @@ export function httpSection(
     "",
     "`bench/http_load.ts` (`deno run -A bench/http_load.ts`): `wrk -t1 -cN` (a native client;",
     "a Lua script POSTs eight different bodies in turn) against servers each in its own",
-    "process on 127.0.0.1: a bare `Deno.serve` JSON echo (`Response.json(await request.json())`,",
-    "the baseline, same bodies), `cli.ts serve` (ORT in a worker), `cli.ts serve --ort-in-process`",
-    "(ORT on the serving thread, as before the worker) and `deno serve --parallel server/main.ts`",
-    "(one instance per core, each running the model on its own thread, in-process)" +
+    "process on 127.0.0.1. Baselines: a bare `Deno.serve` JSON echo",
+    "(`Response.json(await request.json())`, same bodies) and, for POST /forward, the naive",
+    "server of issue 21 (`bench/naive_server.ts`: `Deno.serve`, the four input tensors filled",
+    "by place index, one `session.run` per request, `JSON.stringify` of the two id maps; with",
+    "`onnxruntime-node`, 1 intra-op thread, _naive node_, and with onnxruntime-web's WASM",
+    "in-process, _naive web_). Measured: `cli.ts serve` (ORT in a worker; _serve_ is WASM,",
+    `_serve native_ is \`--runtime native --threads ${threads}\`), \`cli.ts serve --ort-in-process\``,
+    "(ORT on the serving thread; WASM, then native) and `deno serve --parallel server/main.ts`",
+    "(one instance per core, each running the model on its own thread, in-process, WASM)" +
     (hasBase
       ? `, and \`cli.ts serve\` of ${base} (_serve at base_: the code before this change)`
       : "") +
@@ -216,10 +251,10 @@ export function httpSection(
     "must be 2xx (wrk counts the others; none occurred). *Ratio* is requests/s over the echo's in",
     "the same cell. *Rows / run* and *req / run*: ORT rows and requests per ORT run, from a short",
     "extra run of the same load against `bench/http_serve_counted.ts` (`serve`'s twin with a run",
-    "counter). Nets: the credit-approval example (3 places, 2 transitions) and a 60-place,",
-    "48-transition layered net from `bench/layered_net.ts`.",
+    "counter, WASM). Nets: the credit-approval example (3 places, 2 transitions), a 60-place,",
+    "48-transition and a 500-place, 331-transition layered net from `bench/layered_net.ts`.",
     "",
-    `Machine: ${machine}. wrk and the server under test share the two cores, so absolute`,
+    `Machine: ${machine}. wrk and the server under test share the cores, so absolute`,
     "figures are noisy; compare ratios within a row.",
     "",
     `| ${head.join(" | ")} |`,
@@ -240,53 +275,105 @@ export function httpSection(
       } |`
     ),
     "",
-    "Goals of issue 13, in this run:",
+    "Goals of issue 21, in this run:",
     "",
-    ...goals(rows, faces.filter((face) => face !== "base")),
+    ...goals(rows),
   ].join("\n");
 }
 
-function goals(rows: readonly Row[], faces: readonly Face[]): string[] {
+/**
+ * Issue 21's goals checked on `rows`, one line each: against the naive server at 1 and 16
+ * connections (/forward, best `cli.ts serve` face, named), /forward against the echo at 16
+ * connections on the example, /counterfactual against /forward, and native against WASM on
+ * the 500-place net.
+ *
+ * @example
+ * ```ts
+ * import { goals } from "./http_load.ts";
+ * goals([]); // []
+ * ```
+ */
+export function goals(rows: readonly Row[]): string[] {
   const find = (net: string, endpoint: Endpoint, connections: number) =>
     rows.find((r) => r.net === net && r.endpoint === endpoint && r.connections === connections);
   const mark = (ok: boolean) => (ok ? "met" : "**not met**");
+  const x = (value: number) => `${value.toFixed(2)}×`;
+  const rps = (r: WrkResult) => Math.round(r.requestsPerSecond).toLocaleString("en-US");
+  const best = (row: Row) =>
+    SERVE_FACES.flatMap((face) => {
+      const result = row.faces[face];
+      return result ? [{ face, result }] : [];
+    }).sort((a, b) => b.result.requestsPerSecond - a.result.requestsPerSecond)[0];
   const lines: string[] = [];
   for (const net of new Set(rows.map((r) => r.net))) {
-    const forward = find(net, "forward", 16);
-    const counterfactual = find(net, "counterfactual", 16);
-    if (forward) {
-      for (const face of faces) {
-        const f = forward.faces[face];
+    const one = find(net, "forward", 1);
+    const naiveOne = one && NAIVE_FACES.flatMap((face) => {
+      const result = one.faces[face];
+      return result ? [{ face, result }] : [];
+    }).sort((a, b) => b.result.requestsPerSecond - a.result.requestsPerSecond)[0];
+    const top = one && best(one);
+    if (naiveOne && top) {
+      const speed = top.result.requestsPerSecond / naiveOne.result.requestsPerSecond;
+      const p50 = naiveOne.result.p50Ms / top.result.p50Ms;
+      lines.push(
+        `- ${net}, /forward at 1 connection, best serve face (${FACE_TITLES[top.face]}) against ` +
+          `the faster naive server (${FACE_TITLES[naiveOne.face]}): ${rps(top.result)} against ` +
+          `${rps(naiveOne.result)} req/s = ${x(speed)}, p50 ${
+            top.result.p50Ms.toFixed(2)
+          } against ` +
+          `${naiveOne.result.p50Ms.toFixed(2)} ms = ${x(p50)} (goal ≥ 1.0× both): ` +
+          mark(speed >= 1 && p50 >= 1),
+      );
+    }
+    const sixteen = find(net, "forward", 16);
+    const naive16 = sixteen?.faces.naiveNode;
+    const top16 = sixteen && best(sixteen);
+    if (naive16 && top16) {
+      const speed = top16.result.requestsPerSecond / naive16.requestsPerSecond;
+      lines.push(
+        `- ${net}, /forward at 16 connections, best serve face (${FACE_TITLES[top16.face]}) ` +
+          `against naive node: ${rps(top16.result)} against ${rps(naive16)} req/s = ` +
+          `${x(speed)} (goal ≥ 2×): ${mark(speed >= 2)}`,
+      );
+    }
+    if (net === "example" && sixteen) {
+      for (const face of SERVE_FACES) {
+        const f = sixteen.faces[face];
         if (f === undefined) continue;
-        const x = f.requestsPerSecond / forward.echo.requestsPerSecond;
+        const ratio = f.requestsPerSecond / sixteen.echo.requestsPerSecond;
         lines.push(
-          `- ${net}, ${face}: /forward at 16 connections = ${x.toFixed(2)}× echo ` +
-            `(goal ≥ 0.5×): ${mark(x >= 0.5)}`,
+          `- example, ${FACE_TITLES[face]}: /forward at 16 connections = ${x(ratio)} echo ` +
+            `(goal ≥ 0.5×): ${mark(ratio >= 0.5)}`,
         );
-        const c = counterfactual?.faces[face];
-        if (c) {
-          const y = c.requestsPerSecond / f.requestsPerSecond;
+      }
+    }
+    const counterfactual = find(net, "counterfactual", 16);
+    if (sixteen && counterfactual) {
+      for (const face of SERVE_FACES) {
+        const [f, c] = [sixteen.faces[face], counterfactual.faces[face]];
+        if (f === undefined || c === undefined) continue;
+        const ratio = c.requestsPerSecond / f.requestsPerSecond;
+        lines.push(
+          `- ${net}, ${FACE_TITLES[face]}: /counterfactual = ${x(ratio)} /forward at 16 ` +
+            `connections (goal ≥ 0.5×): ${mark(ratio >= 0.5)}`,
+        );
+      }
+    }
+    if (net === "500 places") {
+      for (const endpoint of ["forward", "sensitivity"] as const) {
+        const row = find(net, endpoint, 16);
+        if (row === undefined) continue;
+        for (const [native, wasm] of [["native", "serve"], ["inProcessNative", "inProcess"]]) {
+          const [n, w] = [row.faces[native as Face], row.faces[wasm as Face]];
+          if (n === undefined || w === undefined) continue;
+          const ratio = n.requestsPerSecond / w.requestsPerSecond;
           lines.push(
-            `- ${net}, ${face}: /counterfactual = ${y.toFixed(2)}× /forward at 16 connections ` +
-              `(goal ≥ 0.5×): ${mark(y >= 0.5)}`,
+            `- 500 places, /${endpoint} at 16 connections, ${FACE_TITLES[native as Face]} ` +
+              `against ${FACE_TITLES[wasm as Face]}: ${rps(n)} against ${rps(w)} req/s = ` +
+              `${x(ratio)} (goal ≥ 2×): ${mark(ratio >= 2)}`,
           );
         }
       }
-    }
-    for (const endpoint of ENDPOINTS) {
-      const one = find(net, endpoint, 1);
-      if (!one) continue;
-      const bound = 2 * one.echo.p99Ms + 1;
-      const marks = faces.flatMap((face) => {
-        const result = one.faces[face];
-        return result === undefined
-          ? []
-          : [`${face} ${result.p99Ms.toFixed(2)} ms ${mark(result.p99Ms <= bound)}`];
-      });
-      lines.push(
-        `- ${net}, /${endpoint} p99 at 1 connection ≤ 2 × echo p99 + 1 ms = ` +
-          `${bound.toFixed(2)} ms: ${marks.join(", ")}`,
-      );
     }
   }
   return lines;
@@ -295,8 +382,10 @@ function goals(rows: readonly Row[], faces: readonly Face[]): string[] {
 async function machine(): Promise<string> {
   const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
     .match(/model name\s*:\s*(.+)/)?.[1] ?? "unknown CPU";
-  return `Deno ${Deno.version.deno}, onnxruntime-web 1.30 (WASM, 1 thread, in a worker), ` +
-    `${navigator.hardwareConcurrency} cores (${cpu}, shared with other work), wrk 4`;
+  const load = Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
+  return `Deno ${Deno.version.deno}, onnxruntime-web 1.30 (WASM, 1 thread) and ` +
+    `onnxruntime-node 1.30, ${navigator.hardwareConcurrency} cores (${cpu}), wrk 4; ` +
+    `load average (1, 5, 15 min) at the end of the run: ${load}`;
 }
 
 function option(name: string, fallback: number): number {
@@ -309,16 +398,30 @@ function textOption(name: string): string | undefined {
   return at === -1 ? undefined : Deno.args[at + 1];
 }
 
-/** The listed values of option `name` (comma-separated) that pass `keep`; all when absent. */
-function listOption<T>(name: string, all: readonly T[], key: (item: T) => string): T[] {
+/**
+ * The items of `all` named in option `name` (comma-separated; a name matches a key it starts
+ * with, or only an equal key when `exact`); all when the option is absent.
+ */
+function listOption<T>(
+  name: string,
+  all: readonly T[],
+  key: (item: T) => string,
+  exact = false,
+): T[] {
   const text = textOption(name);
   if (text === undefined) return [...all];
   const wanted = text.split(",");
-  return all.filter((item) => wanted.some((w) => key(item).startsWith(w)));
+  return all.filter((item) =>
+    wanted.some((w) => (exact ? key(item) === w : key(item).startsWith(w)))
+  );
 }
 
-async function check(origin: string, bodies: Bodies): Promise<void> {
-  for (const endpoint of ENDPOINTS) {
+async function check(
+  origin: string,
+  bodies: Bodies,
+  endpoints: readonly Endpoint[] = ENDPOINTS,
+): Promise<void> {
+  for (const endpoint of endpoints) {
     for (const body of bodies[endpoint]) {
       const response = await fetch(`${origin}/${endpoint}`, { method: "POST", body });
       const answer = await response.json();
@@ -363,46 +466,70 @@ async function countRuns(
   return { rowsPerRun: (after.rows - before.rows) / runs, requestsPerRun: load.requests / runs };
 }
 
+/** The endpoints measured on the 500-place net unless `--endpoints` is given. */
+const BIG_NET_ENDPOINTS: readonly Endpoint[] = ["forward", "sensitivity"];
+
 if (import.meta.main) {
   const seconds = option("--seconds", 3);
+  const threads = option("--threads", 1);
   const base = textOption("--base");
+  const endpointsGiven = Deno.args.includes("--endpoints");
   const endpoints = listOption("--endpoints", ENDPOINTS, String);
   const conns = listOption("--conns", CONNECTIONS, String);
-  const faces = listOption("--faces", FACES, String).filter((f) =>
+  const faces = listOption("--faces", FACES, String, true).filter((f) =>
     f === "serve" || f !== "base" || base
   );
+  if (!faces.includes("serve")) faces.unshift("serve");
   if (base && !faces.includes("base")) faces.push("base");
   const subset = ["--nets", "--endpoints", "--conns", "--faces"].some((o) => Deno.args.includes(o));
   const dir = await Deno.makeTempDir({ prefix: "petri_http_load_" });
   const rows: Row[] = [];
   try {
-    const layered = `${dir}/layered_60.onnx`;
-    const model = layeredModel(60);
-    await writeBundle(layered, await compileBundle(model, { savedAt: new Date(0) }));
+    const layered = async (places: number) => {
+      const path = `${dir}/layered_${places}.onnx`;
+      const model = layeredModel(places);
+      await writeBundle(path, await compileBundle(model, { savedAt: new Date(0) }));
+      return { bundle: path, bodies: layeredBodies(model) };
+    };
     const nets = listOption("--nets", [
-      { net: "example", bundle: EXAMPLE_BUNDLE_URL.pathname, bodies: EXAMPLE_BODIES },
-      { net: "60 places", bundle: layered, bodies: layeredBodies(model) },
+      {
+        net: "example",
+        make: () => ({ bundle: EXAMPLE_BUNDLE_URL.pathname, bodies: EXAMPLE_BODIES }),
+      },
+      { net: "60 places", make: () => layered(60) },
+      { net: "500 places", make: () => layered(500) },
     ], (n) => n.net);
     await using echo = await startServerProcess([
       "run",
       "--allow-net=127.0.0.1",
       "bench/http_echo.ts",
     ]);
-    for (const { net, bundle, bodies } of nets) {
+    for (const { net, make } of nets) {
+      const { bundle, bodies } = await make();
+      const netEndpoints = net === "500 places" && !endpointsGiven
+        ? endpoints.filter((e) => BIG_NET_ENDPOINTS.includes(e))
+        : endpoints;
       const servers: Partial<Record<Face, Awaited<ReturnType<typeof startServerProcess>>>> = {};
       const serveArgs = ["run", "-A", "cli.ts", "serve", bundle, "--port", "0"];
-      servers.serve = await startServerProcess(serveArgs);
-      if (faces.includes("base")) {
-        servers.base = await startServerProcess(serveArgs, { cwd: base! });
-      }
-      if (faces.includes("parallel")) {
-        servers.parallel = await startServerProcess(
-          ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
-          { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: bundle } },
-        );
-      }
-      if (faces.includes("inProcess")) {
-        servers.inProcess = await startServerProcess([...serveArgs, "--ort-in-process"]);
+      const native = ["--runtime", "native", "--threads", String(threads)];
+      const nativeArgs = ["run", "-A", nativeLockFlag(), ...serveArgs.slice(2), ...native];
+      const naiveArgs = ["run", "-A", nativeLockFlag(), "bench/naive_server.ts", bundle];
+      const commands: Readonly<Record<Face, () => ReturnType<typeof startServerProcess>>> = {
+        serve: () => startServerProcess(serveArgs),
+        native: () => startServerProcess(nativeArgs),
+        base: () => startServerProcess(serveArgs, { cwd: base! }),
+        inProcess: () => startServerProcess([...serveArgs, "--ort-in-process"]),
+        inProcessNative: () => startServerProcess([...nativeArgs, "--ort-in-process"]),
+        parallel: () =>
+          startServerProcess(
+            ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+            { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: bundle } },
+          ),
+        naiveNode: () => startServerProcess([...naiveArgs, "--ort", "node"]),
+        naiveWeb: () => startServerProcess([...naiveArgs, "--ort", "web"]),
+      };
+      for (const face of FACES) {
+        if (faces.includes(face)) servers[face] = await commands[face]();
       }
       await using counted = await startServerProcess([
         "run",
@@ -411,10 +538,12 @@ if (import.meta.main) {
         bundle,
       ]);
       try {
-        for (const server of [...Object.values(servers), counted]) {
-          await check(server.origin, bodies);
+        for (const [face, server] of Object.entries(servers)) {
+          const naive = NAIVE_FACES.includes(face as Face);
+          await check(server.origin, bodies, naive ? ["forward"] : ENDPOINTS);
         }
-        for (const endpoint of endpoints) {
+        await check(counted.origin, bodies);
+        for (const endpoint of netEndpoints) {
           for (const connections of conns) {
             const list = bodies[endpoint];
             const at = (origin: string) => `${origin}/${endpoint}`;
@@ -422,7 +551,7 @@ if (import.meta.main) {
             const results: Partial<Record<Face, WrkResult>> = {};
             for (const face of FACES) {
               const server = servers[face];
-              if (server) {
+              if (server && (endpoint === "forward" || !NAIVE_FACES.includes(face))) {
                 results[face] = await measure(at(server.origin), list, connections, seconds);
               }
             }
@@ -441,7 +570,7 @@ if (import.meta.main) {
                 Math.round(echoed.requestsPerSecond)
               }, ` +
                 Object.entries(results).map(([face, r]) =>
-                  `${face} ${Math.round(r.requestsPerSecond)} (p99 ${r.p99Ms.toFixed(2)} ms)`
+                  `${face} ${Math.round(r.requestsPerSecond)} (p50 ${r.p50Ms.toFixed(2)} ms)`
                 ).join(", ") + `, ${runs.rowsPerRun.toFixed(1)} rows/run`,
             );
           }
@@ -461,7 +590,7 @@ if (import.meta.main) {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-  const section = httpSection(rows, await machine(), seconds, base ?? "");
+  const section = httpSection(rows, await machine(), seconds, base ?? "", threads);
   console.log(section);
   if (!subset && !Deno.args.includes("--no-readme")) {
     const current = await Deno.readTextFile(README).catch(() => "# Benchmarks\n");

@@ -3,7 +3,10 @@
  * (`layered_net.ts`, nine layers), whose seven first-layer places take their marking from
  * trace attributes `x0` … `x6` (`batch_logs.ts` writes traces for it: those attributes, and
  * three to eight events named after random transitions). It stands for a real process model about as wide as
- * the ones users train, against the two-transition credit example.
+ * the ones users train, against the two-transition credit example. The big model
+ * ({@link bigModel}) is the same for the 500-place net of `layered_net.ts` (six layers, 331
+ * transitions, 84 first-layer places read from `x0` … `x83`): a net where the ORT run itself
+ * is the cost (issue 21).
  *
  * @example
  * ```ts
@@ -29,7 +32,25 @@ import { layeredModel } from "./layered_net.ts";
  * ```
  */
 export function wideModel(): PetriModel {
-  const model = layeredModel(59, { layers: 9 });
+  return withSourceAttributes(layeredModel(59, { layers: 9 }));
+}
+
+/**
+ * The big model: the 500-place layered net (`layeredModel(500)`, as `http_load.ts` and
+ * `ort_micro.ts` measure it), its first-layer places read from attributes `x0`, `x1`, ….
+ *
+ * @example
+ * ```ts
+ * import { bigModel } from "./wide_net.ts";
+ * bigModel().net.places.length; // 500
+ * ```
+ */
+export function bigModel(): PetriModel {
+  return withSourceAttributes(layeredModel(500));
+}
+
+/** `model` with each first-layer (initially marked) place read from attribute `x0`, `x1`, …. */
+function withSourceAttributes(model: PetriModel): PetriModel {
   const sources = [...model.net.initialMarking.keys()];
   return {
     ...model,
@@ -52,10 +73,26 @@ export async function writeWideBundle(dir: string): Promise<string> {
   return path;
 }
 
+/**
+ * Compiles the big model to `dir/big.onnx` (and its sidecar); returns the `.onnx` path.
+ *
+ * @example
+ * ```ts
+ * import { writeBigBundle } from "./wide_net.ts";
+ * await writeBigBundle("/tmp/bench"); // "/tmp/bench/big.onnx"
+ * ```
+ */
+export async function writeBigBundle(dir: string): Promise<string> {
+  const path = `${dir}/big.onnx`;
+  await writeBundle(path, await compileBundle(bigModel(), { savedAt: new Date(0) }));
+  return path;
+}
+
 if (import.meta.main) {
-  const model = wideModel();
-  console.log(
-    `${model.net.places.length} places, ${model.net.transitions.length} transitions, ` +
-      `${model.inputMarkingSpec.size} attributes`,
-  );
+  for (const model of [wideModel(), bigModel()]) {
+    console.log(
+      `${model.net.places.length} places, ${model.net.transitions.length} transitions, ` +
+        `${model.inputMarkingSpec.size} attributes`,
+    );
+  }
 }
