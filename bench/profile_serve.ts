@@ -8,7 +8,7 @@
  * time per request and the functions with the most self and inclusive time.
  *
  * `--ab DIR`: alternating rounds of `wrk` against `cli.ts serve` from this checkout and from
- * `DIR` (the previous commit's worktree), each round with a fresh server per side, at 1 and 16
+ * `DIR` (the previous commit's worktree; `--new DIR2` runs the new side from `DIR2`), each round with a fresh server per side, at 1 and 16
  * connections; prints req/s and p50 of each round and the medians' ratio.
  *
  * ```sh
@@ -217,7 +217,7 @@ async function ab(base: string): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 ? ["base", "new"] : ["new", "base"];
     for (const side of order) {
-      await using server = await serve(side === "base" ? base : undefined);
+      await using server = await serve(side === "base" ? base : flag("--new"));
       for (const conns of connsList) {
         const url = `${server.origin}/${endpoint}`;
         await runWrk(url, bodies, { connections: conns, seconds: 1 });

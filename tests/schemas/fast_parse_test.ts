@@ -174,7 +174,8 @@ function mutate(body: unknown, next: () => number): unknown {
   const all = paths(copy).filter((p) => p.length > 0);
   if (all.length === 0) return copy;
   const path = all[Math.floor(next() * all.length)]!;
-  const parent = path.slice(0, -1).reduce((o: any, k) => o[k], copy);
+  type Node = Record<string | number, unknown>;
+  const parent = path.slice(0, -1).reduce((o: Node, k) => o[k] as Node, copy as Node);
   const key = path[path.length - 1]!;
   const choice = next();
   if (choice < 0.25 && !Array.isArray(parent)) delete parent[key];
