@@ -34,9 +34,9 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-IGI5F5CW.js",
+    "chunk-JWGER3RM.js",
     async () =>
-      (await import("../../web/bundle/chunk-IGI5F5CW.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-JWGER3RM.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-LR2SUWDX.js",
