@@ -15,7 +15,8 @@
  * deno run -A bench/profile_serve.ts --profile [--endpoint forward] [--conns 16] [--seconds 6]
  * deno run -A bench/profile_serve.ts --ab /tmp/base [--rounds 4] [--endpoint forward]
  * ```
- * Either takes `--extra "--ort-in-process"` (more `serve` flags).
+ * Either takes `--extra "--ort-in-process"` (more `serve` flags). `--analyse FILE --requests N`
+ * reads a saved `.cpuprofile` again.
  *
  * @module
  */
@@ -68,9 +69,15 @@ function analyse(profile: Profile, requests: number): void {
   const inclusive = new Map<string, number>();
   let total = 0;
   let idle = 0;
+  // A sample stands for the time until the next one, up to twice the sampling interval: the
+  // thread sleeping in the event loop after its last JavaScript frame (say, after notifying
+  // the ORT worker) takes no samples, and that gap is idle time, not the frame's.
+  const cap = 2 * median(profile.timeDeltas.slice(1));
   for (let i = 0; i < profile.samples.length; i++) {
-    const dt = profile.timeDeltas[i + 1] ?? 0;
-    total += dt;
+    const gap = profile.timeDeltas[i + 1] ?? 0;
+    const dt = Math.min(gap, cap);
+    total += gap;
+    idle += gap - dt;
     const node = byId.get(profile.samples[i]!)!;
     const name = node.callFrame.functionName;
     if (name === "(idle)" || name === "(program)") {
@@ -108,9 +115,10 @@ function analyse(profile: Profile, requests: number): void {
 function tree(profile: Profile, requests: number, busy: number): void {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfTime = new Map<number, number>();
+  const cap = 2 * median(profile.timeDeltas.slice(1));
   for (let i = 0; i < profile.samples.length; i++) {
     const id = profile.samples[i]!;
-    selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+    selfTime.set(id, (selfTime.get(id) ?? 0) + Math.min(profile.timeDeltas[i + 1] ?? 0, cap));
   }
   const label = (n: Node) =>
     `${n.callFrame.functionName || "(anon)"} ${short(n.callFrame.url)}:${
@@ -253,6 +261,9 @@ async function ab(base: string): Promise<void> {
   }
 }
 
-if (args.includes("--profile")) await profile();
+if (flag("--analyse")) {
+  const file = flag("--analyse")!;
+  analyse(JSON.parse(await Deno.readTextFile(file)), Number(flag("--requests")));
+} else if (args.includes("--profile")) await profile();
 else if (flag("--ab")) await ab(flag("--ab")!);
 else console.error("usage: --profile | --ab DIR (see the module doc)");
