@@ -362,6 +362,8 @@ export class ModelSession implements AsyncDisposable {
   /** Refuses the queue's oldest rows when they have waited `queueTimeoutMs`. */
   #expiry: ReturnType<typeof setTimeout> | undefined;
   #draining: Promise<void> | undefined;
+  /** Whether a run of the drain is under way (rows queued meanwhile wait for it). */
+  #running = false;
   #runs = 0;
   #released = false;
 
@@ -536,7 +538,10 @@ export class ModelSession implements AsyncDisposable {
     if (at === 0) this.#stopExpiry(); // a new earliest deadline: re-arm
     this.#queuedRows += inputs.batch;
     if (this.#queuedRows >= this.#maxBatchRows) this.#wake?.();
-    this.#armExpiry();
+    // Rows wait only behind a run under way or for the queue delay; otherwise the drain takes
+    // them within this tick and no timer is needed (a setTimeout and a clearTimeout a request
+    // showed in the serving thread's profile).
+    if (this.#running || this.#maxQueueDelayMs > 0) this.#armExpiry();
     this.#draining ??= this.#drain();
     return promise;
   }
@@ -678,6 +683,9 @@ export class ModelSession implements AsyncDisposable {
       if (this.#maxQueueDelayMs > 0 && this.#pending.length > 0) await this.#delay();
       if (this.#pending.length === 0) break;
       const batch = this.#takeBatch();
+      // Rows left for a later run wait behind this one.
+      this.#running = true;
+      if (this.#pending.length > 0) this.#armExpiry();
       const taken = performance.now();
       const queueSeconds = batch.map((request) => (taken - request.queuedAt) / 1000);
       // Forward rows ride along in a gradient run when there is one (see the module doc).
@@ -696,9 +704,13 @@ export class ModelSession implements AsyncDisposable {
       } catch (error) {
         for (const request of batch) request.reject(error);
       } finally {
+        this.#running = false;
         for (const request of batch) request.forget();
       }
     }
+    // The expiry timer outlives an emptied queue while runs follow one another (re-arming it
+    // for every run cost more than the run's other bookkeeping); an idle session holds none.
+    this.#stopExpiry();
     this.#draining = undefined;
   }
 
@@ -762,9 +774,7 @@ export class ModelSession implements AsyncDisposable {
       count++;
     }
     this.#queuedRows -= rows;
-    const batch = this.#pending.splice(0, count);
-    if (this.#pending.length === 0) this.#stopExpiry();
-    return batch;
+    return this.#pending.splice(0, count);
   }
 
   /**

@@ -32,6 +32,7 @@
  */
 
 import { addVary, withHeaders } from "./response_headers.ts";
+import { answerSizeOf, isPlainJsonResponse } from "./json.ts";
 
 /** An encoding the server can produce. */
 export type Encoding = "br" | "gzip";
@@ -218,6 +219,13 @@ export async function compressAnswer(
   response: Response,
   minBytes: number = COMPRESS_MIN_BYTES,
 ): Promise<Response> {
+  // A small answer of jsonResponse's own: what the checks below would find, without reading
+  // the headers (its status is never 204 or 304, it has no Content-Encoding and no Vary).
+  const size = isPlainJsonResponse(response) ? answerSizeOf(response) : undefined;
+  if (size !== undefined && size < minBytes) {
+    response.headers.set("vary", "accept-encoding");
+    return response;
+  }
   const { headers, status } = response;
   // Not `response.body === null`: in Deno 2.9, reading `body` and then setting a header makes
   // a text answer go out chunked, without its Content-Length.

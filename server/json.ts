@@ -35,7 +35,7 @@ const encoder = new TextEncoder();
 export function jsonResponse(
   status: number,
   body: unknown,
-  headers: Readonly<Record<string, string>> = {},
+  headers: Readonly<Record<string, string>> = NO_HEADERS,
 ): Response {
   const text = stringifyJson(body);
   const bytes = encoder.encode(text);
@@ -48,7 +48,29 @@ export function jsonResponse(
     },
   });
   sizes.set(response, bytes.length);
+  if (headers === NO_HEADERS) plain.add(response);
   return response;
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = {};
+/** Answers of {@link jsonResponse} with no extra headers (no `Vary`, no `Content-Encoding`). */
+const plain = new WeakSet<Response>();
+
+/**
+ * Whether `response` is a {@link jsonResponse} made without extra headers: its only headers are
+ * `Content-Type: application/json` and its `Content-Length` (as long as nobody set another),
+ * which lets `compression.ts` decide about a small one without reading them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isPlainJsonResponse, jsonResponse } from "./json.ts";
+ * assert.equal(isPlainJsonResponse(jsonResponse(200, { a: 1 })), true);
+ * assert.equal(isPlainJsonResponse(jsonResponse(503, {}, { "retry-after": "1" })), false);
+ * ```
+ */
+export function isPlainJsonResponse(response: Response): boolean {
+  return plain.has(response);
 }
 
 const sizes = new WeakMap<Response, number>();

@@ -219,7 +219,7 @@ export class Metrics {
    * ```
    */
   recordRun(sample: RunRecord): void {
-    const labels = `gradient=${label(String(sample.withGradient))}`;
+    const labels = sample.withGradient ? GRADIENT_RUN : FORWARD_RUN;
     histogram(this.#runRows, labels, ROW_BUCKETS).observe(sample.rows);
     histogram(this.#runDurations, labels, RUN_DURATION_BUCKETS).observe(sample.seconds);
     for (const seconds of sample.queueSeconds ?? []) this.#queueWait.observe(seconds);
@@ -381,6 +381,10 @@ function writeHistograms(
 }
 
 /** A label value, quoted and escaped as the text format requires. */
+/** The label sets of a run with and without gradients, escaped once. */
+const GRADIENT_RUN = `gradient=${label("true")}`;
+const FORWARD_RUN = `gradient=${label("false")}`;
+
 function label(value: string): string {
   return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
 }

@@ -19,11 +19,6 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
-    "chunk-7AB7J5BE.js",
-    async () =>
-      (await import("../../web/bundle/chunk-7AB7J5BE.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
     "chunk-BU2HOGIC.js",
     async () =>
       (await import("../../web/bundle/chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
@@ -34,9 +29,14 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-IGI5F5CW.js",
+    "chunk-E5MPG3FW.js",
     async () =>
-      (await import("../../web/bundle/chunk-IGI5F5CW.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-E5MPG3FW.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-JWGER3RM.js",
+    async () =>
+      (await import("../../web/bundle/chunk-JWGER3RM.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-LR2SUWDX.js",

@@ -39,6 +39,9 @@ const STATUS = 2;
 /** The data area starts after the control block (64 bytes: its own cache line). */
 const DATA_WORD = 16;
 
+/** Names remembered by position: more than any graph of the contract has inputs or outputs. */
+const MAX_NAMES = 16;
+
 const FLOAT32 = 0;
 const BOOL = 1;
 
@@ -77,6 +80,8 @@ export class RunChannel {
   readonly #control: Int32Array;
   readonly #words: Int32Array;
   readonly #floats: Float32Array;
+  /** The names last read, by position ({@link RunChannel.#name}). */
+  readonly #names: string[] = [];
 
   /**
    * @example
@@ -153,21 +158,46 @@ export class RunChannel {
     const words = this.#words;
     const feeds: Record<string, WireTensor> = {};
     let at = 1;
-    for (let n = words[0]!; n > 0; n--) {
-      const [name, next] = readText(words, at);
-      at = next;
+    for (let n = words[0]!, k = 0; n > 0; n--, k++) {
+      const name = this.#name(k, at);
+      at += 1 + name.length;
       const type = words[at++] === BOOL ? "bool" : "float32";
       const rank = words[at++]!;
-      const dims = Array.from(words.subarray(at, at + rank));
+      const dims = new Array<number>(rank);
+      for (let d = 0; d < rank; d++) dims[d] = words[at + d]!;
       at += rank;
       const length = words[at++]!;
-      const data = type === "bool"
-        ? Array.from(words.subarray(at, at + length), (word) => word !== 0)
-        : this.#floats.slice(at, at + length);
+      let data: WireTensor["data"];
+      if (type === "bool") {
+        const flags = new Array<boolean>(length);
+        for (let i = 0; i < length; i++) flags[i] = words[at + i] !== 0;
+        data = flags;
+      } else {
+        data = this.#floats.slice(at, at + length);
+      }
       at += length;
       feeds[name] = { type, data, dims };
     }
     return feeds;
+  }
+
+  /**
+   * The `k`-th name of a feed or output list, written at word `at`: the string read there the
+   * last time when its characters are the same (runs name the same feeds and outputs in the
+   * same order every time), so that a run's read builds no strings.
+   */
+  #name(k: number, at: number): string {
+    const words = this.#words;
+    const length = words[at]!;
+    const known = this.#names[k];
+    if (known !== undefined && known.length === length) {
+      let same = true;
+      for (let i = 0; i < length && same; i++) same = known.charCodeAt(i) === words[at + 1 + i];
+      if (same) return known;
+    }
+    const name = readText(words, at)[0];
+    if (k < MAX_NAMES) this.#names[k] = name;
+    return name;
   }
 
   /**
@@ -215,9 +245,9 @@ export class RunChannel {
     const words = this.#words;
     const outputs: Record<string, Float32Array> = {};
     let at = 1;
-    for (let n = words[0]!; n > 0; n--) {
-      const [name, next] = readText(words, at);
-      at = next;
+    for (let n = words[0]!, k = 0; n > 0; n--, k++) {
+      const name = this.#name(k, at);
+      at += 1 + name.length;
       const length = words[at++]!;
       outputs[name] = this.#floats.slice(at, at + length);
       at += length;
