@@ -1,8 +1,12 @@
 /**
- * The `deno run` flag for a benchmark process that loads onnxruntime-node (with `--allow-ffi`
- * or `-A`): `--lock` on a copy of deno.lock. Resolving the package adds it to the lock file, and the
- * repository's must not name it (tests/layout/native_package_test.ts), so native runs write
- * to a temporary copy, removed when this process ends.
+ * The `deno run` flag for a test or benchmark process that loads onnxruntime-node (with
+ * `--allow-ffi` or `-A`): `--lock` on a copy of deno.lock. Resolving the package adds it to the
+ * lock file, and the repository's must not name it (tests/layout/native_package_test.ts), so
+ * native runs write to a temporary copy, removed when this process ends.
+ *
+ * Making the copy also fetches the package into Deno's cache, once, in a process of its own: on a
+ * fresh cache (a new CI machine) the first process to load it prints download lines and a notice
+ * about its ignored build script on stderr, which would come before a server's address line.
  *
  * @example
  * ```ts
@@ -13,14 +17,16 @@
  * @module
  */
 
+import { ONNXRUNTIME_NODE } from "../adapter/deno/native_ort.ts";
+
 const ROOT = new URL("../", import.meta.url);
 
 let copy: string | undefined;
 
-/** The lock copy (made on first use), removed when the process unloads. */
+/** The lock copy (made, and the package cached, on first use), removed when the process unloads. */
 function lockCopy(): string {
   if (copy === undefined) {
-    const path = Deno.makeTempFileSync({ prefix: "petri_bench_native_", suffix: ".deno.lock" });
+    const path = Deno.makeTempFileSync({ prefix: "petri_native_", suffix: ".deno.lock" });
     Deno.copyFileSync(new URL("deno.lock", ROOT), path);
     globalThis.addEventListener("unload", () => {
       try {
@@ -29,14 +35,30 @@ function lockCopy(): string {
         // Already removed (an unload dispatched before `Deno.exit`).
       }
     });
+    cachePackage(path);
     copy = path;
   }
   return copy;
 }
 
+/** Loads onnxruntime-node once in a `deno eval` of its own, so that it is in Deno's cache. */
+function cachePackage(lock: string): void {
+  const { success, stderr } = new Deno.Command(Deno.execPath(), {
+    args: ["eval", `--lock=${lock}`, `await import(${JSON.stringify(ONNXRUNTIME_NODE)});`],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).outputSync();
+  if (!success) {
+    throw new Error(
+      `${ONNXRUNTIME_NODE} could not be fetched:\n${new TextDecoder().decode(stderr)}`,
+    );
+  }
+}
+
 /**
- * `--lock=COPY`: the flag a `deno run` of a native subprocess needs besides `--allow-ffi` (or
- * `-A`, which grants it and conflicts with it).
+ * `--lock=<copy>`, the copy made (and onnxruntime-node cached) on the first call.
  *
  * @example
  * ```ts

@@ -3,7 +3,9 @@
  * flags) and native (`--runtime native`, which needs `--allow-ffi`), so that one test body
  * replays the recorded answers with each. A native subprocess runs with `--lock` on a copy
  * of deno.lock: resolving onnxruntime-node adds it to the lock file, and the repository's must
- * not name it (tests/layout/native_package_test.ts).
+ * not name it (tests/layout/native_package_test.ts); the first native run also fetches the
+ * package into Deno's cache, so that no server prints download lines before its address
+ * (`bench/native_lock.ts`).
  *
  * @example
  * ```ts
@@ -15,6 +17,8 @@
  *
  * @module
  */
+
+import { nativeLockFlag } from "../bench/native_lock.ts";
 
 /** How to run a CLI command on one runtime. */
 export interface RuntimeRun {
@@ -29,18 +33,6 @@ export interface RuntimeRun {
   /** The command's flags selecting the runtime. */
   readonly cli: readonly string[];
 }
-
-const ROOT = new URL("../", import.meta.url);
-
-/** A copy of deno.lock for native subprocesses to write to, removed when the tests end. */
-function lockCopy(): string {
-  const path = Deno.makeTempFileSync({ prefix: "petri_native_", suffix: ".deno.lock" });
-  Deno.copyFileSync(new URL("deno.lock", ROOT), path);
-  globalThis.addEventListener("unload", () => Deno.removeSync(path));
-  return path;
-}
-
-let lock: string | undefined;
 
 /**
  * The native runtime with `threads` intra-op threads (default: `--threads` not given).
@@ -58,7 +50,7 @@ export function nativeRun(threads?: number): RuntimeRun {
     permissions: ["--allow-ffi"],
     label: ` with --runtime native${threads ? ` --threads ${threads}` : ""}`,
     get deno() {
-      return [`--lock=${lock ??= lockCopy()}`];
+      return [nativeLockFlag()];
     },
     cli: ["--runtime", "native", ...(threads ? ["--threads", String(threads)] : [])],
   };
