@@ -6,11 +6,19 @@
  * well conditioned). Even seeds use the default (gather) linear maps, odd seeds the dense form.
  * A failing case prints its seed and its net.
  *
+ * The same property holds with onnxruntime-node (`--runtime native`): the last test runs this
+ * file again in a `deno test` of its own with `PETRI_ORACLE_ORT=native`, where the graphs run
+ * natively (one intra-op thread, as `serve` and `batch` run them by default), with `--lock` on a
+ * copy of deno.lock (loading the package adds it to the lock file; `bench/native_lock.ts`).
+ *
  * @module
  */
 
-import * as ort from "onnxruntime-web";
+import assert from "node:assert/strict";
+import * as web from "onnxruntime-web";
 import "../ort.ts"; // initialises ORT outside any test (resource sanitizer)
+import { importOnnxruntimeNode } from "../../adapter/deno/native_ort.ts";
+import { nativeLockFlag } from "../../bench/native_lock.ts";
 import { compileModel } from "../../core/compile/mod.ts";
 import type { PetriModel } from "../../core/net/types.ts";
 import { gradient } from "../oracle/gradient.ts";
@@ -18,6 +26,17 @@ import { describeNet, describeRow, randomCase } from "../oracle/random_net.ts";
 import { evaluate, type RequestRow } from "../oracle/evaluate.ts";
 
 const SEEDS = Number(Deno.env.get("COMPILE_SEEDS") ?? 320);
+
+/** Whether this run is the native one the last test starts. */
+const NATIVE = Deno.env.get("PETRI_ORACLE_ORT") === "native";
+
+/** The ORT that runs the graphs (both packages have onnxruntime-common's API). */
+const ort: typeof web = NATIVE ? (await importOnnxruntimeNode()) as unknown as typeof web : web;
+
+/** Session options: one intra-op thread natively, as `--runtime native` has by default. */
+const SESSION_OPTIONS = NATIVE ? { intraOpNumThreads: 1, interOpNumThreads: 1 } : {};
+
+const ORACLE_TEST = "compileModel() matches the float64 oracle on random nets";
 
 type Row = RequestRow & { target: Map<string, number> };
 
@@ -69,7 +88,7 @@ function mismatches(
   return out;
 }
 
-Deno.test("compileModel() matches the float64 oracle on random nets", async (t) => {
+Deno.test(ORACLE_TEST, async (t) => {
   let checkedRows = 0;
   let checkedValues = 0;
   let placeCount = 0;
@@ -78,7 +97,7 @@ Deno.test("compileModel() matches the float64 oracle on random nets", async (t) 
     if (rows.length === 0) continue;
     const { places, transitions } = model.net;
     const compiled = compileModel(model, seed % 2 ? { denseLimit: 16384 } : {});
-    const session = await ort.InferenceSession.create(compiled.bytes);
+    const session = await ort.InferenceSession.create(compiled.bytes, SESSION_OPTIONS);
     try {
       const out = await session.run(feeds(model, rows));
       const problems: string[] = [];
@@ -157,6 +176,24 @@ Deno.test("compileModel() matches the float64 oracle on random nets", async (t) 
   if (checkedValues < placeCount * 0.9) {
     throw new Error(`only ${checkedValues} of ${placeCount} place values were compared`);
   }
+});
+
+Deno.test({
+  name: `${ORACLE_TEST}, run by onnxruntime-node too`,
+  ignore: NATIVE,
+  async fn() {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["test", "-A", nativeLockFlag(), "--filter", ORACLE_TEST, import.meta.filename!],
+      env: { PETRI_ORACLE_ORT: "native", NO_COLOR: "1" },
+      cwd: new URL("../../", import.meta.url),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+    assert.equal(code, 0, `the native run failed:\n${text}`);
+    assert.match(text, /ok \| 1 passed/, `the native run checked nothing:\n${text}`);
+  },
 });
 
 /**
