@@ -22,15 +22,14 @@
 
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
 import type { OrtModule } from "../core/ort_module.ts";
-import type { OrtRuntime } from "../adapter/deno/native_ort.ts";
+import { MAX_ORT_THREADS, type OrtRuntime } from "../adapter/deno/native_ort.ts";
 import { UsageError } from "./args.ts";
 import { InputError } from "./command.ts";
 
 /** The values of `--runtime`, the default first. */
 export const ORT_RUNTIMES: readonly OrtRuntime[] = ["wasm", "native"];
 
-/** The most intra-op threads `--threads` takes. */
-export const MAX_ORT_THREADS = 256;
+export { MAX_ORT_THREADS };
 
 /** The option specs of the two flags, for a command's `parseArgs` table. */
 export const RUNTIME_OPTIONS = {

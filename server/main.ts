@@ -48,6 +48,7 @@ import { BundleError, type Model } from "../core/bundle.ts";
 import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
 import type { OrtModule } from "../core/ort_module.ts";
+import { loadNativeOrt, MAX_ORT_THREADS, NativeRuntimeError } from "../adapter/deno/native_ort.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
@@ -129,8 +130,11 @@ function origins(text: string | undefined): string[] {
 
 /** The ORT module of `PETRI_SERVE_RUNTIME` (wasm or native) with `threads` intra-op threads. */
 async function ortRuntime(name: string | undefined, threads: number): Promise<OrtModule> {
+  if (threads > MAX_ORT_THREADS) {
+    console.error(`PETRI_SERVE_THREADS must be at most ${MAX_ORT_THREADS}, got '${threads}'`);
+    Deno.exit(2);
+  }
   if (name === "native") {
-    const { loadNativeOrt, NativeRuntimeError } = await import("../adapter/deno/native_ort.ts");
     try {
       return await loadNativeOrt(NATIVE_CHOICE, threads);
     } catch (error) {

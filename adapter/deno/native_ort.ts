@@ -26,6 +26,9 @@ import { workerOrt } from "../../core/ort_worker/worker_ort.ts";
 /** Where the runtime of `--runtime` comes from. */
 export type OrtRuntime = "wasm" | "native";
 
+/** The most intra-op threads a native session may be given (`--threads`, `PETRI_SERVE_THREADS`). */
+export const MAX_ORT_THREADS = 256;
+
 /**
  * The package, pinned, named here rather than in `deno.json`'s `imports`: Deno installs every
  * package of the import map and of `deno.lock` when a run needs any npm package, so a mapped

@@ -92,6 +92,10 @@ Deno.test("bad --runtime and --threads values, and --threads 2 on wasm, are usag
     const [env, message] of [
       [{ PETRI_SERVE_RUNTIME: "gpu" }, "PETRI_SERVE_RUNTIME must be wasm or native, got 'gpu'"],
       [{ PETRI_SERVE_THREADS: "2" }, "PETRI_SERVE_THREADS=2 needs PETRI_SERVE_RUNTIME=native"],
+      [
+        { PETRI_SERVE_RUNTIME: "native", PETRI_SERVE_THREADS: "257" },
+        "PETRI_SERVE_THREADS must be at most 256, got '257'",
+      ],
     ] as const
   ) {
     await t.step(`server/main.ts ${JSON.stringify(env)}`, async () => {
