@@ -99,9 +99,9 @@ export type {
   QueueLimits,
   RunOptions,
   RunRecord,
-} from "./core/runtime.ts";
-export type { HealingPolicy, HealthEvent, HealthState } from "./core/healing_session.ts";
-export { type BusyReason, ModelBusyError, RunCancelledError } from "./core/run_errors.ts";
+} from "./core/runtime/mod.ts";
+export type { HealingPolicy, HealthEvent, HealthState } from "./core/runtime/mod.ts";
+export { type BusyReason, ModelBusyError, RunCancelledError } from "./core/runtime/mod.ts";
 
 export { type AnyBundleFiles, openBundle } from "./core/open_bundle.ts";
 export { loadPtBundle } from "./core/pt/load_pt_bundle.ts";

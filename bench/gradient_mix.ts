@@ -13,7 +13,7 @@
 
 import { compileModel } from "../core/compile/mod.ts";
 import type { PetriModel } from "../core/net/types.ts";
-import { ModelSession, type PackedInputs } from "../core/runtime.ts";
+import { ModelSession, type PackedInputs } from "../core/runtime/mod.ts";
 import { loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { exampleModel } from "../tests/core/fixtures.ts";
 import { layeredModel } from "./layered_net.ts";

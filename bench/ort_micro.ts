@@ -28,7 +28,7 @@
 import * as ortWeb from "onnxruntime-web";
 import { compileBundle } from "../core/bundle.ts";
 import { decodeModel } from "../core/onnx/proto.ts";
-import type { OrtModule, OrtSession, OrtTensor } from "../core/ort_module.ts";
+import type { OrtModule, OrtSession, OrtTensor } from "../core/runtime/mod.ts";
 import type { PetriModel } from "../core/net/types.ts";
 import { EXAMPLE_BUNDLE_URL } from "../adapter/deno/bundle_files.ts";
 import { importOnnxruntimeNode } from "../adapter/deno/native_ort.ts";

@@ -39,7 +39,7 @@
  */
 
 import type { Model } from "../core/bundle.ts";
-import type { OrtModule } from "../core/runtime.ts";
+import type { OrtModule } from "../core/runtime/mod.ts";
 import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";
 import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";

@@ -21,7 +21,7 @@
  */
 
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
-import type { OrtModule } from "../core/ort_module.ts";
+import type { OrtModule } from "../core/runtime/mod.ts";
 import { MAX_ORT_THREADS, type OrtRuntime } from "../adapter/deno/native_ort.ts";
 import { UsageError } from "./args.ts";
 import { InputError } from "./command.ts";

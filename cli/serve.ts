@@ -43,7 +43,7 @@ import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { CliIo, Command } from "./command.ts";
 import { readRuntime, RUNTIME_OPTIONS, runtimeHelp, runtimeLoaders } from "./runtime_flags.ts";
-import { DEFAULT_MAX_BATCH_ROWS, type OrtModule } from "../core/runtime.ts";
+import { DEFAULT_MAX_BATCH_ROWS, type OrtModule } from "../core/runtime/mod.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
 import {
   DEFAULT_MAX_REQUEST_ROWS,
@@ -258,13 +258,17 @@ export const serveCommand: ServeCommand = {
       1,
       3_600_000,
     );
-    const ort = flags["ort-in-process"] ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
+    const inProcess = flags["ort-in-process"] === true;
+    const ort = inProcess ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
+    // Beside the worker, a session on this thread takes small runs at low load (no hop).
+    const inPlace = inProcess ? undefined : await loaders.loadOrt();
     // The HTTP face's packages load while the model compiles (in the worker, on another core);
     // createApp awaits them (the import is cached) and reports a missing package itself.
     loadPackages().catch(() => {});
     const model = await readBundle(ort, path, {
       maxBatchRows,
       maxQueueDelayMs,
+      inPlace,
     });
     // At exit, a run cut off by the drain's deadline is not waited for beyond a moment.
     await using _model = releasedWithin(model, RELEASE_WAIT_MS);

@@ -51,8 +51,14 @@ import {
 import { type NetStructure, netStructure } from "./net/structure.ts";
 import type { InputSpec, ModuleSettings, Parameters, PetriModel, PetriNet } from "./net/types.ts";
 import { decodeModel, type ModelProto } from "./onnx/proto.ts";
-import { ModelSession, type ModelSessionOptions, type OrtModule } from "./runtime.ts";
-import type { InputRow, OutputRow, RunOptions } from "./runtime.ts";
+import { ModelSession, type ModelSessionOptions, type OrtModule } from "./runtime/mod.ts";
+import type {
+  InputRow,
+  OutputRow,
+  PackedInputs,
+  PackedOutputs,
+  RunOptions,
+} from "./runtime/mod.ts";
 import { BundleError, invalidModelError, messageOf } from "./bundle/bundle_error.ts";
 import { METADATA_KEYS } from "./bundle/compile_bundle.ts";
 import { contractError, contractProblems, widthProblems } from "./bundle/graph_contract.ts";
@@ -112,6 +118,8 @@ export interface Model extends AsyncDisposable {
   label(transition: string): string;
   /** Runs rows as one batch through {@link ModelSession.run}. */
   run(rows: readonly InputRow[], options: RunOptions): Promise<OutputRow[]>;
+  /** Runs packed rows through {@link ModelSession.runPacked}. */
+  runPacked(inputs: PackedInputs, options: RunOptions): Promise<PackedOutputs>;
 }
 
 /**
@@ -206,6 +214,10 @@ class LoadedModel implements Model {
 
   run(rows: readonly InputRow[], options: RunOptions): Promise<OutputRow[]> {
     return this.session.run(rows, options);
+  }
+
+  runPacked(inputs: PackedInputs, options: RunOptions): Promise<PackedOutputs> {
+    return this.session.runPacked(inputs, options);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

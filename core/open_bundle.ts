@@ -26,7 +26,7 @@
 import { type BundleFiles, loadBundle, type LoadOptions, type Model } from "./bundle.ts";
 import { loadPtBundle } from "./pt/load_pt_bundle.ts";
 import type { PtBundleFiles } from "./pt/read_pt_model.ts";
-import type { OrtModule } from "./runtime.ts";
+import type { OrtModule } from "./runtime/mod.ts";
 
 /** Either kind of bundle's files: `.onnx` ({@link BundleFiles}) or `.pt` ({@link PtBundleFiles}). */
 export type AnyBundleFiles = BundleFiles | PtBundleFiles;

@@ -8,7 +8,7 @@
  * - **Memory held**: every admitted request holds its body's bytes until its answer has been
  *   handed to the socket, and a large answer adds its own bytes until then. A body with a
  *   `Content-Length` reserves it before it is read; a body without one (chunked) is counted as
- *   it streams in (`body.ts` reports it to {@link bodyWatchOf}) and refused when it passes the
+ *   it streams in (`body.ts` reports it to {@link Admission.received}) and refused when it passes the
  *   limit. One request alone is always admitted, so any body within the body limit can be
  *   served.
  * - **Waiting for room**: a request that would take the bytes held past `maxBodyMemoryBytes`,
@@ -20,11 +20,11 @@
  *   the connection stays open for the retry. Waiting costs the server nearly nothing, and a
  *   client that waits does not come back at once, as one refused at once does (under floods of
  *   clients that retry at once, refusing at once spent the serving thread on refusals).
- * - **The model's queue** (`core/runtime.ts`): an admitted request keeps its deadline for all
+ * - **The model's queue** (`core/runtime/`): an admitted request keeps its deadline for all
  *   its runs, and the queue is taken in deadline order, so a request that has started goes
  *   before newer ones. Rows queued past `--max-queue-rows`, rows still queued at their
  *   deadline, and runs refused while the model is recreated are answered 503 by
- *   {@link Admission.guard}, which also ties each run to its request's {@link runContextOf}
+ *   {@link Admission.run}, which also ties each run to its request context's
  *   signal: a client that hangs up withdraws its rows from the queue (answered 499, which
  *   nobody reads), and at the drain's deadline every admitted or waiting request is answered
  *   503 with `Connection: close`.
@@ -36,29 +36,33 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { Admission } from "./admission.ts";
+ * import { RequestContext } from "./context.ts";
  * const admission = new Admission({
  *   maxBodyMemoryBytes: 1000,
  *   maxBodyBytes: 1000,
  *   queueTimeoutMs: 50,
  * });
  * const post = (size: number) =>
- *   new Request("http://localhost/forward", {
- *     method: "POST",
- *     body: "x".repeat(size),
- *     headers: { "content-length": String(size) },
- *   });
+ *   new RequestContext(
+ *     new Request("http://localhost/forward", {
+ *       method: "POST",
+ *       body: "x".repeat(size),
+ *       headers: { "content-length": String(size) },
+ *     }),
+ *     false,
+ *   );
  * const { promise: gate, resolve: release } = Promise.withResolvers<void>();
  * const slow = admission.admit(post(800), async () => {
  *   await gate;
  *   return new Response("done");
- * }, "detail");
+ * });
  * // 800 bytes are held: 300 more would pass the limit of 1000, so they wait for room, until
  * // their deadline 50 ms later.
- * const refused = await admission.admit(post(300), () => Promise.resolve(new Response()), "detail");
+ * const refused = await admission.admit(post(300), () => Promise.resolve(new Response()));
  * assert.equal(refused.status, 503);
  * assert.equal(refused.headers.get("retry-after"), "1");
  * // Waiting requests are let in as soon as room is made.
- * const waiting = admission.admit(post(300), () => Promise.resolve(new Response("in")), "detail");
+ * const waiting = admission.admit(post(300), () => Promise.resolve(new Response("in")));
  * release();
  * assert.equal(await (await waiting).text(), "in");
  * assert.equal(await (await slow).text(), "done");
@@ -68,10 +72,19 @@
  * @module
  */
 
-import { type OpsModel, withRun } from "../core/ops/model.ts";
-import { ModelBusyError, RunCancelledError } from "../core/run_errors.ts";
-import { HttpError } from "./errors.ts";
-import { answerSizeOf, jsonResponse } from "./json.ts";
+import type { OpsModel } from "../core/ops/model.ts";
+import {
+  ModelBusyError,
+  type PackedInputs,
+  type PackedOutputs,
+  RunCancelledError,
+  type RunOptions,
+  type Scheduler,
+} from "../core/runtime/mod.ts";
+import type { BodyMeter, RequestContext, RequestRunner } from "./context.ts";
+import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./errors.ts";
+import { jsonResponse } from "./json.ts";
+import type { Handler } from "./pipeline.ts";
 import { Turnstile } from "./turnstile.ts";
 import { WaitingLine } from "./waiting_line.ts";
 
@@ -122,8 +135,7 @@ export function defaultMaxQueueRows(places: number, transitions: number): number
   return Math.max(1024, Math.floor(QUEUE_MEMORY_BYTES / (100 * (places + transitions) + 200)));
 }
 
-/** Seconds a refused client is told to wait (`Retry-After`). */
-export const RETRY_AFTER_SECONDS = 1;
+export { RETRY_AFTER_SECONDS };
 
 /** Answers of at least this many bytes are counted as held until the socket has taken them. */
 const LARGE_ANSWER_BYTES = 64 << 10;
@@ -145,7 +157,7 @@ const HEAVY_RUN_ROWS = 1024;
  *
  * - `body_memory`: admitting its body would pass `maxBodyMemoryBytes`;
  * - `queue_full`, `queue_timeout`, `model_unavailable`: the model's queue refused its rows
- *   (`core/run_errors.ts`);
+ *   (`core/runtime/errors.ts`);
  * - `shutting_down`: the drain's deadline came first;
  * - `client_gone`: the client hung up before its rows ran (nothing was computed).
  */
@@ -156,14 +168,6 @@ export type ShedReason =
   | "model_unavailable"
   | "shutting_down"
   | "client_gone";
-
-/** What admission reads of the model's queue (`core/runtime.ts`'s `ModelSession` has it). */
-export interface QueueView {
-  /** Rows waiting for a run. */
-  readonly queuedRows: number;
-  /** The queue's bounds. */
-  readonly queueLimits: { readonly maxQueueRows: number; readonly queueTimeoutMs: number };
-}
 
 /** Settings of an {@link Admission}. */
 export interface AdmissionOptions {
@@ -177,7 +181,9 @@ export interface AdmissionOptions {
    */
   readonly queueTimeoutMs?: number | undefined;
   /** The model's queue: while it is full, new requests wait before they are read. */
-  readonly queue?: QueueView | undefined;
+  readonly queue?: Pick<Scheduler, "queuedRows" | "limits" | "hasRoom"> | undefined;
+  /** The model the admitted requests' operations run on. */
+  readonly model?: OpsModel | undefined;
   /**
    * The most requests waiting for room (default {@link DEFAULT_MAX_WAITING}); past it a
    * request is refused at once.
@@ -189,70 +195,11 @@ export interface AdmissionOptions {
   readonly onShed?: ((reason: ShedReason) => void) | undefined;
 }
 
-const contexts = new WeakMap<Request, RunContext>();
-
-/** What an admitted request's model runs carry (`core/runtime.ts`'s `RunOptions`). */
-export interface RunContext {
-  /** Aborts when the client hangs up or the drain's deadline passes. */
-  readonly signal: AbortSignal;
-  /**
-   * When the request's rows must have started their run (`performance.now()` ms): the queue's
-   * time-out after its body arrived (after its admission, before that), the same for all the
-   * request's runs.
-   */
-  readonly deadline?: number;
-}
-const watches = new WeakMap<Request, BodyWatch>();
-
-/** How admission follows the reading of an admitted request's body (`body.ts`). */
-export interface BodyWatch {
-  /**
-   * Called with the size of each chunk read: a body without `Content-Length` is counted as it
-   * streams in, and a 503 {@link HttpError} is thrown when the bytes held pass the limit.
-   */
-  received(bytes: number): void;
-  /**
-   * Awaited once the whole body is read, after its time-out has stopped: a large body waits
-   * for its turn to be parsed (`turnstile.ts`), so health probes are not kept waiting.
-   */
-  complete(): Promise<void> | undefined;
-}
-
-/**
- * The {@link BodyWatch} of an admitted `request`; `undefined` for any other request.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bodyWatchOf } from "./admission.ts";
- * assert.equal(bodyWatchOf(new Request("http://localhost/")), undefined);
- * ```
- */
-export function bodyWatchOf(request: Request): BodyWatch | undefined {
-  return watches.get(request);
-}
-
-/**
- * The signal and the deadline of `request`'s model runs, once it has been admitted; its own
- * signal and no deadline otherwise.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { runContextOf } from "./admission.ts";
- * const request = new Request("http://localhost/");
- * assert.deepEqual(runContextOf(request), { signal: request.signal });
- * ```
- */
-export function runContextOf(request: Request): RunContext {
-  return contexts.get(request) ?? { signal: request.signal };
-}
-
 /** The shutdown signal's reason, to tell it from a client hanging up. */
 const SHUTTING_DOWN = "petri-serve: the drain's deadline has passed";
 
 /** See the module doc. */
-export class Admission {
+export class Admission implements RequestRunner, BodyMeter {
   readonly #maxHeld: number;
   readonly #maxBodyBytes: number;
   readonly #cutoff: AbortSignal;
@@ -261,10 +208,9 @@ export class Admission {
   /** One controller per admitted request, aborted at the drain's deadline. */
   readonly #live = new Set<AbortController>();
   readonly #queueTimeoutMs: number;
-  readonly #queue: QueueView | undefined;
+  readonly #queue: AdmissionOptions["queue"];
+  readonly #model: OpsModel | undefined;
   readonly #line: WaitingLine<number>;
-  /** Admitted requests whose first model run has not been queued yet, by their signal. */
-  readonly #inTransit = new WeakSet<AbortSignal>();
   #inTransitCount = 0;
   /** The recent rows of a request's first run (an average), to foresee what those will add. */
   #firstRunRows = 1;
@@ -304,6 +250,7 @@ export class Admission {
     this.#onShed = options.onShed ?? (() => {});
     this.#queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
     this.#queue = options.queue;
+    this.#model = options.model;
   }
 
   /** Bytes of bodies and answers held by admitted requests now. */
@@ -322,32 +269,31 @@ export class Admission {
   }
 
   /**
-   * Answers `request` with `handle` if it fits (see the module doc), or refuses it with 503:
-   * `{"detail": ...}` or, for the Open Inference Protocol, `{"error": ...}` (`errorKey`).
-   * Errors of `handle` pass through, after the request's bytes are released.
+   * Answers `context`'s request with `next` if it fits (see the module doc), or refuses it with
+   * 503: `{"detail": ...}` or, for the Open Inference Protocol, `{"error": ...}` (the context's
+   * `errorKey`). Errors of `next` pass through, after the request's bytes are released.
    *
    * @example
    * ```ts
    * import assert from "node:assert/strict";
    * import { Admission } from "./admission.ts";
+   * import { RequestContext } from "./context.ts";
    * const cutoff = new AbortController();
    * const admission = new Admission({ maxBodyMemoryBytes: 1 << 20, maxBodyBytes: 1 << 20, cutoff: cutoff.signal });
    * cutoff.abort(); // the drain's deadline
-   * const refused = await admission.admit(
+   * const context = new RequestContext(
    *   new Request("http://localhost/v2/models/m/infer", { method: "POST", body: "{}" }),
-   *   () => Promise.resolve(new Response()),
-   *   "error",
+   *   false,
    * );
+   * context.errorKey = "error";
+   * const refused = await admission.admit(context, () => Promise.resolve(new Response()));
    * assert.equal(refused.status, 503);
    * assert.equal(refused.headers.get("connection"), "close");
    * assert.deepEqual(await refused.json(), { error: "The server is shutting down" });
    * ```
    */
-  async admit(
-    request: Request,
-    handle: (request: Request) => Promise<Response>,
-    errorKey: "detail" | "error",
-  ): Promise<Response> {
+  async admit(context: RequestContext, next: Handler): Promise<Response> {
+    const { request, errorKey } = context;
     if (this.#cutoff.aborted) return this.#refuse(shuttingDown(), "shutting_down", errorKey);
     const reserved = this.#reservationFor(request);
     const arrived = performance.now();
@@ -380,55 +326,42 @@ export class Admission {
     }
     this.#inFlight++;
     const controller = new AbortController();
-    const { signal } = controller;
     const hungUp = () => controller.abort(request.signal.reason);
     if (request.signal.aborted) hungUp();
     request.signal.addEventListener("abort", hungUp, { once: true });
     this.#live.add(controller);
     // The deadline of its work counts from now, and again from when its body has arrived: the
     // client's upload is the body time-out's business, not the queue's.
-    const context = { signal, deadline: performance.now() + this.#queueTimeoutMs };
-    contexts.set(request, context);
-    this.#inTransit.add(signal);
+    context.signal = controller.signal;
+    context.deadline = performance.now() + this.#queueTimeoutMs;
+    context.heldBytes = reserved;
+    context.meter = this;
+    context.runner = this;
+    context.model ??= this.#model;
     this.#inTransitCount++;
-    let held = reserved;
+    context.inTransit = true;
+    // A body without a declared length is counted as it streams in (`received`).
     const metered = reserved === 0 && !request.headers.has("content-length");
-    let read = 0;
-    let bodyDone = false;
-    watches.set(request, {
-      received: (bytes) => {
-        read += bytes;
-        if (!metered) return;
-        this.#held += bytes;
-        held += bytes;
-        if (this.#held > this.#maxHeld && held < this.#held) {
-          this.#onShed("body_memory");
-          throw this.#busy();
-        }
-      },
-      complete: () => {
-        bodyDone = true;
-        context.deadline = performance.now() + this.#queueTimeoutMs;
-        return read >= HEAVY_BODY_BYTES ? this.#parseTurn(signal, context.deadline) : undefined;
-      },
-    });
+    if (!metered) context.meter = { received() {}, complete: (c) => this.complete(c) };
     try {
       let response: Response;
       try {
-        response = await handle(request);
+        response = await next(context);
       } catch (error) {
-        throw this.#cut(bodyDone) ?? error;
+        throw this.#cut(context.bodyDone) ?? error;
       }
       // A body whose reading the drain's deadline broke is refused 503, not blamed on the client.
-      if (response.status === 400) response = this.#cutResponse(bodyDone, errorKey) ?? response;
-      const size = answerSizeOf(response);
+      if (response.status === 400) {
+        response = this.#cutResponse(context.bodyDone, errorKey) ?? response;
+      }
+      const size = context.answerBytes;
       if (size === undefined || size < LARGE_ANSWER_BYTES || response.body === null) {
         return response;
       }
       // A large answer stays in memory until the socket has taken it: count it until then.
       this.#held += size;
-      const total = held + size;
-      held = 0;
+      const total = context.heldBytes + size;
+      context.heldBytes = 0;
       const release = once(() => {
         this.#held -= total;
         this.#pump();
@@ -436,17 +369,41 @@ export class Admission {
       return await releasedWhenSent(response, release);
     } finally {
       this.#inFlight--;
-      this.#held -= held;
+      this.#held -= context.heldBytes;
+      context.heldBytes = 0;
       this.#live.delete(controller);
       request.signal.removeEventListener("abort", hungUp);
-      if (this.#inTransit.delete(signal)) this.#inTransitCount--;
+      if (context.inTransit) this.#inTransitCount--;
+      context.inTransit = false;
       this.#pump();
     }
   }
 
   /**
-   * `model` as the admitted requests see it: its runs carry their request's
-   * {@link runContextOf} (added by `request_rows.ts`'s `rowCounter`) and the model's refusals
+   * Counts a chunk of an admitted body without a declared length; throws 503 when the bytes
+   * held would pass the limit.
+   */
+  received(context: RequestContext, bytes: number): void {
+    this.#held += bytes;
+    context.heldBytes += bytes;
+    if (this.#held > this.#maxHeld && context.heldBytes < this.#held) {
+      this.#onShed("body_memory");
+      throw this.#busy();
+    }
+  }
+
+  /** The body has arrived: its deadline restarts, and a large one waits for its parse turn. */
+  complete(context: RequestContext): Promise<void> | undefined {
+    context.bodyDone = true;
+    const deadline = performance.now() + this.#queueTimeoutMs;
+    context.deadline = deadline;
+    return context.bodyBytes >= HEAVY_BODY_BYTES
+      ? this.#parseTurn(context.signal!, deadline)
+      : undefined;
+  }
+
+  /**
+   * Runs `context`'s rows on the model with its signal and deadline; the model's refusals
    * become HTTP errors: 503 with `Retry-After` (`Connection: close` at the drain's deadline),
    * or 499 for a client that hung up.
    *
@@ -454,20 +411,25 @@ export class Admission {
    * ```ts
    * import assert from "node:assert/strict";
    * import { Admission } from "./admission.ts";
-   * import { ModelBusyError } from "../core/run_errors.ts";
+   * import { RequestContext } from "./context.ts";
+   * import { ModelBusyError } from "../core/runtime/mod.ts";
    * import { loadOrt } from "../adapter/deno/ort.ts";
    * import { readBundle } from "../adapter/deno/bundle_files.ts";
+   * import { allocateInputs } from "../core/runtime/mod.ts";
    * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
    * const shed: string[] = [];
+   * const busy = Object.assign(Object.create(model), {
+   *   runPacked: () => Promise.reject(new ModelBusyError("queue_full", "full")),
+   * });
    * const admission = new Admission({
    *   maxBodyMemoryBytes: 1 << 20,
    *   maxBodyBytes: 1 << 20,
+   *   model: busy,
    *   onShed: (reason) => shed.push(reason),
    * });
-   * const busy = Object.assign(Object.create(model), {
-   *   run: () => Promise.reject(new ModelBusyError("queue_full", "full")),
-   * });
-   * await assert.rejects(admission.guard(busy).run([], { withGradient: false }), {
+   * const context = new RequestContext(new Request("http://localhost/forward"), false);
+   * context.model = busy;
+   * await assert.rejects(admission.run(context, allocateInputs(1, 3, 2), { withGradient: false }), {
    *   name: "HttpError",
    *   status: 503,
    *   headers: { "retry-after": "1" },
@@ -475,26 +437,31 @@ export class Admission {
    * assert.deepEqual(shed, ["queue_full"]);
    * ```
    */
-  guard(model: OpsModel): OpsModel {
-    return withRun(model, async (rows, options) => {
-      const { signal } = options;
-      if (signal !== undefined && this.#inTransit.delete(signal)) {
-        this.#inTransitCount--;
-        this.#firstRunRows = 0.8 * this.#firstRunRows + 0.2 * rows.length;
-      }
-      let outputs;
-      try {
-        outputs = await model.run(
-          rows,
-          signal === undefined ? options : { ...options, admitted: true },
-        );
-      } catch (error) {
-        throw this.#refusalFor(error);
-      }
-      // Rows of one run resolve together: their answers are written one per turn.
-      if (rows.length >= HEAVY_RUN_ROWS) await this.#turnstile.turn();
-      return outputs;
-    });
+  async run(
+    context: RequestContext,
+    inputs: PackedInputs,
+    options: RunOptions,
+  ): Promise<PackedOutputs> {
+    if (context.inTransit) {
+      // Its first run: the rows it was expected to bring are in the queue now.
+      context.inTransit = false;
+      this.#inTransitCount--;
+      this.#firstRunRows = 0.8 * this.#firstRunRows + 0.2 * inputs.batch;
+    }
+    let outputs;
+    try {
+      outputs = await context.model!.runPacked(inputs, {
+        withGradient: options.withGradient,
+        signal: context.signal,
+        deadline: context.deadline,
+        admitted: context.signal !== undefined,
+      });
+    } catch (error) {
+      throw this.#refusalFor(error);
+    }
+    // Rows of one run resolve together: their answers are written one per turn.
+    if (inputs.batch >= HEAVY_RUN_ROWS) await this.#turnstile.turn();
+    return outputs;
   }
 
   /**
@@ -508,7 +475,7 @@ export class Admission {
     // queued yet, and letting many more in meanwhile would overfill it.
     const queue = this.#queue;
     const coming = this.#inTransitCount * this.#firstRunRows;
-    if (queue !== undefined && queue.queuedRows + coming >= queue.queueLimits.maxQueueRows) {
+    if (queue !== undefined && queue.queuedRows + coming >= queue.limits.maxQueueRows) {
       return "queue_full";
     }
     const turnstile = this.#turnstile;
@@ -567,7 +534,7 @@ export class Admission {
           `${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`;
       case "queue_full":
         return `${waited}: the model's queue stayed full (${queue?.queuedRows} rows wait, its ` +
-          `limit is ${queue?.queueLimits.maxQueueRows} rows); retry later`;
+          `limit is ${queue?.limits.maxQueueRows} rows); retry later`;
       default:
         return `${waited}: large bodies wait too long to be parsed; retry later`;
     }
@@ -651,13 +618,6 @@ export class Admission {
     // A declared length over the limit is refused 413 unread by the handler: nothing held.
     return Number.isSafeInteger(bytes) && bytes > 0 && bytes <= this.#maxBodyBytes ? bytes : 0;
   }
-}
-
-function shuttingDown(): HttpError {
-  return new HttpError(503, "The server is shutting down", {
-    "retry-after": String(RETRY_AFTER_SECONDS),
-    connection: "close",
-  });
 }
 
 /** Reads `request`'s body and drops it; false when it has not arrived within `ms`. */

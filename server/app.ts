@@ -32,33 +32,22 @@
  * @module
  */
 
-import type { OpsModel } from "../core/ops/model.ts";
+import type { Model } from "../core/bundle.ts";
 import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import { createSchemas } from "../core/schemas.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
 import { DOCS_ASSETS } from "./docs.ts";
-import {
-  type ErrorLogger,
-  errorResponse,
-  HttpError,
-  logToConsole,
-  ValidationError,
-} from "./errors.ts";
+import { type ErrorLogger, HttpError, logToConsole, ValidationError } from "./errors.ts";
 import { jsonResponse, stringifyJson } from "./json.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { loadPackages, type PackageLoaders } from "./packages.ts";
 import { Readiness } from "./readiness.ts";
 import type { RequestRecord } from "./access_log.ts";
 import { metricsFor } from "./metrics.ts";
-import { rowCounter } from "./request_rows.ts";
 import { createOip, oipModelName } from "./oip.ts";
 import { REDOC_ASSETS } from "./redoc.ts";
-import { observeRequests, type ResolvedRequest } from "./request_observer.ts";
-import { pathOf } from "./request_path.ts";
 import { checkRequestBody, resolveRequestLimits } from "./request_limits.ts";
-import { requestIdOf } from "./request_id.ts";
-import { type AnswerConventions, finishAnswer } from "./finish_answer.ts";
 import { Cors } from "./cors.ts";
 import { buildInfoMetric, identityParameters, modelIdentity } from "./model_identity.ts";
 import { metricsRoute } from "./metrics_route.ts";
@@ -68,10 +57,11 @@ import {
   DEFAULT_MAX_BODY_MEMORY_BYTES,
   DEFAULT_QUEUE_TIMEOUT_MS,
   defaultMaxQueueRows,
-  type QueueView,
 } from "./admission.ts";
-import type { QueueLimits } from "../core/runtime.ts";
 import { watchModelHealth } from "./model_health.ts";
+import { RequestContext } from "./context.ts";
+import { compose, type Handler } from "./pipeline.ts";
+import { answerErrors, finish, observe, type Route, route } from "./steps.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -271,20 +261,11 @@ export interface App {
   readonly fetchWhileDraining: (request: Request) => Promise<Response>;
 }
 
-/** The probes answered as usual on connections opened during a drain. */
-const PROBES = new Set(["/healthz", "/readyz", "/v2/health/live", "/v2/health/ready"]);
-
-type Handler = (request: Request) => Promise<Response> | Response;
-type Method = "GET" | "POST";
-
-/** A request's path and route template, found once, and the handler that answers it. */
-interface Target extends ResolvedRequest {
-  readonly handle: Handler;
-}
-
 /**
- * Builds the app for `model`. Loads zod and zod-to-openapi (lazily: here, not when this module
- * is imported) and generates the OpenAPI document once.
+ * Builds the app for `model`: the composition root. Loads zod and zod-to-openapi (lazily:
+ * here, not when this module is imported), makes the route table and composes the pipeline
+ * once: observe → finish (CORS, compression, request id, HEAD) → errors → route (admission on
+ * the model's routes) → the route's handler (read → parse → operate).
  *
  * @throws {import("./packages.ts").MissingPackageError} naming zod or
  * @asteasolutions/zod-to-openapi when either cannot be loaded.
@@ -318,7 +299,7 @@ interface Target extends ResolvedRequest {
  * }]);
  * ```
  */
-export async function createApp(model: OpsModel, options: AppOptions = {}): Promise<App> {
+export async function createApp(model: Model, options: AppOptions = {}): Promise<App> {
   const info = {
     title: options.title || DEFAULT_TITLE,
     version: options.version ?? DEFAULT_VERSION,
@@ -333,7 +314,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
   const operations = options.operations ?? OPERATIONS;
   const schemas = createSchemas(zod, operations);
 
-  const { net } = model;
+  const { net, session } = model;
   const readiness = options.readiness ?? new Readiness();
   const modelName = options.modelName ?? oipModelName(model);
   const requestLimits = resolveRequestLimits(options, {
@@ -341,36 +322,38 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     transitions: net.transitions.length,
   });
   const identity = modelIdentity(model, modelName);
-  limitQueue(model, {
-    maxQueueRows: options.maxQueueRows ??
-      defaultMaxQueueRows(model.net.places.length, model.net.transitions.length),
-    queueTimeoutMs: options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS,
+  const queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
+  session.queue.setLimits({
+    maxQueueRows: positive(
+      "maxQueueRows",
+      options.maxQueueRows ?? defaultMaxQueueRows(net.places.length, net.transitions.length),
+      true,
+    ),
+    queueTimeoutMs: positive("queueTimeoutMs", queueTimeoutMs, false),
   });
   const admission = new Admission({
     maxBodyMemoryBytes: options.maxBodyMemoryBytes ?? DEFAULT_MAX_BODY_MEMORY_BYTES,
     maxBodyBytes: limits.maxBytes,
-    queueTimeoutMs: options.queueTimeoutMs,
-    queue: queueOf(model),
+    queueTimeoutMs,
+    queue: session.queue,
+    model,
     cutoff: readiness.cutoff,
     onShed(reason) {
       metrics.recordShed(reason);
       if (reason === "model_unavailable") health.refused();
     },
   });
-  const metrics = metricsFor(model, {
+  const metrics = metricsFor(session, {
     inFlight: () => admission.inFlight,
     waiting: () => admission.waiting,
     heldBytes: () => admission.heldBytes,
   });
-  const health = watchModelHealth(model, {
+  const health = watchModelHealth(session, {
     readiness,
     log: options.log ?? ((line) => console.error(line)),
     onGaveUp: options.onModelFailed,
   });
-  // The operations see the model through admission: runs withdrawn with their request, and
-  // the queue's refusals answered 503.
-  const served = admission.guard(model);
-  const oip = createOip(served, {
+  const oip = createOip(model, {
     name: modelName,
     version: info.version,
     modelVersion: identity.version,
@@ -380,7 +363,7 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
     requestLimits,
   });
   const json = (text: string): Handler => () =>
-    new Response(text, { headers: { "content-type": "application/json" } });
+    Promise.resolve(new Response(text, { headers: { "content-type": "application/json" } }));
   const healthText = stringifyJson({
     status: "ok",
     version: info.version,
@@ -409,141 +392,61 @@ export async function createApp(model: OpsModel, options: AppOptions = {}): Prom
         mountPrefix: options.mount?.[0],
       }, operations),
     );
-  const cors = options.corsOrigins?.length ? new Cors(options.corsOrigins) : undefined;
-  const conventions: AnswerConventions = { cors };
 
-  const counted = rowCounter(served, requestLimits.maxRequestRows);
-  const operation = (row: OperationTable[number]): Handler => async (request) => {
-    const body = await readJsonBody(request, limits);
+  // Read → parse → operate: the handler of each operation's POST route.
+  const operate = (row: OperationTable[number]): Handler => async (context) => {
+    const body = await readJsonBody(context, limits);
     checkRequestBody(row.name, body, requestLimits);
     const parsed = parseWithSchema(schemas.requests[row.name], body);
     if (!parsed.success) throw new ValidationError(parsed.issues);
-    return jsonResponse(200, await row.run(counted(request), parsed.data));
+    context.rows = 0;
+    context.maxRows = requestLimits.maxRequestRows;
+    return jsonResponse(200, await row.run(model, parsed.data, context), undefined, context);
   };
 
-  const routes = new Map<string, Partial<Record<Method, Handler>>>([
-    ["/healthz", { GET: json(healthText) }],
-    ["/readyz", { GET: () => readiness.response() }],
-    ["/schema", { GET: json(schemaText) }],
-    ...operations.map((row): [string, Partial<Record<Method, Handler>>] => [
-      row.path,
-      { POST: operation(row) },
-    ]),
-    ["/metrics", { GET: metricsRoute(metrics, buildInfoMetric(info.version, identity), options) }],
-  ]);
+  // The route table: exact paths, then the mount and the Open Inference Protocol's prefixes.
+  const routes = new Map<string, Route>();
+  const add = (path: string, methods: Route["methods"], admitted = false) =>
+    routes.set(path, { template: path, methods, admitted, errorKey: "detail" });
+  add("/healthz", { GET: json(healthText) });
+  add("/readyz", { GET: () => Promise.resolve(readiness.response()) });
+  add("/schema", { GET: json(schemaText) });
+  for (const row of operations) add(row.path, { POST: operate(row) }, true);
+  const metricsHandler = metricsRoute(metrics, buildInfoMetric(info.version, identity), options);
+  add("/metrics", { GET: () => metricsHandler() });
   for (const [path, asset] of staticRoutes(info, identity, openApi)) {
-    routes.set(path, { GET: (request) => asset.respond(request) });
+    add(path, { GET: (context) => asset.respond(context.request) });
   }
-
-  // Each path's handler, with the method dispatch: HEAD is GET (finishAnswer drops the body),
-  // and any other method is answered 405 with the route's methods in `Allow`.
-  const targets = new Map<string, Handler>();
-  for (const [path, methods] of routes) {
-    const allow = Object.keys(methods).flatMap((m) => m === "GET" ? ["GET", "HEAD"] : [m])
-      .join(", ");
-    targets.set(path, async (request) => {
-      const method = request.method === "HEAD" ? "GET" : request.method;
-      // Own keys only: a method such as "constructor" must not find Object.prototype's.
-      const handler = Object.hasOwn(methods, method) ? methods[method as Method] : undefined;
-      if (handler === undefined) throw new HttpError(405, "Method Not Allowed", { allow });
-      return await handler(request);
-    });
-  }
-  // The routes that run the model pass admission control first; the others never wait on it.
-  for (const row of operations) {
-    const dispatch = targets.get(row.path)!;
-    targets.set(
-      row.path,
-      (request) => admission.admit(request, async (r) => await dispatch(r), "detail"),
-    );
-  }
-  const notFound: Handler = () => {
-    throw new HttpError(404, "Not Found");
-  };
   const [prefix, mountHandler] = options.mount ?? [];
-  const mountRoute = `${prefix}/*`;
-  const mounted: Handler = async (request) => {
-    const answer = await mountHandler!(request);
-    if (answer === undefined) throw new HttpError(404, "Not Found");
-    return answer;
+  const mounted: Route | undefined = prefix === undefined ? undefined : {
+    template: `${prefix}/*`,
+    methods: {},
+    any: async (context) => {
+      const answer = await mountHandler!(context.request);
+      if (answer === undefined) throw new HttpError(404, "Not Found");
+      return answer;
+    },
+    admitted: false,
+    errorKey: "detail",
+  };
+  const find = (path: string): Route | undefined => {
+    if (mounted !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) {
+      return mounted;
+    }
+    return routes.get(path) ?? oip.route(path);
   };
 
-  const resolve = (request: Request): Target => {
-    const path = pathOf(request);
-    const requestId = requestIdOf(request);
-    if (prefix !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) {
-      return { path, route: mountRoute, requestId, handle: mounted };
-    }
-    const v2 = oip.route(path);
-    if (v2 !== undefined) {
-      const handle = v2.template.endsWith("/infer")
-        ? (request: Request) => admission.admit(request, (r) => oip.fetch(v2, r), "error")
-        : (request: Request) => oip.fetch(v2, request);
-      return { path, route: v2.template, requestId, handle };
-    }
-    const handle = targets.get(path);
-    return handle === undefined
-      ? { path, route: "unmatched", requestId, handle: notFound }
-      : { path, route: path, requestId, handle };
-  };
-
-  const answer = async (request: Request, target: Target): Promise<Response> => {
-    const response = cors?.preflight(request) ?? await handled(request, target);
-    try {
-      return await finishAnswer(request, response, target.requestId, conventions);
-    } catch (error) {
-      onError(error, request);
-      return internalError();
-    }
-  };
-  const handled = async (request: Request, target: Target): Promise<Response> => {
-    try {
-      return await target.handle(request);
-    } catch (error) {
-      try {
-        return errorResponse(error, (e) => onError(e, request));
-      } catch (failure) {
-        // Writing the error failed too (e.g. an echoed input too deep to serialise).
-        onError(failure, request);
-        return internalError();
-      }
-    }
-  };
-  const observers = { metrics, onRequest: options.onRequest };
-  const refuse: Handler = () => {
-    throw new HttpError(503, "The server is shutting down", { "retry-after": "1" });
-  };
-  const resolveWhileDraining = (request: Request): Target => {
-    const target = resolve(request);
-    return PROBES.has(target.path) ? target : { ...target, handle: refuse };
-  };
+  const cors = options.corsOrigins?.length ? new Cors(options.corsOrigins) : undefined;
+  const handle = compose([
+    observe({ metrics, onRequest: options.onRequest }),
+    finish({ cors }, onError),
+    answerErrors(onError),
+    route(find, admission),
+  ], (context) => context.handler!(context));
   return {
-    fetch: observeRequests(resolve, answer, observers),
-    fetchWhileDraining: observeRequests(resolveWhileDraining, answer, observers),
+    fetch: (request) => handle(new RequestContext(request, false)),
+    fetchWhileDraining: (request) => handle(new RequestContext(request, true)),
   };
-}
-
-function internalError(): Response {
-  return new Response('{"detail":"Internal Server Error"}', {
-    status: 500,
-    headers: { "content-type": "application/json" },
-  });
-}
-
-/** `model`'s queue, when it has a session that shows it (core/bundle.ts's do). */
-function queueOf(model: object): QueueView | undefined {
-  const session = (model as { session?: Partial<QueueView> }).session;
-  return typeof session?.queuedRows === "number" && session.queueLimits !== undefined
-    ? session as QueueView
-    : undefined;
-}
-
-/** Bounds `model`'s queue when it has a session that takes bounds (core/bundle.ts's do). */
-function limitQueue(model: object, limits: QueueLimits): void {
-  positive("maxQueueRows", limits.maxQueueRows!, true);
-  positive("queueTimeoutMs", limits.queueTimeoutMs!, false);
-  const session = (model as { session?: { limitQueue?: unknown } }).session;
-  if (typeof session?.limitQueue === "function") session.limitQueue(limits);
 }
 
 function positive(name: string, value: number, integer: boolean): number {

@@ -7,11 +7,12 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { readJsonBody } from "./body.ts";
+ * import { RequestContext } from "./context.ts";
  * const request = new Request("http://localhost/forward", {
  *   method: "POST",
  *   body: '{"input_marking": {}}',
  * });
- * assert.deepEqual(await readJsonBody(request, { maxBytes: 1 << 20, timeoutMs: 30_000 }), { input_marking: {} });
+ * assert.deepEqual(await readJsonBody(new RequestContext(request, false), { maxBytes: 1 << 20, timeoutMs: 30_000 }), { input_marking: {} });
  * ```
  *
  * @module
@@ -21,7 +22,7 @@ import { jsonInvalid, missingBody } from "../core/schemas.ts";
 import { HttpError, ValidationError } from "./errors.ts";
 import { DeadlineSweep } from "./deadline_sweep.ts";
 import { concatBytes } from "../core/concat_bytes.ts";
-import { bodyWatchOf } from "./admission.ts";
+import type { RequestContext } from "./context.ts";
 
 /** One sweep per time-out length (a server has one), shared by all its requests. */
 const sweeps = new Map<number, DeadlineSweep>();
@@ -52,14 +53,18 @@ export interface BodyLimits {
  * ```ts
  * import assert from "node:assert/strict";
  * import { readJsonBody } from "./body.ts";
+ * import { RequestContext } from "./context.ts";
  * const request = new Request("http://localhost/forward", { method: "POST", body: "not json" });
- * await assert.rejects(readJsonBody(request, { maxBytes: 1024, timeoutMs: 1000 }), {
+ * await assert.rejects(readJsonBody(new RequestContext(request, false), { maxBytes: 1024, timeoutMs: 1000 }), {
  *   name: "ValidationError",
  * });
  * ```
  */
-export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
-  const bytes = await readBody(request, limits);
+export async function readJsonBody(
+  context: RequestContext,
+  limits: BodyLimits,
+): Promise<unknown> {
+  const bytes = await readBody(context, limits);
   if (bytes.length === 0) throw new ValidationError([missingBody()]);
   try {
     return parseJsonBytes(bytes);
@@ -143,17 +148,22 @@ function messageOf(error: unknown): string {
  * ```ts
  * import assert from "node:assert/strict";
  * import { readBody } from "./body.ts";
+ * import { RequestContext } from "./context.ts";
  * const request = new Request("http://localhost/", { method: "POST", body: "abc" });
- * assert.deepEqual((await readBody(request, { maxBytes: 10, timeoutMs: 1000 })).length, 3);
+ * assert.deepEqual((await readBody(new RequestContext(request, false), { maxBytes: 10, timeoutMs: 1000 })).length, 3);
  * ```
  */
-export async function readBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+export async function readBody(
+  context: RequestContext,
+  limits: BodyLimits,
+): Promise<Uint8Array> {
+  const { request } = context;
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
   if (request.body === null) return new Uint8Array(0);
 
   const reader = request.body.getReader();
-  const watch = bodyWatchOf(request);
+  const meter = context.meter;
   const chunks: Uint8Array[] = [];
   let size = 0;
   // The time-out is armed only once a read is still pending a few microtasks after it was
@@ -185,7 +195,8 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
       if (done) break;
       size += value.byteLength;
       if (size > limits.maxBytes) throw tooLarge(limits.maxBytes);
-      watch?.received(value.byteLength);
+      context.bodyBytes = size;
+      meter?.received(context, value.byteLength);
       chunks.push(value);
     }
   } catch (error) {
@@ -206,7 +217,7 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<Ui
   }
   // Admission control may make a large body wait for its turn to be parsed: after the time-out,
   // which must not count the server's own backlog.
-  await watch?.complete();
+  await meter?.complete(context);
   return concatBytes(chunks, size);
 }
 

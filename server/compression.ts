@@ -32,7 +32,6 @@
  */
 
 import { addVary, withHeaders } from "./response_headers.ts";
-import { answerSizeOf, isPlainJsonResponse } from "./json.ts";
 
 /** An encoding the server can produce. */
 export type Encoding = "br" | "gzip";
@@ -218,11 +217,11 @@ export async function compressAnswer(
   request: Request,
   response: Response,
   minBytes: number = COMPRESS_MIN_BYTES,
+  plainSize?: number,
 ): Promise<Response> {
-  // A small answer of jsonResponse's own: what the checks below would find, without reading
-  // the headers (its status is never 204 or 304, it has no Content-Encoding and no Vary).
-  const size = isPlainJsonResponse(response) ? answerSizeOf(response) : undefined;
-  if (size !== undefined && size < minBytes) {
+  // A small plain JSON answer (`plainSize`, from `./json.ts`): what the checks below would
+  // find, without reading the headers (never 204 or 304, no Content-Encoding, no Vary).
+  if (plainSize !== undefined && plainSize < minBytes) {
     response.headers.set("vary", "accept-encoding");
     return response;
   }

@@ -52,6 +52,26 @@ export class HttpError extends Error {
   }
 }
 
+/** Seconds a refused client is told to wait (`Retry-After`). */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The one "shutting down" refusal: 503, `Retry-After`, and the connection closed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { shuttingDown } from "./errors.ts";
+ * assert.deepEqual([shuttingDown().status, shuttingDown().headers.connection], [503, "close"]);
+ * ```
+ */
+export function shuttingDown(): HttpError {
+  return new HttpError(503, "The server is shutting down", {
+    "retry-after": String(RETRY_AFTER_SECONDS),
+    connection: "close",
+  });
+}
+
 /**
  * A body that is not JSON or does not match the request schema (HTTP 422).
  *

@@ -36,6 +36,7 @@ export function jsonResponse(
   status: number,
   body: unknown,
   headers: Readonly<Record<string, string>> = NO_HEADERS,
+  context?: AnswerNotes,
 ): Response {
   const text = stringifyJson(body);
   const bytes = encoder.encode(text);
@@ -47,47 +48,20 @@ export function jsonResponse(
       "content-length": String(bytes.length),
     },
   });
-  sizes.set(response, bytes.length);
-  if (headers === NO_HEADERS) plain.add(response);
+  if (context !== undefined) {
+    context.answerBytes = bytes.length;
+    // With no extra headers, compression knows all it needs without reading any.
+    if (headers === NO_HEADERS) context.plainAnswer = response;
+  }
   return response;
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
-/** Answers of {@link jsonResponse} with no extra headers (no `Vary`, no `Content-Encoding`). */
-const plain = new WeakSet<Response>();
 
-/**
- * Whether `response` is a {@link jsonResponse} made without extra headers: its only headers are
- * `Content-Type: application/json` and its `Content-Length` (as long as nobody set another),
- * which lets `compression.ts` decide about a small one without reading them.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isPlainJsonResponse, jsonResponse } from "./json.ts";
- * assert.equal(isPlainJsonResponse(jsonResponse(200, { a: 1 })), true);
- * assert.equal(isPlainJsonResponse(jsonResponse(503, {}, { "retry-after": "1" })), false);
- * ```
- */
-export function isPlainJsonResponse(response: Response): boolean {
-  return plain.has(response);
-}
-
-const sizes = new WeakMap<Response, number>();
-
-/**
- * The length of a {@link jsonResponse}'s text (its size in bytes when it is ASCII, as JSON
- * answers nearly always are), for admission control (`admission.ts`); `undefined` for any
- * other response.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { answerSizeOf, jsonResponse } from "./json.ts";
- * assert.equal(answerSizeOf(jsonResponse(200, { a: 1 })), 7);
- * assert.equal(answerSizeOf(new Response("x")), undefined);
- * ```
- */
-export function answerSizeOf(response: Response): number | undefined {
-  return sizes.get(response);
+/** Where {@link jsonResponse} notes its answer's size (a request's context). */
+export interface AnswerNotes {
+  /** The answer's size in bytes. */
+  answerBytes: number | undefined;
+  /** The answer, when it has no extra headers (compression then reads none). */
+  plainAnswer: Response | undefined;
 }

@@ -47,7 +47,7 @@ import { PACKAGE_VERSION } from "../core/version.ts";
 import { BundleError, type Model } from "../core/bundle.ts";
 import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
-import type { OrtModule } from "../core/ort_module.ts";
+import type { OrtModule } from "../core/runtime/mod.ts";
 import { loadNativeOrt, MAX_ORT_THREADS, NativeRuntimeError } from "../adapter/deno/native_ort.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";

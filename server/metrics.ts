@@ -34,7 +34,7 @@
  * @module
  */
 
-import type { ModelSession, RunRecord } from "../core/runtime.ts";
+import type { ModelSession, RunRecord } from "../core/runtime/mod.ts";
 
 /** The content type of the text format. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -97,14 +97,9 @@ const RUN_DURATION_BUCKETS = [
 const ROW_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** The part of core/runtime.ts's `ModelSession` the metrics read. */
-type RunSource =
-  & Pick<ModelSession, "observe" | "queuedRows">
-  & Partial<Pick<ModelSession, "restarts">>;
-
 /**
- * Metrics for `model`: when it has a session that reports its runs (core/bundle.ts's models do),
- * every ORT run is recorded and the queue gauge reads the session; otherwise only requests are.
+ * Metrics for a model's `session`: every ORT run is recorded, and the queue and restart gauges
+ * read the session.
  *
  * @example
  * ```ts
@@ -113,7 +108,7 @@ type RunSource =
  * import { loadOrt } from "../adapter/deno/ort.ts";
  * import { readBundle } from "../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const metrics = metricsFor(model);
+ * const metrics = metricsFor(model.session);
  * await model.run([{ marking: new Map() }], { withGradient: false });
  * // A loaded bundle's session reports each run and its queue.
  * const lines = metrics.render().split("\n");
@@ -121,18 +116,13 @@ type RunSource =
  * assert.ok(lines.includes("petri_serve_queue_rows 0"));
  * ```
  */
-export function metricsFor(model: object, gauges: Gauges = {}): Metrics {
-  const session = (model as { session?: Partial<RunSource> }).session;
-  if (typeof session?.observe !== "function" || typeof session.queuedRows !== "number") {
-    return new Metrics(gauges);
-  }
-  const source = session as RunSource;
+export function metricsFor(session: ModelSession, gauges: Gauges = {}): Metrics {
   const metrics = new Metrics({
     ...gauges,
-    queuedRows: () => source.queuedRows,
-    ...(typeof source.restarts === "number" ? { restarts: () => source.restarts ?? 0 } : {}),
+    queuedRows: () => session.queue.queuedRows,
+    restarts: () => session.restarts,
   });
-  source.observe((run) => metrics.recordRun(run));
+  session.observe((run) => metrics.recordRun(run));
   return metrics;
 }
 

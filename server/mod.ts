@@ -59,7 +59,7 @@ export type {
   StructuralGuard,
 } from "../core/net/types.ts";
 export type { NetStructure } from "../core/net/structure.ts";
-export type { InputRow, OutputRow, RunOptions } from "../core/runtime.ts";
+export type { InputRow, OutputRow, RunOptions } from "../core/runtime/mod.ts";
 export type { OpsModel } from "../core/ops/model.ts";
 export type { AnyOperation, BadRequest, Operation } from "../core/ops/operation.ts";
 export type { OperationTable } from "../core/ops/operations.ts";

@@ -1,5 +1,5 @@
 /**
- * Follows the model session's health (`core/healing_session.ts`) for the server: readiness
+ * Follows the model session's health (`core/runtime/healing.ts`) for the server: readiness
  * turns 503 while the session is recreated, and a burst of failures is logged as two lines, one
  * when it begins and one when it ends (recovered, or given up), with its counts and no stack
  * trace, however many requests it refused. When the session cannot be recreated, `onGaveUp` is
@@ -10,7 +10,7 @@
  * import assert from "node:assert/strict";
  * import { watchModelHealth } from "./model_health.ts";
  * import { Readiness } from "./readiness.ts";
- * import type { HealthEvent } from "../core/healing_session.ts";
+ * import type { HealthEvent } from "../core/runtime/mod.ts";
  * const listeners: ((event: HealthEvent) => void)[] = [];
  * const emit = (event: HealthEvent) => listeners.forEach((listener) => listener(event));
  * const session = {
@@ -19,7 +19,7 @@
  * };
  * const readiness = new Readiness();
  * const lines: string[] = [];
- * const health = watchModelHealth({ session }, { readiness, log: (line) => lines.push(line) });
+ * const health = watchModelHealth(session, { readiness, log: (line) => lines.push(line) });
  * emit({ kind: "failed", error: new Error("out of memory"), consecutive: 1 });
  * health.refused();
  * health.refused();
@@ -37,7 +37,7 @@
  * @module
  */
 
-import type { HealthEvent } from "../core/healing_session.ts";
+import type { ModelSession } from "../core/runtime/mod.ts";
 import type { Readiness } from "./readiness.ts";
 
 /** What {@link watchModelHealth} acts on. */
@@ -50,11 +50,8 @@ export interface ModelHealthOptions {
   readonly onGaveUp?: (() => void) | undefined;
 }
 
-/** The part of `core/runtime.ts`'s `ModelSession` that is watched. */
-interface HealthSource {
-  readonly restarts: number;
-  onHealth(listener: (event: HealthEvent) => void): () => void;
-}
+/** The part of `core/runtime/`'s `ModelSession` that is watched. */
+export type HealthSource = Pick<ModelSession, "restarts" | "onHealth">;
 
 /** The watcher's counter of requests refused during a burst. */
 export interface ModelHealth {
@@ -62,24 +59,8 @@ export interface ModelHealth {
   refused(): void;
 }
 
-/**
- * Watches `model.session` when it reports its health (core/bundle.ts's models do); a model
- * without one is taken as always healthy.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { watchModelHealth } from "./model_health.ts";
- * import { Readiness } from "./readiness.ts";
- * const readiness = new Readiness();
- * watchModelHealth({}, { readiness, log: () => {} }).refused();
- * assert.equal(readiness.ready, true);
- * ```
- */
-export function watchModelHealth(model: object, options: ModelHealthOptions): ModelHealth {
-  const session = (model as { session?: Partial<HealthSource> }).session;
-  if (typeof session?.onHealth !== "function") return { refused() {} };
-  const source = session as HealthSource;
+/** Watches a model session's health (see the module doc). */
+export function watchModelHealth(source: HealthSource, options: ModelHealthOptions): ModelHealth {
   const { readiness, log } = options;
   let inBurst = false;
   let refused = 0;

@@ -51,12 +51,14 @@
  */
 
 import type { OpsModel } from "../core/ops/model.ts";
-import type { InputRow } from "../core/runtime.ts";
+import { allocateInputs } from "../core/runtime/mod.ts";
 import { type BodyLimits, NotJsonError, parseJsonBytes, readBody } from "./body.ts";
 import { HttpError } from "./errors.ts";
 import { jsonResponse, stringifyJson } from "./json.ts";
 import type { Readiness } from "./readiness.ts";
-import { rowCounter } from "./request_rows.ts";
+import type { RequestContext } from "./context.ts";
+import type { Handler } from "./pipeline.ts";
+import type { Route } from "./steps.ts";
 import {
   checkRequestRows,
   checkResponseBytes,
@@ -80,20 +82,10 @@ export interface OipInfo {
   readonly requestLimits?: RequestLimits | undefined;
 }
 
-type OipHandler = (request: Request, model: OpsModel) => Promise<Response> | Response;
-
-/** A matched route: its template (for metrics) and its handlers by method. */
-export interface OipRoute {
-  readonly template: string;
-  readonly methods: Readonly<Partial<Record<"GET" | "POST", OipHandler>>>;
-}
-
-/** The OIP routes of one model. */
+/** The Open Inference Protocol's routes. */
 export interface Oip {
-  /** The route for `pathname`, or `undefined` when it is not under `/v2`. */
-  route(pathname: string): OipRoute | undefined;
-  /** Answers `request` on `route`; every error becomes `{"error": ...}`. */
-  fetch(route: OipRoute, request: Request): Promise<Response>;
+  /** The route of `pathname` if it is under `/v2` (an unmatched one answers 404), else undefined. */
+  route(pathname: string): Route | undefined;
 }
 
 /**
@@ -120,13 +112,6 @@ type InputName = typeof INPUTS[number];
  * ```
  */
 export const OUTPUTS = ["transitions", "places"] as const;
-
-/** A client error of the protocol, answered `{"error": message}`. */
-class OipError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
 
 /**
  * Builds the routes for `model`.
@@ -158,14 +143,17 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
   const T = model.net.transitions.length;
   const limits = info.requestLimits ?? resolveRequestLimits({}, { places: P, transitions: T });
   // The constant answers, written once; the readiness ones once per state.
-  const fixedJson = (status: number, body: unknown) => {
+  const fixedJson = (status: number, body: unknown): Handler => {
     const text = stringifyJson(body);
-    return () => new Response(text, { status, headers: { "content-type": "application/json" } });
+    return () =>
+      Promise.resolve(
+        new Response(text, { status, headers: { "content-type": "application/json" } }),
+      );
   };
-  const ready = (body: Record<string, unknown>) => {
+  const ready = (body: Record<string, unknown>): Handler => {
     const yes = fixedJson(200, { ...body, ready: true });
     const no = fixedJson(503, { ...body, ready: false });
-    return () => info.readiness.ready ? yes() : no();
+    return (context) => info.readiness.ready ? yes(context) : no(context);
   };
   const tensor = (name: string, width: number) => ({ name, datatype: "FP32", shape: [-1, width] });
   const metadata = {
@@ -176,42 +164,61 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
     outputs: [tensor("transitions", T), tensor("places", P)],
     ...(info.modelParameters ? { parameters: info.modelParameters } : {}),
   };
-  const server: OipRoute = {
-    template: "/v2",
-    methods: {
-      GET: fixedJson(200, { name: "petri-serve", version: info.version, extensions: [] }),
-    },
-  };
-  const fixed: Record<string, OipRoute> = {
+  const oipRoute = (
+    template: string,
+    methods: Partial<Record<"GET" | "POST", Handler>>,
+    admitted = false,
+  ): Route => ({
+    template,
+    // Matched methods count rows (0 when the model does not run), as the access log shows.
+    methods: Object.fromEntries(
+      Object.entries(methods).map(([method, handler]) => [method, (context: RequestContext) => {
+        context.rows = 0;
+        return handler(context);
+      }]),
+    ),
+    admitted,
+    errorKey: "error",
+    notAllowed: (method: string) =>
+      new HttpError(405, `Method ${method} is not allowed here`, {
+        allow: Object.keys(methods).join(", "),
+      }),
+  });
+  const server = oipRoute("/v2", {
+    GET: fixedJson(200, { name: "petri-serve", version: info.version, extensions: [] }),
+  });
+  const fixed: Record<string, Route> = {
     "/v2": server,
     "/v2/": server,
-    "/v2/health/live": {
-      template: "/v2/health/live",
-      methods: { GET: fixedJson(200, { live: true }) },
-    },
-    "/v2/health/ready": { template: "/v2/health/ready", methods: { GET: ready({}) } },
+    "/v2/health/live": oipRoute("/v2/health/live", { GET: fixedJson(200, { live: true }) }),
+    "/v2/health/ready": oipRoute("/v2/health/ready", { GET: ready({}) }),
   };
-  const modelMethods: Record<string, OipRoute["methods"]> = {
-    "": { GET: fixedJson(200, metadata) },
-    "/ready": { GET: ready({ name: info.name }) },
-    "/infer": { POST: (request, counted) => infer(request, counted, info, limits) },
+  const modelMethods: Record<string, [Partial<Record<"GET" | "POST", Handler>>, boolean]> = {
+    "": [{ GET: fixedJson(200, metadata) }, false],
+    "/ready": [{ GET: ready({ name: info.name }) }, false],
+    "/infer": [{ POST: (context) => infer(context, model, info, limits) }, true],
   };
   // The routes by suffix, without and with a version: the same handlers, their own templates.
-  const modelRoutes = (versioned: boolean): Record<string, OipRoute> =>
+  const modelRoutes = (versioned: boolean): Record<string, Route> =>
     Object.fromEntries(
-      Object.entries(modelMethods).map(([suffix, methods]) => [suffix, {
-        template: `/v2/models/{name}${versioned ? "/versions/{version}" : ""}${suffix}`,
-        methods,
-      }]),
+      Object.entries(modelMethods).map(([suffix, [methods, admitted]]) => [
+        suffix,
+        oipRoute(
+          `/v2/models/{name}${versioned ? "/versions/{version}" : ""}${suffix}`,
+          methods,
+          admitted,
+        ),
+      ]),
     );
   const routes = { plain: modelRoutes(false), versioned: modelRoutes(true) };
-  const unknownPath: OipRoute = {
+  const unknownPath: Route = {
     template: "/v2/unmatched",
     methods: {},
+    any: () => Promise.reject(new HttpError(404, "Not Found")),
+    admitted: false,
+    errorKey: "error",
   };
   const MODEL = /^\/v2\/models\/([^/]+)(?:\/versions\/([^/]+))?(\/ready|\/infer)?$/;
-  const countRows = rowCounter(model, limits.maxRequestRows);
-
   return {
     route(pathname) {
       if (pathname !== "/v2" && !pathname.startsWith("/v2/")) return undefined;
@@ -222,38 +229,14 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
       const [, rawName, rawVersion, suffix = ""] = match;
       const name = decoded(rawName!);
       const found = (rawVersion === undefined ? routes.plain : routes.versioned)[suffix]!;
-      let refuse: OipHandler | undefined;
-      if (name !== info.name) refuse = unknownModel(name, info.name);
+      let refusal: HttpError | undefined;
+      if (name !== info.name) refusal = unknownModel(name, info.name);
       else if (rawVersion !== undefined && decoded(rawVersion) !== info.modelVersion) {
-        refuse = unknownVersion(decoded(rawVersion), info);
+        refusal = unknownVersion(decoded(rawVersion), info);
       }
-      return refuse === undefined
-        ? found
-        : { template: found.template, methods: { GET: refuse, POST: refuse } };
-    },
-    async fetch(route, request) {
-      try {
-        if (route === unknownPath) throw new OipError(404, "Not Found");
-        const method = request.method === "HEAD" ? "GET" : request.method;
-        const handler = Object.hasOwn(route.methods, method)
-          ? route.methods[method as "GET" | "POST"]
-          : undefined;
-        if (handler === undefined) {
-          const allow = Object.keys(route.methods).join(", ");
-          // HEAD is GET here, so that HEAD's answer is GET's without the body.
-          return jsonResponse(405, { error: `Method ${method} is not allowed here` }, {
-            allow,
-          });
-        }
-        // HEAD runs GET's handler; the app drops the body and keeps its length.
-        return await handler(request, countRows(request));
-      } catch (error) {
-        if (error instanceof OipError) return jsonResponse(error.status, { error: error.message });
-        if (error instanceof HttpError) {
-          return jsonResponse(error.status, { error: error.detail }, error.headers);
-        }
-        throw error;
-      }
+      if (refusal === undefined) return found;
+      const refuse: Handler = () => Promise.reject(refusal);
+      return { ...found, methods: { GET: refuse, POST: refuse }, admitted: false };
     },
   };
 }
@@ -283,27 +266,23 @@ function decoded(segment: string): string {
   }
 }
 
-function unknownVersion(version: string, info: OipInfo): OipHandler {
-  return () => {
-    throw new OipError(
-      404,
-      `Unknown version ${JSON.stringify(version)} of model ${JSON.stringify(info.name)}: ` +
-        `it has version ${JSON.stringify(info.modelVersion)}`,
-    );
-  };
+function unknownVersion(version: string, info: OipInfo): HttpError {
+  return new HttpError(
+    404,
+    `Unknown version ${JSON.stringify(version)} of model ${JSON.stringify(info.name)}: ` +
+      `it has version ${JSON.stringify(info.modelVersion)}`,
+  );
 }
 
-function unknownModel(name: string, served: string): OipHandler {
-  return () => {
-    throw new OipError(
-      404,
-      `Unknown model ${JSON.stringify(name)}: this server serves ${JSON.stringify(served)}`,
-    );
-  };
+function unknownModel(name: string, served: string): HttpError {
+  return new HttpError(
+    404,
+    `Unknown model ${JSON.stringify(name)}: this server serves ${JSON.stringify(served)}`,
+  );
 }
 
 async function infer(
-  request: Request,
+  context: RequestContext,
   model: OpsModel,
   info: OipInfo,
   limits: RequestLimits,
@@ -311,22 +290,22 @@ async function infer(
   const { places, transitions } = model.net;
   const P = places.length;
   const T = transitions.length;
-  const bytes = await readBody(request, info.limits);
+  const bytes = await readBody(context, info.limits);
   let body: unknown;
   try {
     body = parseJsonBytes(bytes);
   } catch (error) {
     if (!(error instanceof NotJsonError)) throw error;
-    throw new OipError(400, `The body is not JSON: ${error.message}`);
+    throw new HttpError(400, `The body is not JSON: ${error.message}`);
   }
-  if (!isObject(body)) throw new OipError(400, "The body must be a JSON object with inputs");
+  if (!isObject(body)) throw new HttpError(400, "The body must be a JSON object with inputs");
   const { inputs, outputs, id, parameters } = body;
-  if (!Array.isArray(inputs)) throw new OipError(400, "inputs must be an array of tensors");
-  if (id !== undefined && typeof id !== "string") throw new OipError(400, "id must be a string");
+  if (!Array.isArray(inputs)) throw new HttpError(400, "inputs must be an array of tensors");
+  if (id !== undefined && typeof id !== "string") throw new HttpError(400, "id must be a string");
   checkParameters(parameters, "parameters");
   const wanted = requestedOutputs(outputs);
   const width = (name: OutputName) => name === "transitions" ? T : P;
-  const answer = (rows: number, data: (name: OutputName) => readonly number[]) => ({
+  const answer = (rows: number, data: (name: OutputName) => ArrayLike<number>) => ({
     model_name: info.name,
     model_version: info.modelVersion,
     ...(id === undefined ? {} : { id }),
@@ -341,33 +320,33 @@ async function infer(
   const tensors = new Map<InputName, Float32Array>();
   let batch: number | undefined;
   inputs.forEach((input: unknown, i) => {
-    if (!isObject(input)) throw new OipError(400, `inputs[${i}] must be an object`);
+    if (!isObject(input)) throw new HttpError(400, `inputs[${i}] must be an object`);
     const { name, datatype, shape, data } = input;
-    if (typeof name !== "string") throw new OipError(400, `inputs[${i}].name must be a string`);
+    if (typeof name !== "string") throw new HttpError(400, `inputs[${i}].name must be a string`);
     checkParameters(input.parameters, `inputs[${i}].parameters`);
     if (!(INPUTS as readonly string[]).includes(name)) {
-      throw new OipError(
+      throw new HttpError(
         400,
         `Unknown input ${JSON.stringify(name)}: the inputs are ${INPUTS.join(", ")}`,
       );
     }
     const key = name as InputName;
-    if (tensors.has(key)) throw new OipError(400, `Input ${name} is given twice`);
+    if (tensors.has(key)) throw new HttpError(400, `Input ${name} is given twice`);
     if (datatype !== "FP32") {
-      throw new OipError(400, `Input ${name} has datatype ${JSON.stringify(datatype)}, not FP32`);
+      throw new HttpError(400, `Input ${name} has datatype ${JSON.stringify(datatype)}, not FP32`);
     }
     if (
       !Array.isArray(shape) || shape.length !== 2 || !Number.isSafeInteger(shape[0]) ||
       shape[0] < 1 || shape[1] !== P
     ) {
-      throw new OipError(
+      throw new HttpError(
         400,
         `Input ${name} has shape ${JSON.stringify(shape)}, expected [B, ${P}] with B >= 1`,
       );
     }
     const rows = shape[0] as number;
     if (batch !== undefined && rows !== batch) {
-      throw new OipError(400, `Input ${name} has ${rows} rows, the other inputs ${batch}`);
+      throw new HttpError(400, `Input ${name} has ${rows} rows, the other inputs ${batch}`);
     }
     if (batch === undefined) {
       // Refused before any data is read or run: too many rows, or an answer too large.
@@ -381,7 +360,7 @@ async function infer(
     batch = rows;
     const flat = Array.isArray(data) ? data.flat(2) : undefined;
     if (flat === undefined || flat.length !== rows * P) {
-      throw new OipError(
+      throw new HttpError(
         400,
         `Input ${name} must hold ${rows} × ${P} = ${rows * P} numbers in data, ` +
           `got ${flat === undefined ? "no array" : flat.length}`,
@@ -390,58 +369,57 @@ async function infer(
     const values = new Float32Array(flat.length);
     flat.forEach((value: unknown, j) => {
       if (typeof value !== "number") {
-        throw new OipError(
+        throw new HttpError(
           400,
           `Input ${name} data[${j}] is ${JSON.stringify(value)}, not a number`,
         );
       }
       if (!Number.isFinite(Math.fround(value))) {
-        throw new OipError(422, nonFiniteInput(name, j, value));
+        throw new HttpError(422, nonFiniteInput(name, j, value));
       }
       if (name.endsWith("_mask") && value !== 0 && value !== 1) {
-        throw new OipError(400, `Input ${name} data[${j}] is ${value}: a mask holds 0 or 1`);
+        throw new HttpError(400, `Input ${name} data[${j}] is ${value}: a mask holds 0 or 1`);
       }
       values[j] = value;
     });
     tensors.set(key, values);
   });
   if (batch === undefined) {
-    throw new OipError(400, `inputs must hold at least one of ${INPUTS.join(", ")}`);
+    throw new HttpError(400, `inputs must hold at least one of ${INPUTS.join(", ")}`);
   }
 
-  const zeros = new Float32Array(batch * P);
-  const column = (name: InputName) => tensors.get(name) ?? zeros;
-  const [marking, markingMask, values, valuesMask] = INPUTS.map(column) as [
-    Float32Array,
-    Float32Array,
-    Float32Array,
-    Float32Array,
-  ];
-  const rows: InputRow[] = [];
-  for (let r = 0; r < batch; r++) {
-    const supplied = (data: Float32Array, mask: Float32Array) => {
-      const map = new Map<string, number>();
-      for (let c = 0; c < P; c++) if (mask[r * P + c] === 1) map.set(places[c]!, data[r * P + c]!);
-      return map;
-    };
-    rows.push({ marking: supplied(marking, markingMask), values: supplied(values, valuesMask) });
-  }
-  const results = await model.run(rows, { withGradient: false });
+  // The client's tensors go to the run as they are: a value whose mask is 0 is not supplied.
+  const packed = allocateInputs(batch, P, T);
+  const supplied = (
+    data: Float32Array | undefined,
+    mask: Float32Array | undefined,
+    out: Float32Array,
+    outMask: Float32Array,
+  ) => {
+    if (mask === undefined) return;
+    outMask.set(mask);
+    if (data === undefined) return;
+    for (let i = 0; i < mask.length; i++) if (mask[i] === 1) out[i] = data[i]!;
+  };
+  supplied(tensors.get("marking"), tensors.get("marking_mask"), packed.marking, packed.markingMask);
+  supplied(tensors.get("values"), tensors.get("values_mask"), packed.values, packed.valuesMask);
+  const results = await context.runPacked(packed, { withGradient: false });
   const output = (name: OutputName) => {
     const ids = name === "transitions" ? transitions : places;
-    const data: number[] = [];
-    for (let r = 0; r < results.length; r++) {
-      const row = results[r]![name];
-      for (let c = 0; c < row.length; c++) {
-        const x = row[c]!;
-        // JSON has no NaN or Infinity, and an FP32 tensor no null.
-        if (!Number.isFinite(x)) throw new OipError(422, nonFiniteOutput(name, r, ids[c]!, x));
-        data.push(x);
+    const data = results[name];
+    for (let i = 0; i < data.length; i++) {
+      const x = data[i]!;
+      // JSON has no NaN or Infinity, and an FP32 tensor no null.
+      if (!Number.isFinite(x)) {
+        throw new HttpError(
+          422,
+          nonFiniteOutput(name, Math.floor(i / ids.length), ids[i % ids.length]!, x),
+        );
       }
     }
     return data;
   };
-  return jsonResponse(200, answer(batch, output));
+  return jsonResponse(200, answer(batch, output), undefined, context);
 }
 
 type OutputName = typeof OUTPUTS[number];
@@ -463,12 +441,12 @@ function nonFiniteOutput(name: string, row: number, id: string, value: number): 
 
 function requestedOutputs(outputs: unknown): OutputName[] {
   if (outputs === undefined) return [...OUTPUTS];
-  if (!Array.isArray(outputs)) throw new OipError(400, "outputs must be an array");
+  if (!Array.isArray(outputs)) throw new HttpError(400, "outputs must be an array");
   return outputs.map((output: unknown, i) => {
     const name = isObject(output) ? output.name : undefined;
     if (isObject(output)) checkParameters(output.parameters, `outputs[${i}].parameters`);
     if (name !== "transitions" && name !== "places") {
-      throw new OipError(
+      throw new HttpError(
         400,
         `Unknown output ${JSON.stringify(name ?? null)} in outputs[${i}]: ` +
           `the outputs are ${OUTPUTS.join(", ")}`,
@@ -492,17 +470,17 @@ const UNSUPPORTED_PARAMETERS = new Set([
 /** Checks a `parameters` object: absent, or string/number/boolean values, none unsupported. */
 function checkParameters(parameters: unknown, where: string): void {
   if (parameters === undefined) return;
-  if (!isObject(parameters)) throw new OipError(400, `${where} must be an object`);
+  if (!isObject(parameters)) throw new HttpError(400, `${where} must be an object`);
   for (const [key, value] of Object.entries(parameters)) {
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-      throw new OipError(
+      throw new HttpError(
         400,
         `${where}.${key} must be a string, a number or a boolean, got ${JSON.stringify(value)}`,
       );
     }
     // `false` asks for the default (JSON data, no classification): harmless.
     if (UNSUPPORTED_PARAMETERS.has(key) && value !== false) {
-      throw new OipError(
+      throw new HttpError(
         400,
         `${where}.${key} is not supported: this server sends tensors as JSON data only ` +
           "(no binary data or classification extension)",

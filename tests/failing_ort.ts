@@ -1,6 +1,6 @@
 /**
  * An ORT module for tests that fails on demand: it wraps a real one (through the `OrtModule`
- * seam of `core/runtime.ts`) and, as a control file says, makes the next runs fail, makes
+ * seam of `core/runtime/`) and, as a control file says, makes the next runs fail, makes
  * creating sessions fail, or slows runs down. Not part of the product: the tests' server entry
  * (`serve/failing_serve.ts`) passes it to `cli/serve.ts`'s `serveCommandWith`.
  *
@@ -24,7 +24,7 @@
  * @module
  */
 
-import type { OrtModule, OrtSession } from "../core/runtime.ts";
+import type { OrtModule, OrtSession } from "../core/runtime/mod.ts";
 
 /** One order of the control file. */
 export interface Control {
@@ -54,6 +54,12 @@ export async function writeControl(path: string, control: Control): Promise<void
   await Deno.rename(`${path}.tmp`, path);
 }
 
+/** The order being carried out, per control file. */
+const orders = new Map<
+  string,
+  { current: number; failRuns: number; failCreates: number; runDelayMs: number }
+>();
+
 /**
  * `ort` with failures injected as the control file at `controlPath` orders.
  *
@@ -66,10 +72,14 @@ export async function writeControl(path: string, control: Control): Promise<void
  * ```
  */
 export function failingOrt(ort: OrtModule, controlPath: string): OrtModule {
-  let current = -1;
-  let failRuns = 0;
-  let failCreates = 0;
-  let runDelayMs = 0;
+  // One order per control file, whichever module counts it: a server's worker session and its
+  // in-place session fail as one model.
+  let state = orders.get(controlPath);
+  if (state === undefined) {
+    state = { current: -1, failRuns: 0, failCreates: 0, runDelayMs: 0 };
+    orders.set(controlPath, state);
+  }
+  const order = state;
   const read = () => {
     let control: Control;
     try {
@@ -77,11 +87,11 @@ export function failingOrt(ort: OrtModule, controlPath: string): OrtModule {
     } catch {
       return;
     }
-    if (control.id === current) return;
-    current = control.id;
-    failRuns = control.failRuns ?? 0;
-    failCreates = control.failCreates ?? 0;
-    runDelayMs = control.runDelayMs ?? 0;
+    if (control.id === order.current) return;
+    order.current = control.id;
+    order.failRuns = control.failRuns ?? 0;
+    order.failCreates = control.failCreates ?? 0;
+    order.runDelayMs = control.runDelayMs ?? 0;
   };
   const wrap = (session: OrtSession): OrtSession => ({
     get outputNames() {
@@ -89,11 +99,13 @@ export function failingOrt(ort: OrtModule, controlPath: string): OrtModule {
     },
     async run(feeds) {
       read();
-      if (failRuns > 0) {
-        failRuns--;
+      if (order.failRuns > 0) {
+        order.failRuns--;
         throw new Error("injected run failure: V(...) is not a function");
       }
-      if (runDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, runDelayMs));
+      if (order.runDelayMs > 0) {
+        await new Promise((resolve) => setTimeout(resolve, order.runDelayMs));
+      }
       return await session.run(feeds);
     },
     release: () => session.release(),
@@ -103,8 +115,8 @@ export function failingOrt(ort: OrtModule, controlPath: string): OrtModule {
     InferenceSession: {
       async create(bytes, options) {
         read();
-        if (failCreates > 0) {
-          failCreates--;
+        if (order.failCreates > 0) {
+          order.failCreates--;
           throw new Error("injected create failure: out of memory");
         }
         return wrap(await ort.InferenceSession.create(bytes, options));

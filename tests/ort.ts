@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import { ORT } from "./ort.ts";
- * import { ModelSession } from "../core/runtime.ts";
+ * import { ModelSession } from "../core/runtime/mod.ts";
  * declare const bytes: Uint8Array;
  * await using session = await ModelSession.create(ORT, bytes, { places: [], transitions: [] });
  * ```
@@ -17,7 +17,7 @@
 
 import * as ort from "onnxruntime-web";
 import { DataType, encodeModel } from "../core/onnx/proto.ts";
-import type { OrtModule } from "../core/runtime.ts";
+import type { OrtModule } from "../core/runtime/mod.ts";
 
 ort.env.wasm.numThreads = 1;
 

@@ -17,7 +17,7 @@
  */
 
 import type { InferenceSession } from "onnxruntime-common";
-import type { OrtModule } from "../core/runtime.ts";
+import type { OrtModule } from "../core/runtime/mod.ts";
 
 /** A backend's name, as the page's `?backend=` parameter spells it. */
 export type BackendName = "webgpu" | "wasm";

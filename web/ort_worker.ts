@@ -1,7 +1,7 @@
 /**
  * The scoring worker's ORT worker: runs the model's session for `score_worker.ts`, so that
  * reading and parsing the log (there) and running the model (here) overlap, as `cli.ts batch`
- * overlaps them with its own ORT worker. It serves `core/ort_worker/`'s protocol (the same
+ * overlaps them with its own ORT worker. It serves `core/runtime/worker/`'s protocol (the same
  * `serveOrtWorker` as `adapter/deno/ort_worker.ts`) with the backend named in its URL
  * (`?backend=wasm|webgpu&assets=URL`, `assets` being the directory holding `ort/`).
  *
@@ -15,9 +15,8 @@
  * @module
  */
 
-import type { MessageEndpoint } from "../core/ort_worker/protocol.ts";
-import { serveOrtWorker } from "../core/ort_worker/serve_ort_worker.ts";
-import type { OrtModule, OrtTensor } from "../core/runtime.ts";
+import { type MessageEndpoint, serveOrtWorker } from "../core/runtime/worker/mod.ts";
+import type { OrtModule, OrtTensor } from "../core/runtime/mod.ts";
 import { type Backend, type BackendName, loadBackend } from "./backends.ts";
 
 const params = new URL(globalThis.location.href).searchParams;

@@ -27,7 +27,7 @@ import { chooseColumns } from "../core/traces/csv_columns.ts";
 import { csvRowBatches } from "../core/traces/csv_rows.ts";
 import { decodeText, readBytes } from "../core/traces/input.ts";
 import { detectFormat, readTraces, TraceReadError } from "../core/traces/mod.ts";
-import { workerOrt } from "../core/ort_worker/worker_ort.ts";
+import { workerOrt } from "../core/runtime/worker/mod.ts";
 import { openBundle } from "./open_bundle.ts";
 import { ResultStore } from "./result_store.ts";
 import type {

@@ -19,7 +19,7 @@
  */
 
 import { BundleError, type LoadOptions, type Model } from "../../core/bundle.ts";
-import type { OrtModule } from "../../core/runtime.ts";
+import type { OrtModule } from "../../core/runtime/mod.ts";
 import { type AnyBundleFiles, openBundle } from "../../core/open_bundle.ts";
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
 import { concatBytes } from "../../core/concat_bytes.ts";

@@ -83,6 +83,6 @@ export type {
   QueueLimits,
   RunOptions,
   RunRecord,
-} from "../../core/runtime.ts";
-export type { HealingPolicy, HealthEvent, HealthState } from "../../core/healing_session.ts";
+} from "../../core/runtime/mod.ts";
+export type { HealingPolicy, HealthEvent, HealthState } from "../../core/runtime/mod.ts";
 export type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";

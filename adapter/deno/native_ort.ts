@@ -20,8 +20,8 @@
  * @module
  */
 
-import type { OrtModule, OrtSessionOptions } from "../../core/ort_module.ts";
-import { workerOrt } from "../../core/ort_worker/worker_ort.ts";
+import type { OrtModule, OrtSessionOptions } from "../../core/runtime/mod.ts";
+import { workerOrt } from "../../core/runtime/worker/mod.ts";
 
 /** Where the runtime of `--runtime` comes from. */
 export type OrtRuntime = "wasm" | "native";

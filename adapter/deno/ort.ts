@@ -15,8 +15,8 @@
  * @module
  */
 
-import type { OrtModule } from "../../core/runtime.ts";
-import { workerOrt } from "../../core/ort_worker/worker_ort.ts";
+import type { OrtModule } from "../../core/runtime/mod.ts";
+import { workerOrt } from "../../core/runtime/worker/mod.ts";
 
 // Deno's web `Worker`, taken before any in-process ORT starts: onnxruntime-web's Emscripten
 // glue replaces `globalThis.Worker` with node's `worker_threads.Worker` when it initialises.

@@ -1,16 +1,15 @@
 /**
  * The entry of the worker behind {@link import("./native_ort.ts").loadNativeWorkerOrt}: loads
  * `onnxruntime-node` (native CPU; its intra-op threads come with each session's options) and
- * serves one ORT session over the protocol of `core/ort_worker/`. Not imported by anything;
+ * serves one ORT session over the protocol of `core/runtime/worker/`. Not imported by anything;
  * Deno starts it as a module worker, only for `--runtime native`.
  *
  * @module
  */
 
 import { importOnnxruntimeNode } from "./native_ort.ts";
-import { serveOrtWorker } from "../../core/ort_worker/serve_ort_worker.ts";
-import type { MessageEndpoint } from "../../core/ort_worker/protocol.ts";
-import type { OrtModule } from "../../core/ort_module.ts";
+import { type MessageEndpoint, serveOrtWorker } from "../../core/runtime/worker/mod.ts";
+import type { OrtModule } from "../../core/runtime/mod.ts";
 
 // The message listener must be in place before this module's first await (messages arriving
 // earlier are lost), so the package loads while the loop already listens: the first request,

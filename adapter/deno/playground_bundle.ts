@@ -29,11 +29,6 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-E5MPG3FW.js",
-    async () =>
-      (await import("../../web/bundle/chunk-E5MPG3FW.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
     "chunk-JWGER3RM.js",
     async () =>
       (await import("../../web/bundle/chunk-JWGER3RM.js.txt", { with: { type: "text" } })).default,
@@ -42,6 +37,11 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     "chunk-LR2SUWDX.js",
     async () =>
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-Z46L5BX7.js",
+    async () =>
+      (await import("../../web/bundle/chunk-Z46L5BX7.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",

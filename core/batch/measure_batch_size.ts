@@ -20,7 +20,7 @@
  * @module
  */
 
-import type { ModelSession } from "../runtime.ts";
+import type { ModelSession } from "../runtime/mod.ts";
 
 /**
  * The sizes tried, smallest first. Larger runs cost ORT a little less per row still, but the

@@ -33,7 +33,7 @@
 
 import type { Model } from "../bundle.ts";
 import { type ScoredRows, scoreRows } from "../ops/anomaly_rows.ts";
-import type { PackedOutputs } from "../runtime.ts";
+import type { PackedOutputs } from "../runtime/mod.ts";
 import type { Trace, TraceEvent } from "../traces/mod.ts";
 import { type PackedRows, TracePacker } from "./trace_packer.ts";
 

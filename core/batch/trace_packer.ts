@@ -27,7 +27,7 @@
  */
 
 import type { Model } from "../bundle.ts";
-import type { PackedInputs } from "../runtime.ts";
+import type { PackedInputs } from "../runtime/mod.ts";
 import {
   type InputSpec,
   parsePythonFloat,

@@ -26,7 +26,7 @@
 
 import type { TraceEvent } from "../traces/types.ts";
 import { checkPlaceKeys } from "./check.ts";
-import type { IdMap, OpsModel } from "./model.ts";
+import { type IdMap, type OpsModel, type Runner, runRows } from "./model.ts";
 import type { Operation } from "./operation.ts";
 import { scoreRows } from "./anomaly_rows.ts";
 
@@ -71,10 +71,14 @@ export interface AnomalyResponse {
  * assert.ok(per_transition_residuals.get("t_approve")! > 0.99);
  * ```
  */
-export async function anomaly(model: OpsModel, request: AnomalyRequest): Promise<AnomalyResponse> {
+export async function anomaly(
+  model: OpsModel,
+  request: AnomalyRequest,
+  runner: Runner = model,
+): Promise<AnomalyResponse> {
   checkPlaceKeys(model.net, "input_marking", request.input_marking);
   checkPlaceKeys(model.net, "input_values", request.input_values);
-  const [answer] = await scoreTraces(model, [request]);
+  const [answer] = await scoreTraces(model, [request], runner);
   return answer!;
 }
 
@@ -99,9 +103,12 @@ export async function anomaly(model: OpsModel, request: AnomalyRequest): Promise
 export async function scoreTraces(
   model: OpsModel,
   traces: readonly AnomalyRequest[],
+  runner: Runner = model,
 ): Promise<AnomalyResponse[]> {
   if (traces.length === 0) return [];
-  const outputs = await model.run(
+  const outputs = await runRows(
+    model,
+    runner,
     traces.map((t) => ({ marking: t.input_marking, values: t.input_values ?? new Map() })),
     { withGradient: false },
   );

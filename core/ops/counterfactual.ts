@@ -38,9 +38,9 @@
 import { quoteId } from "../net/quote_id.ts";
 import { checkPlace, checkPlaceKeys, checkTransition } from "./check.ts";
 import { RequestError } from "./errors.ts";
-import type { IdMap, OpsModel } from "./model.ts";
+import { type IdMap, type OpsModel, type Runner, runRows } from "./model.ts";
 import type { Operation } from "./operation.ts";
-import type { InputRow, OutputRow } from "../runtime.ts";
+import type { InputRow, OutputRow } from "../runtime/codec.ts";
 
 /**
  * The default `tolerance`: |activation − 0.5| below which a probe is on the boundary.
@@ -167,6 +167,7 @@ export const MAX_SEARCH_ROWS: number = 1 + GRID_POINTS + MAX_REFINE_ROUNDS * REF
 export async function counterfactual(
   model: OpsModel,
   request: CounterfactualRequest,
+  runner: Runner = model,
 ): Promise<CounterfactualResponse> {
   // Check: ids against the net, then the range and tolerance (D5).
   const { net } = model;
@@ -197,7 +198,7 @@ export async function counterfactual(
       ? { marking: withEntry(base.marking, request.flip_place, x), values: base.values! }
       : { marking: base.marking, values: withEntry(base.values!, request.flip_place, x) };
   const run = async (xs: readonly number[]): Promise<Probe[]> => {
-    const rows = await model.run(xs.map(probe), { withGradient: false });
+    const rows = await runRows(model, runner, xs.map(probe), { withGradient: false });
     return xs.map((x, i) => ({ x, act: rows[i]!.transitions[targetColumn]! }));
   };
 
@@ -205,11 +206,11 @@ export async function counterfactual(
     { length: GRID_POINTS },
     (_, i) => i === GRID_POINTS - 1 ? hi : lo + ((hi - lo) * i) / (GRID_POINTS - 1),
   );
-  const [baseRun, ...gridRuns] = await model.run([base, ...grid.map(probe)], {
+  const [baseRun, ...gridRuns] = await runRows(model, runner, [base, ...grid.map(probe)], {
     withGradient: false,
   });
   const originalActivation = baseRun!.transitions[targetColumn]!;
-  const original = await originalInput(model, request, channel, base, baseRun!);
+  const original = await originalInput(model, runner, request, channel, base, baseRun!);
   const search = new BoundarySearch(original, tolerance);
   let choice = search.choose(
     grid.map((x, i) => ({ x, act: gridRuns[i]!.transitions[targetColumn]! })),
@@ -350,6 +351,7 @@ function farEnd(bracket: { readonly a: Probe; readonly b: Probe }, originalActiv
  */
 async function originalInput(
   model: OpsModel,
+  runner: Runner,
   request: CounterfactualRequest,
   channel: FlipChannel,
   base: InputRow,
@@ -363,7 +365,7 @@ async function originalInput(
   if (supplied !== undefined) return supplied;
   if (channel === "marking") return baseRun.places[column]!;
   // place_values is computed in the gradient branch, which forward runs skip.
-  const [row] = await model.run([base], { withGradient: true });
+  const [row] = await runRows(model, runner, [base], { withGradient: true });
   if (row?.placeValues === undefined) {
     throw new RequestError(
       `flip_channel 'value' needs the value the model computed at flip_place ${quoteId(p)}, ` +

@@ -18,7 +18,8 @@
  */
 
 import { checkPlaceKeys } from "./check.ts";
-import type { IdMap, OpsModel } from "./model.ts";
+import type { IdMap, OpsModel, Runner } from "./model.ts";
+import { allocateInputs } from "../runtime/codec.ts";
 import type { Operation } from "./operation.ts";
 
 /** A forward request: the marking (clamping the places it names) and optional values. */
@@ -53,16 +54,30 @@ export interface ForwardResponse {
  * assert.equal(place_activations.get("p_application"), 1);
  * ```
  */
-export async function forward(model: OpsModel, request: ForwardRequest): Promise<ForwardResponse> {
-  checkPlaceKeys(model.net, "input_marking", request.input_marking);
-  checkPlaceKeys(model.net, "input_values", request.input_values);
-  const [out] = await model.run([{
-    marking: request.input_marking,
-    values: request.input_values ?? new Map(),
-  }], { withGradient: false });
+export async function forward(
+  model: OpsModel,
+  request: ForwardRequest,
+  runner: Runner = model,
+): Promise<ForwardResponse> {
+  const { net, placeIndex } = model;
+  checkPlaceKeys(net, "input_marking", request.input_marking);
+  checkPlaceKeys(net, "input_values", request.input_values);
+  // Straight into the run's arrays: the ids were checked above.
+  const inputs = allocateInputs(1, net.places.length, net.transitions.length);
+  for (const [id, x] of request.input_marking) {
+    const column = placeIndex.get(id)!;
+    inputs.marking[column] = x;
+    inputs.markingMask[column] = 1;
+  }
+  for (const [id, x] of request.input_values ?? []) {
+    const column = placeIndex.get(id)!;
+    inputs.values[column] = x;
+    inputs.valuesMask[column] = 1;
+  }
+  const out = await runner.runPacked(inputs, { withGradient: false });
   return {
-    transition_activations: byId(model.net.transitions, out!.transitions),
-    place_activations: byId(model.net.places, out!.places),
+    transition_activations: byId(net.transitions, out.transitions),
+    place_activations: byId(net.places, out.places),
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * What an operation needs of a loaded model: the net, its structure, labels and a session that
- * runs batches of rows. `core/bundle.ts`'s `Model` satisfies it; tests may pass their own.
+ * What an operation needs of a loaded model: the net, its structure, labels, and a runner of
+ * packed rows. `core/bundle.ts`'s `Model` satisfies it; the server hands each operation its
+ * request's runner instead (signal, deadline, row budget), so operations never see HTTP.
  *
  * @example
  * ```ts
@@ -18,10 +19,24 @@
 
 import type { NetStructure } from "../net/structure.ts";
 import type { ModuleSettings, Parameters, PetriNet } from "../net/types.ts";
-import type { InputRow, OutputRow, RunOptions } from "../runtime.ts";
+import {
+  type InputRow,
+  type OutputRow,
+  type PackedInputs,
+  type PackedOutputs,
+  packRows,
+  type RunOptions,
+  unpackRows,
+} from "../runtime/codec.ts";
+
+/** Runs packed rows: a model itself, or a request's runner in the server. */
+export interface Runner {
+  /** Runs `inputs` as one batch (or part of one); resolves with their outputs. */
+  runPacked(inputs: PackedInputs, options: RunOptions): Promise<PackedOutputs>;
+}
 
 /** A loaded model as the operations see it. */
-export interface OpsModel {
+export interface OpsModel extends Runner {
   /** The net the model was compiled from. */
   readonly net: PetriNet;
   /** The module settings the model was trained with. */
@@ -30,12 +45,13 @@ export interface OpsModel {
   readonly parameters: Parameters;
   /** Presets, postsets, source places and softmax groups of {@link OpsModel.net}. */
   readonly structure: NetStructure;
+  /** Column of each place id in the model's tensors. */
+  readonly placeIndex: ReadonlyMap<string, number>;
+  /** Column of each transition id in the model's tensors. */
+  readonly transitionIndex: ReadonlyMap<string, number>;
   /** The transition's label, or its id when it has none. */
   label(transition: string): string;
-  /**
-   * Runs rows as one batch; results in row order. `options.signal` withdraws them while they
-   * wait (the server passes each request's; see `server/admission.ts`).
-   */
+  /** Runs id-keyed rows as one batch; results in row order (the library's `Map` API). */
   run(rows: readonly InputRow[], options: RunOptions): Promise<OutputRow[]>;
 }
 
@@ -43,33 +59,34 @@ export interface OpsModel {
 export type IdMap = ReadonlyMap<string, number>;
 
 /**
- * `model` with its `run` replaced: the same net, settings, parameters, structure and labels.
- * The server wraps the model this way per request (row counting) and for admission control.
+ * Runs id-keyed rows through `runner`: packed on the way in, split per row on the way out.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { withRun } from "./model.ts";
+ * import { runRows } from "./model.ts";
  * import { loadOrt } from "../../adapter/deno/ort.ts";
  * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * let rows = 0;
- * const counting = withRun(model, (batch, options) => {
- *   rows += batch.length;
- *   return model.run(batch, options);
+ * const [row] = await runRows(model, model, [{ marking: new Map([["p_application", 1]]) }], {
+ *   withGradient: false,
  * });
- * await counting.run([{ marking: new Map() }], { withGradient: false });
- * assert.equal(rows, 1);
- * assert.equal(counting.label("t_approve"), model.label("t_approve"));
+ * assert.ok(row!.transitions[0]! > 0.99);
  * ```
  */
-export function withRun(model: OpsModel, run: OpsModel["run"]): OpsModel {
-  return {
-    net: model.net,
-    module: model.module,
-    parameters: model.parameters,
-    structure: model.structure,
-    label: model.label.bind(model),
-    run,
+export async function runRows(
+  model: OpsModel,
+  runner: Runner,
+  rows: readonly InputRow[],
+  options: RunOptions,
+): Promise<OutputRow[]> {
+  const columns = { places: model.net.places, transitions: model.net.transitions };
+  const indexed = {
+    ...columns,
+    placeIndex: model.placeIndex,
+    transitionIndex: model.transitionIndex,
   };
+  const packed = packRows(indexed, rows);
+  if (rows.length === 0) return [];
+  return unpackRows(columns, await runner.runPacked(packed, options));
 }

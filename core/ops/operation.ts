@@ -25,7 +25,7 @@
 
 import type { AnySchema, ObjectSchema } from "../schemas/zod_types.ts";
 import type { SchemaKit } from "../schemas/kit.ts";
-import type { OpsModel } from "./model.ts";
+import type { OpsModel, Runner } from "./model.ts";
 
 /** The 400 answers of an operation, for its documentation: when they happen, and one example. */
 export interface BadRequest {
@@ -55,8 +55,11 @@ export interface Operation<Name extends string = string, Request = never, Respon
   requestSchema(kit: SchemaKit): ObjectSchema;
   /** The answer's schema. */
   responseSchema(kit: SchemaKit): AnySchema;
-  /** Runs the operation on a request the request schema validated (and `Map`-ified). */
-  run(model: OpsModel, request: Request): Promise<Response>;
+  /**
+   * Runs the operation on a request the request schema validated (and `Map`-ified); its model
+   * runs go through `runner` (default: `model` itself).
+   */
+  run(model: OpsModel, request: Request, runner?: Runner): Promise<Response>;
 }
 
 /** Any operation, whatever its request and response types. */

@@ -25,7 +25,7 @@
 import { sourceDefault } from "../net/source_default.ts";
 import { compareIds } from "../net/types.ts";
 import { checkPlaceKeys, checkTransition } from "./check.ts";
-import type { IdMap, OpsModel } from "./model.ts";
+import { type IdMap, type OpsModel, type Runner, runRows } from "./model.ts";
 import type { Operation } from "./operation.ts";
 
 /** A sensitivity request: the base point and the transition to differentiate. */
@@ -74,6 +74,7 @@ export interface SensitivityResponse {
 export async function sensitivity(
   model: OpsModel,
   request: SensitivityRequest,
+  runner: Runner = model,
 ): Promise<SensitivityResponse> {
   const { net, structure } = model;
   checkTransition(net, "target_transition", request.target_transition);
@@ -90,7 +91,9 @@ export async function sensitivity(
     if (!values.has(p)) values.set(p, defaults.value);
   }
   const target = new Map([[request.target_transition, 1]]);
-  const [out] = await model.run([{ marking, values, target }], { withGradient: true });
+  const [out] = await runRows(model, runner, [{ marking, values, target }], {
+    withGradient: true,
+  });
   const column = (ids: readonly string[]) => new Map(ids.map((id, i) => [id, i]));
   const places = column(net.places);
   const gradients = (keys: Iterable<string>, row: Float32Array) =>

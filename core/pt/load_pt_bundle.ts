@@ -22,7 +22,7 @@
  */
 
 import { compileBundle, loadBundle, type LoadOptions, type Model } from "../bundle.ts";
-import type { OrtModule } from "../runtime.ts";
+import type { OrtModule } from "../runtime/mod.ts";
 import { type PtBundleFiles, readPtModel } from "./read_pt_model.ts";
 
 /**

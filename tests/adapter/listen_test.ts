@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { listen } from "../../adapter/deno/listen.ts";
 import { complete, RawConnection, readUntilClosed } from "../serve/raw_http.ts";
 import { readBody } from "../../server/body.ts";
+import { RequestContext } from "../../server/context.ts";
 import { HttpError } from "../../server/errors.ts";
 
 const ok = { fetch: () => Promise.resolve(new Response("ok")) };
@@ -42,7 +43,7 @@ Deno.test("Deno.serve keeps a connection open after a Connection: close response
 /** Reads a body with a 200 ms time-out and answers 408 (with the app's headers) when it stalls. */
 async function bodyOr408(request: Request): Promise<Response> {
   try {
-    await readBody(request, { maxBytes: 1 << 20, timeoutMs: 200 });
+    await readBody(new RequestContext(request, false), { maxBytes: 1 << 20, timeoutMs: 200 });
     return new Response("ok");
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;

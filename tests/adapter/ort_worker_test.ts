@@ -1,5 +1,5 @@
 /**
- * Tests of the ORT worker (`core/ort_worker/`, started by `adapter/deno/ort.ts`'s
+ * Tests of the ORT worker (`core/runtime/worker/`, started by `adapter/deno/ort.ts`'s
  * `loadWorkerOrt`): real sessions in a real module worker give the numbers of in-process ORT,
  * errors come back with ORT's own message, and releasing a session ends its worker.
  *
@@ -9,9 +9,9 @@
 import { WebWorker } from "./web_worker.ts";
 import assert from "node:assert/strict";
 import { compileModel } from "../../core/compile/mod.ts";
-import { type InputRow, ModelSession, type OrtModule } from "../../core/runtime.ts";
-import { type WorkerHandle, workerOrt } from "../../core/ort_worker/worker_ort.ts";
-import { RunChannel } from "../../core/ort_worker/run_channel.ts";
+import { type InputRow, ModelSession, type OrtModule, packRows } from "../../core/runtime/mod.ts";
+import { type WorkerHandle, workerOrt } from "../../core/runtime/worker/worker_ort.ts";
+import { RunChannel } from "../../core/runtime/worker/run_channel.ts";
 import { loadWorkerOrt } from "../../adapter/deno/ort.ts";
 import { assertRejectsWith, exampleModel, EXAMPLES, ORT, random } from "../core/fixtures.ts";
 
@@ -100,7 +100,7 @@ Deno.test("A worker ORT run leaves the caller's input arrays intact", async () =
     compileModel(model).bytes,
     model.net,
   );
-  const packed = session.pack([{ marking: new Map([[model.net.places[0]!, 0.75]]) }]);
+  const packed = packRows(session, [{ marking: new Map([[model.net.places[0]!, 0.75]]) }]);
   const before = [...packed.marking];
   const out = await session.runPacked(packed, { withGradient: false });
   assert.deepEqual([...packed.marking], before);

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { compileModel } from "../../core/compile/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { decodeModel, encodeModel } from "../../core/onnx/proto.ts";
-import { ModelSession } from "../../core/runtime.ts";
+import { ModelSession } from "../../core/runtime/mod.ts";
 import { ORT } from "../ort.ts";
 import { exampleModel } from "../core/fixtures.ts";
 

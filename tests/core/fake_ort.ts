@@ -1,5 +1,5 @@
 /**
- * A fake ORT module for the queue tests of `core/runtime.ts`: its runs finish only when the test
+ * A fake ORT module for the queue tests of `core/runtime/`: its runs finish only when the test
  * says so (`finish()`, or `fail(error)`), so a test can observe what waits in the queue. A run's
  * `transitions` output is the sum of each row's marking; `places` echo the marking.
  *
@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { OrtModule } from "../../core/runtime.ts";
+import type { OrtModule } from "../../core/runtime/mod.ts";
 
 /** One run the fake has been asked for, waiting for the test to end it. */
 export interface FakeRun {

@@ -1,6 +1,6 @@
 /**
- * The bounds and the healing of `ModelSession`'s queue (core/runtime.ts,
- * core/healing_session.ts), on a fake ORT whose runs end when the test says: rows past
+ * The bounds and the healing of `ModelSession`'s queue (core/runtime/,
+ * core/runtime/healing.ts), on a fake ORT whose runs end when the test says: rows past
  * `maxQueueRows` and rows older than `queueTimeoutMs` are refused with `ModelBusyError`,
  * withdrawn rows never run, a failed run is answered `model_unavailable` while the session is
  * reopened, and too many failures in a row give up.
@@ -9,9 +9,9 @@
  */
 
 import assert from "node:assert/strict";
-import { type InputRow, ModelSession, type RunRecord } from "../../core/runtime.ts";
-import type { HealthEvent } from "../../core/healing_session.ts";
-import { ModelBusyError, RunCancelledError } from "../../core/run_errors.ts";
+import { type InputRow, ModelSession, type RunRecord } from "../../core/runtime/mod.ts";
+import type { HealthEvent } from "../../core/runtime/mod.ts";
+import { ModelBusyError, RunCancelledError } from "../../core/runtime/mod.ts";
 import { fakeOrt, settle } from "./fake_ort.ts";
 
 const row = (a: number): InputRow => ({ marking: new Map([["a", a]]) });
@@ -61,20 +61,20 @@ Deno.test("rows that wait longer than queueTimeoutMs are refused and never run; 
   await settle();
   const late = session.run([row(2)], forward);
   await assert.rejects(late, { name: "ModelBusyError", reason: "queue_timeout" });
-  assert.equal(session.queuedRows, 0);
+  assert.equal(session.queue.queuedRows, 0);
   fake.runs.shift()!.finish();
   await first;
   await settle();
   assert.equal(fake.runs.length, 0, "the late rows never ran");
   assert.equal(records.length, 1);
   assert.equal(records[0]!.queueSeconds!.length, 1);
-  // limitQueue changes the bounds of later runs.
-  session.limitQueue({ queueTimeoutMs: 60_000 });
+  // setLimits changes the bounds of later runs.
+  session.queue.setLimits({ queueTimeoutMs: 60_000 });
   const next = session.run([row(3)], forward);
   await settle();
   fake.runs.shift()!.finish();
   assert.equal((await next).length, 1);
-  assert.throws(() => session.limitQueue({ maxQueueRows: 0 }), RangeError);
+  assert.throws(() => session.queue.setLimits({ maxQueueRows: 0 }), RangeError);
   await session[Symbol.asyncDispose]();
 });
 
@@ -92,7 +92,7 @@ Deno.test("a signal withdraws queued rows (never computed) and drops the results
     assert.equal(error.cause, "client gone");
     return true;
   });
-  assert.equal(session.queuedRows, 1);
+  assert.equal(session.queue.queuedRows, 1);
   running.abort();
   await assert.rejects(first, RunCancelledError); // at once, while its run goes on
   fake.runs.shift()!.finish();

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { compileModel } from "../../core/compile/mod.ts";
 import type { PetriModel } from "../../core/net/types.ts";
-import { type InputRow, ModelSession, type OutputRow, type RunRecord } from "../../core/runtime.ts";
+import {
+  type InputRow,
+  ModelSession,
+  type OutputRow,
+  packRows,
+  type RunRecord,
+} from "../../core/runtime/mod.ts";
 import { assertRejectsWith, exampleModel, EXAMPLES, ORT, random } from "./fixtures.ts";
 import { fakeOrt, settle } from "./fake_ort.ts";
 
@@ -131,7 +137,7 @@ Deno.test("ModelSession.runPacked() checks array lengths and runs nothing for an
     Error,
     `values holds ${P} numbers, expected 2 × ${P}`,
   );
-  const packed = session.pack([{ marking: new Map([[session.places[0]!, 0.25]]) }]);
+  const packed = packRows(session, [{ marking: new Map([[session.places[0]!, 0.25]]) }]);
   const out = await session.runPacked(packed, { withGradient: false });
   assert.deepEqual(out.batch, 1);
   assert.deepEqual(out.transitions.length, T);
@@ -173,11 +179,11 @@ Deno.test("ModelSession queues requests that arrive during a run and runs them a
   await settle();
   assert.deepEqual(fake.runs.length, 2, "no run starts while one is in flight");
 
-  assert.deepEqual(session.queuedRows, 4);
+  assert.deepEqual(session.queue.queuedRows, 4);
   fake.runs[1]!.finish();
   await settle();
   assert.deepEqual(fake.runs.length, 3);
-  assert.deepEqual(session.queuedRows, 0);
+  assert.deepEqual(session.queue.queuedRows, 0);
   assert.deepEqual(fake.runs[2]!.batch, 4, "second, third and fourth share one run");
   assert.deepEqual(fake.runs[2]!.withGradient, true, "with gradients, for the third");
   fake.runs[2]!.finish();
@@ -210,9 +216,9 @@ Deno.test("ModelSession.observe() reports every run and queuedRows counts rows w
   const rows = randomRows(model, 3, 2);
   const first = session.run(rows, { withGradient: true });
   const second = session.run(rows.slice(0, 2), { withGradient: false });
-  assert.deepEqual(session.queuedRows, 5);
+  assert.deepEqual(session.queue.queuedRows, 5);
   await Promise.all([first, second]);
-  assert.deepEqual(session.queuedRows, 0);
+  assert.deepEqual(session.queue.queuedRows, 0);
   assert.deepEqual(runs.reduce((sum, run) => sum + run.rows, 0), 5, "every row in some run");
   await session.run(rows, { withGradient: true });
   assert.deepEqual(
@@ -239,7 +245,7 @@ Deno.test("ModelSession takes queued requests in order up to maxBatchRows a run"
   const first = session.run(rows(1), { withGradient: false });
   await settle();
   const queued = [3, 2, 2, 6, 1].map((n) => session.run(rows(n), { withGradient: false }));
-  assert.deepEqual(session.queuedRows, 14);
+  assert.deepEqual(session.queue.queuedRows, 14);
   const batches: number[] = [];
   for (let i = 1; i <= 5; i++) {
     fake.runs[i]!.finish();

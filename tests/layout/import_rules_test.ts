@@ -13,6 +13,10 @@
  *   `server/`; only `cli/serve.ts`, which serves, imports `server/`.
  * - `mod.ts`, the package's `.` entry point, re-exports only `core/` and uses no `Deno.*`: a
  *   browser app or a Node script importing it gets no server, no docs UI and no Deno edge.
+ * - `core/runtime/` is reached through its entry, `core/runtime/mod.ts`: the server and the rest
+ *   see one served-model session; `core/ops/` reaches it only through the runner and the packed
+ *   layout (`core/runtime/codec.ts`); only the faces' worker entries and ORT loaders
+ *   (`adapter/deno/`, `web/`) import `core/runtime/worker/mod.ts`.
  * - No module anywhere names an `npm:`, `jsr:` or URL specifier inline: `deno.json` maps them.
  *   No dynamic import is computed, except `adapter/deno/native_ort.ts`'s of onnxruntime-node.
  *
@@ -160,6 +164,19 @@ async function rules(): Promise<Rule[]> {
       denoAllowed: () => false,
     },
     {
+      name: "the runtime is reached through its entry; ops only through the runner's layout",
+      governs: (p) => !inside(p, "core/runtime") && !inside(p, "tests") && !inside(p, "bench"),
+      refuse: (path, specifier, to) => {
+        if (!isRelative(specifier) || !inside(to, "core/runtime")) return undefined;
+        if (to === "core/runtime/mod.ts" && !inside(path, "core/ops")) return undefined;
+        if (to === "core/runtime/codec.ts" && inside(path, "core/ops")) return undefined;
+        const face = inside(path, "adapter/deno") || inside(path, "web");
+        if (to === "core/runtime/worker/mod.ts" && face) return undefined;
+        return `reaches ${to}`;
+      },
+      denoAllowed: () => true,
+    },
+    {
       name: "no inline npm:, jsr: or URL specifiers",
       governs: (p) => !inside(p, "tests") && !inside(p, "bench"),
       refuse: (_path, specifier) =>
@@ -237,7 +254,7 @@ Deno.test("every tracked module keeps the layout's import rules", async (t) => {
 });
 
 Deno.test("the rules refuse what the layout forbids", async () => {
-  const [core, server, web, cli, entry] = await rules();
+  const [core, server, web, cli, entry, runtime] = await rules();
   assert.match(core!.refuse("core/a.ts", "../server/app.ts", "server/app.ts") ?? "", /reaches/);
   assert.match(core!.refuse("core/a.ts", "node:fs", "node:fs") ?? "", /browser map/);
   assert.match(
@@ -259,4 +276,12 @@ Deno.test("the rules refuse what the layout forbids", async () => {
     /reaches/,
   );
   assert.equal(entry!.governs("server/mod.ts"), false);
+  const reach = (from: string, to: string) => runtime!.refuse(from, "../x.ts", to);
+  assert.match(reach("server/app.ts", "core/runtime/scheduler.ts") ?? "", /reaches/);
+  assert.match(reach("core/ops/forward.ts", "core/runtime/session.ts") ?? "", /reaches/);
+  assert.match(reach("core/ops/forward.ts", "core/runtime/mod.ts") ?? "", /reaches/);
+  assert.match(reach("server/app.ts", "core/runtime/worker/mod.ts") ?? "", /reaches/);
+  assert.equal(reach("server/app.ts", "core/runtime/mod.ts"), undefined);
+  assert.equal(reach("core/ops/forward.ts", "core/runtime/codec.ts"), undefined);
+  assert.equal(reach("adapter/deno/ort.ts", "core/runtime/worker/mod.ts"), undefined);
 });

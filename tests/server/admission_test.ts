@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { type App, type AppOptions, createApp } from "../../server/app.ts";
 import { Readiness } from "../../server/readiness.ts";
 import { Admission } from "../../server/admission.ts";
+import { RequestContext } from "../../server/context.ts";
 import { openModel, xorDescription } from "./models.ts";
 
 const BODY = JSON.stringify({ input_marking: { p_in: 0.5 } });
@@ -191,7 +192,8 @@ Deno.test("createApp refuses admission settings that are not positive", async ()
 Deno.test("while the model's queue is full, requests wait unread and are refused at their deadline; past maxWaiting at once", async () => {
   const queue = {
     queuedRows: 0,
-    queueLimits: { maxQueueRows: 100, queueTimeoutMs: 1000 },
+    limits: { maxQueueRows: 100, queueTimeoutMs: 1000 },
+    hasRoom: () => true,
   };
   const shed: string[] = [];
   const admission = new Admission({
@@ -206,7 +208,7 @@ Deno.test("while the model's queue is full, requests wait unread and are refused
   const attempt = async (body = BODY) => {
     const held = heldRequest("/forward", body, true);
     held.send();
-    const response = await admission.admit(held.request, ok, "detail");
+    const response = await admission.admit(new RequestContext(held.request, false), ok);
     return { response, read: held.pulled() };
   };
   assert.equal((await attempt()).response.status, 200);

@@ -18,8 +18,8 @@ import {
   MAX_REFINE_ROUNDS,
   MAX_SEARCH_ROWS,
 } from "../../../core/ops/counterfactual.ts";
-import type { OpsModel } from "../../../core/ops/model.ts";
-import type { InputRow } from "../../../core/runtime.ts";
+import { type OpsModel, runRows } from "../../../core/ops/model.ts";
+import type { InputRow, PackedInputs } from "../../../core/runtime/mod.ts";
 import { RECORDED_MODELS } from "../../conformance/fixtures.ts";
 import { mulberry32 } from "../../random.ts";
 import { loadConformanceModel } from "../../server/models.ts";
@@ -34,16 +34,21 @@ function counting(model: OpsModel): OpsModel & { rows: number; runs: number } {
     module: model.module,
     parameters: model.parameters,
     structure: model.structure,
+    placeIndex: model.placeIndex,
+    transitionIndex: model.transitionIndex,
     label: (transition: string) => model.label(transition),
     rows: 0,
     runs: 0,
     run(rows: readonly InputRow[], options: { withGradient: boolean }) {
-      counted.rows += rows.length;
+      return runRows(counted, counted, rows, options);
+    },
+    runPacked(inputs: PackedInputs, options: { withGradient: boolean }) {
+      counted.rows += inputs.batch;
       counted.runs += 1;
       if (counted.rows > MAX_SEARCH_ROWS) {
         throw new Error(`the search asked for ${counted.rows} rows, more than ${MAX_SEARCH_ROWS}`);
       }
-      return model.run(rows, options);
+      return model.runPacked(inputs, options);
     },
   };
   return counted;

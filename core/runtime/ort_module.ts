@@ -1,7 +1,7 @@
 /**
  * The part of an ONNX Runtime JavaScript module that petri-serve uses: subsets of
  * `onnxruntime-common`'s types, so that its types stay out of this package's API. A leaf
- * module, so that the session code (`runtime.ts`) and its healing (`healing_session.ts`) can
+ * module, so that the session code (`session.ts`) and its healing (`healing.ts`) can
  * both name them without importing each other.
  *
  * @module
@@ -19,7 +19,7 @@ export interface OrtTensor {
   readonly data: unknown;
 }
 
-/** The part of an ORT `InferenceSession` that `ModelSession` (`runtime.ts`) uses. */
+/** The part of an ORT `InferenceSession` that `ModelSession` (`session.ts`) uses. */
 export interface OrtSession {
   /** The graph's output names (`grad_marking` among them when it has gradients). */
   readonly outputNames: readonly string[];

@@ -31,8 +31,8 @@
  * @module
  */
 
-import { messageOf } from "../bundle/bundle_error.ts";
-import type { OrtModule, OrtSession, OrtTensor } from "../runtime.ts";
+import { messageOf } from "../../bundle/bundle_error.ts";
+import type { OrtModule, OrtSession, OrtTensor } from "../session.ts";
 import { RunChannel, runChannelSupported } from "./run_channel.ts";
 import {
   type FromWorker,

@@ -1,5 +1,5 @@
 /**
- * Why a {@link import("./runtime.ts").ModelSession} did not run a request's rows: the session
+ * Why a {@link import("./session.ts").ModelSession} did not run a request's rows: the session
  * refused them (its queue is full, they waited past the queue's deadline, the model is being
  * recreated after a failed run) or the caller withdrew them (its `AbortSignal` fired). None of
  * these is the request's fault; the HTTP face answers them 503 with `Retry-After` (the
@@ -8,7 +8,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ModelBusyError } from "./run_errors.ts";
+ * import { ModelBusyError } from "./errors.ts";
  * const error = new ModelBusyError("queue_full", "The model's queue holds 8 rows, the limit");
  * assert.equal(error.reason, "queue_full");
  * assert.ok(error instanceof Error);
@@ -32,7 +32,7 @@ export type BusyReason = "queue_full" | "queue_timeout" | "model_unavailable";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ModelBusyError } from "./run_errors.ts";
+ * import { ModelBusyError } from "./errors.ts";
  * const error = new ModelBusyError("queue_timeout", "Waited 5 s in the model's queue");
  * assert.equal(error.name, "ModelBusyError");
  * assert.equal(error.message, "Waited 5 s in the model's queue");
@@ -62,7 +62,7 @@ export class ModelBusyError extends Error {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { RunCancelledError } from "./run_errors.ts";
+ * import { RunCancelledError } from "./errors.ts";
  * const error = new RunCancelledError("client gone");
  * assert.equal(error.cause, "client gone");
  * assert.match(error.message, /withdrawn/);

@@ -15,7 +15,7 @@
  * import assert from "node:assert/strict";
  * import { workerOrt } from "./worker_ort.ts";
  * // Deno's worker entry; it calls `serveOrtWorker` with onnxruntime-web.
- * const entry = new URL("../../adapter/deno/ort_worker.ts", import.meta.url);
+ * const entry = new URL("../../../adapter/deno/ort_worker.ts", import.meta.url);
  * const ort = workerOrt(() => new Worker(entry, { type: "module" }));
  * // No worker starts until a session is created.
  * assert.equal(typeof ort.InferenceSession.create, "function");
@@ -24,7 +24,7 @@
  * @module
  */
 
-import type { OrtModule, OrtSession, OrtSessionOptions, OrtTensor } from "../runtime.ts";
+import type { OrtModule, OrtSession, OrtSessionOptions, OrtTensor } from "../session.ts";
 import type { FromWorker, MessageEndpoint, ToWorker, WireTensor } from "./protocol.ts";
 import { RUN_CHANNEL_BYTES, RunChannel, runChannelSupported } from "./run_channel.ts";
 import { deferred } from "../deferred.ts";
@@ -46,8 +46,8 @@ export interface WorkerHandle extends MessageEndpoint {
  * ```ts
  * import assert from "node:assert/strict";
  * import { workerOrt } from "./worker_ort.ts";
- * import { ModelSession } from "../runtime.ts";
- * const entry = new URL("../../adapter/deno/ort_worker.ts", import.meta.url);
+ * import { ModelSession } from "../session.ts";
+ * const entry = new URL("../../../adapter/deno/ort_worker.ts", import.meta.url);
  * const ort = workerOrt(() => new Worker(entry, { type: "module" }));
  * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
  * // Releasing the session terminates its worker.

@@ -15,8 +15,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HealingSession } from "./healing_session.ts";
- * import type { OrtSession } from "./runtime.ts";
+ * import { HealingSession } from "./healing.ts";
+ * import type { OrtSession } from "./session.ts";
  * let opened = 0;
  * const fake = (): OrtSession => ({
  *   outputNames: ["transitions"],
@@ -39,7 +39,7 @@
  */
 
 import type { OrtSession } from "./ort_module.ts";
-import { ModelBusyError } from "./run_errors.ts";
+import { ModelBusyError } from "./errors.ts";
 import { deferred } from "./deferred.ts";
 
 /** How a {@link HealingSession} recreates its session. */
@@ -98,13 +98,13 @@ export type HealthEvent =
   };
 
 /** The current session of a model, reopened after failures; see the module doc. */
-export class HealingSession {
-  readonly #open: () => Promise<OrtSession>;
+export class HealingSession<S extends OrtSession = OrtSession> {
+  readonly #open: () => Promise<S>;
   readonly #maxAttempts: number;
   readonly #backoffMs: number;
   readonly #runTimeoutMs: number;
   readonly #listeners = new Set<(event: HealthEvent) => void>();
-  #session: OrtSession | undefined;
+  #session: S | undefined;
   #state: HealthState = "ready";
   #consecutive = 0;
   #restarts = 0;
@@ -118,7 +118,7 @@ export class HealingSession {
   #current: { readonly started: number; readonly fail: (error: Error) => void } | undefined;
   #watchdog: ReturnType<typeof setTimeout> | undefined;
 
-  private constructor(open: () => Promise<OrtSession>, session: OrtSession, policy: HealingPolicy) {
+  private constructor(open: () => Promise<S>, session: S, policy: HealingPolicy) {
     this.#open = open;
     this.#session = session;
     this.#maxAttempts = policy.maxRestartAttempts ?? DEFAULT_MAX_RESTART_ATTEMPTS;
@@ -133,16 +133,16 @@ export class HealingSession {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing_session.ts";
+   * import { HealingSession } from "./healing.ts";
    * await assert.rejects(HealingSession.open(() => Promise.reject(new Error("bad model"))), {
    *   message: "bad model",
    * });
    * ```
    */
-  static async open(
-    open: () => Promise<OrtSession>,
+  static async open<S extends OrtSession>(
+    open: () => Promise<S>,
     policy: HealingPolicy = {},
-  ): Promise<HealingSession> {
+  ): Promise<HealingSession<S>> {
     return new HealingSession(open, await open(), policy);
   }
 
@@ -153,7 +153,7 @@ export class HealingSession {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing_session.ts";
+   * import { HealingSession } from "./healing.ts";
    * const healing = await HealingSession.open(() =>
    *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({}), release: () => Promise.resolve() })
    * );
@@ -181,7 +181,7 @@ export class HealingSession {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing_session.ts";
+   * import { HealingSession } from "./healing.ts";
    * const healing = await HealingSession.open(() =>
    *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({}), release: () => Promise.resolve() })
    * );
@@ -204,7 +204,7 @@ export class HealingSession {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing_session.ts";
+   * import { HealingSession } from "./healing.ts";
    * const healing = await HealingSession.open(() =>
    *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({ y: { data: 1 } }), release: () => Promise.resolve() })
    * );
@@ -212,7 +212,7 @@ export class HealingSession {
    * await healing.release();
    * ```
    */
-  async run<T>(task: (session: OrtSession) => Promise<T>): Promise<T> {
+  async run<T>(task: (session: S) => Promise<T>): Promise<T> {
     const session = this.#session;
     if (this.#state !== "ready" || session === undefined) throw this.#unavailable();
     const { promise: overdue, reject: fail } = deferred<never>();
@@ -270,7 +270,7 @@ export class HealingSession {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing_session.ts";
+   * import { HealingSession } from "./healing.ts";
    * let released = false;
    * const healing = await HealingSession.open(() =>
    *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({}), release: () => (released = true, Promise.resolve()) })
@@ -297,7 +297,7 @@ export class HealingSession {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing_session.ts";
+   * import { HealingSession } from "./healing.ts";
    * const healing = await HealingSession.open(() =>
    *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({}), release: () => Promise.resolve() })
    * );
@@ -317,7 +317,7 @@ export class HealingSession {
   }
 
   /** Counts a failure of `session`, then reopens (or gives up). */
-  #fail(error: unknown, session: OrtSession): void {
+  #fail(error: unknown, session: S): void {
     this.#session = undefined;
     this.#lastError = error;
     this.#consecutive++;
@@ -326,7 +326,7 @@ export class HealingSession {
     this.#restarting = this.#reopen(session);
   }
 
-  async #reopen(broken: OrtSession): Promise<void> {
+  async #reopen(broken: S): Promise<void> {
     await releaseWithin(broken, RELEASE_TIMEOUT_MS);
     while (!this.#released) {
       if (this.#consecutive >= this.#maxAttempts) {

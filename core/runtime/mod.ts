@@ -1,0 +1,51 @@
+/**
+ * The runtime: ORT sessions of a compiled net, behind one queue. {@link ModelSession} is the
+ * served model's session (`session.ts`); the queue batches and bounds runs (`scheduler.ts`);
+ * the codec packs rows into the graph contract's tensors (`codec.ts`); a failed session heals
+ * (`healing.ts`); `worker/` runs ORT off the serving thread.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import * as ort from "onnxruntime-web";
+ * import { ModelSession } from "./mod.ts";
+ * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+ * await using session = await ModelSession.create(ort, onnxBytes, {
+ *   places: ["p_application", "p_approved", "p_declined"],
+ *   transitions: ["t_approve", "t_decline"],
+ * });
+ * assert.equal(session.queue.queuedRows, 0);
+ * ```
+ *
+ * @module
+ */
+
+export {
+  IN_PLACE_MAX_MS,
+  IN_PLACE_MAX_ROWS,
+  ModelSession,
+  type ModelSessionOptions,
+  type RunRecord,
+} from "./session.ts";
+export {
+  type BatchInfo,
+  DEFAULT_MAX_BATCH_ROWS,
+  type QueueLimits,
+  type RunOptions,
+  Scheduler,
+  type SchedulerOptions,
+} from "./scheduler.ts";
+export {
+  allocateInputs,
+  type IndexedColumns,
+  type InputRow,
+  type NetColumns,
+  type OutputRow,
+  type PackedInputs,
+  type PackedOutputs,
+  packRows,
+  unpackRows,
+} from "./codec.ts";
+export { type BusyReason, ModelBusyError, RunCancelledError } from "./errors.ts";
+export type { HealingPolicy, HealthEvent, HealthState } from "./healing.ts";
+export type { OrtModule, OrtSession, OrtSessionOptions, OrtTensor } from "./ort_module.ts";
