@@ -17,6 +17,25 @@
 import { compareIds } from "./net/types.ts";
 
 /**
+ * A value that writes its own compact JSON text (a view over a typed array, say): the writer
+ * calls it instead of walking the value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { JSON_TEXT, stringifyJson } from "./json.ts";
+ * assert.equal(stringifyJson({ a: { [JSON_TEXT]: () => "[1,2]" } }), '{"a":[1,2]}');
+ * ```
+ */
+export const JSON_TEXT: unique symbol = Symbol("petri-serve.jsonText");
+
+/** A value with its own JSON text (see {@link JSON_TEXT}). */
+export interface WritesJson {
+  /** The value's compact JSON text. */
+  [JSON_TEXT](): string;
+}
+
+/**
  * JSON text of `value`: like `JSON.stringify`, and `Map`s become objects with sorted keys.
  * Plain objects keep their key order; `undefined` properties are left out. With `indent`
  * (e.g. `"  "`), one member per line.
@@ -52,6 +71,7 @@ function compact(value: unknown): string {
     default:
       throw new TypeError(`Cannot write a ${typeof value} as JSON`);
   }
+  if (JSON_TEXT in value) return (value as WritesJson)[JSON_TEXT]();
   if (value instanceof Map) {
     // Most Maps written (the operations' answers) are already in id order: written in one
     // pass; the first key out of order sends the Map through the sort.
@@ -104,6 +124,9 @@ function write(value: unknown, indent: string, margin: string): string {
     case "boolean":
       return JSON.stringify(value);
     case "object":
+      if (JSON_TEXT in value) {
+        return write(JSON.parse((value as WritesJson)[JSON_TEXT]()), indent, margin);
+      }
       break;
     default:
       throw new TypeError(`Cannot write a ${typeof value} as JSON`);

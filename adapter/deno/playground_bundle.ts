@@ -24,14 +24,14 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-D7DWUBZU.js",
+    "chunk-EBYJRSAL.js",
     async () =>
-      (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-EBYJRSAL.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-JWGER3RM.js",
+    "chunk-IBEC3735.js",
     async () =>
-      (await import("../../web/bundle/chunk-JWGER3RM.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-IBEC3735.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-LR2SUWDX.js",
@@ -39,9 +39,9 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-Z46L5BX7.js",
+    "chunk-W4HAI2EF.js",
     async () =>
-      (await import("../../web/bundle/chunk-Z46L5BX7.js.txt", { with: { type: "text" } })).default,
+      (await import("../../web/bundle/chunk-W4HAI2EF.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",

@@ -38,9 +38,9 @@
 import { quoteId } from "../net/quote_id.ts";
 import { checkPlace, checkPlaceKeys, checkTransition } from "./check.ts";
 import { RequestError } from "./errors.ts";
-import { type IdMap, type OpsModel, type Runner, runRows } from "./model.ts";
+import type { IdMap, OpsModel, Runner } from "./model.ts";
 import type { Operation } from "./operation.ts";
-import type { InputRow, OutputRow } from "../runtime/codec.ts";
+import { allocateInputs, type PackedInputs } from "../runtime/codec.ts";
 
 /**
  * The default `tolerance`: |activation − 0.5| below which a probe is on the boundary.
@@ -188,32 +188,25 @@ export async function counterfactual(
   }
 
   // Run: the base point and the grid in one batch, then refine the nearest bracket.
-  const targetColumn = net.transitions.indexOf(request.target_transition);
-  const base: InputRow = {
-    marking: request.input_marking,
-    values: request.input_values ?? new Map(),
-  };
-  const probe = (x: number): InputRow =>
-    channel === "marking"
-      ? { marking: withEntry(base.marking, request.flip_place, x), values: base.values! }
-      : { marking: base.marking, values: withEntry(base.values!, request.flip_place, x) };
+  const targetColumn = model.transitionIndex.get(request.target_transition)!;
+  const T = net.transitions.length;
+  const rows = probeRows(model, request, channel);
   const run = async (xs: readonly number[]): Promise<Probe[]> => {
-    const rows = await runRows(model, runner, xs.map(probe), { withGradient: false });
-    return xs.map((x, i) => ({ x, act: rows[i]!.transitions[targetColumn]! }));
+    const out = await runner.runPacked(rows(xs), { withGradient: false });
+    return xs.map((x, i) => ({ x, act: out.transitions[i * T + targetColumn]! }));
   };
 
   const grid = Array.from(
     { length: GRID_POINTS },
     (_, i) => i === GRID_POINTS - 1 ? hi : lo + ((hi - lo) * i) / (GRID_POINTS - 1),
   );
-  const [baseRun, ...gridRuns] = await runRows(model, runner, [base, ...grid.map(probe)], {
-    withGradient: false,
-  });
-  const originalActivation = baseRun!.transitions[targetColumn]!;
-  const original = await originalInput(model, runner, request, channel, base, baseRun!);
+  // Row 0 is the base point (nothing flipped), rows 1… the grid.
+  const first = await runner.runPacked(rows([undefined, ...grid]), { withGradient: false });
+  const originalActivation = first.transitions[targetColumn]!;
+  const original = await originalInput(model, runner, request, channel, rows, first.places);
   const search = new BoundarySearch(original, tolerance);
   let choice = search.choose(
-    grid.map((x, i) => ({ x, act: gridRuns[i]!.transitions[targetColumn]! })),
+    grid.map((x, i) => ({ x, act: first.transitions[(i + 1) * T + targetColumn]! })),
   );
   const closingWidth = (hi - lo) * CLOSING_WIDTH;
   for (
@@ -344,6 +337,48 @@ function farEnd(bracket: { readonly a: Probe; readonly b: Probe }, originalActiv
 }
 
 /**
+ * Packs probe rows: each is the base row (the request's marking and values) with the flipped
+ * place set to its `x` on the request's channel; an `undefined` x is the base row itself.
+ */
+function probeRows(
+  model: OpsModel,
+  request: CounterfactualRequest,
+  channel: FlipChannel,
+): (xs: readonly (number | undefined)[]) => PackedInputs {
+  const { net, placeIndex } = model;
+  const P = net.places.length;
+  const T = net.transitions.length;
+  const base = allocateInputs(1, P, T);
+  const fill = (map: IdMap | null | undefined, data: Float32Array, mask: Float32Array) => {
+    for (const [id, x] of map ?? []) {
+      const column = placeIndex.get(id)!;
+      data[column] = x;
+      mask[column] = 1;
+    }
+  };
+  fill(request.input_marking, base.marking, base.markingMask);
+  fill(request.input_values, base.values, base.valuesMask);
+  const flipped = placeIndex.get(request.flip_place)!;
+  return (xs) => {
+    const rows = allocateInputs(xs.length, P, T);
+    const [data, mask] = channel === "marking"
+      ? [rows.marking, rows.markingMask]
+      : [rows.values, rows.valuesMask];
+    for (let r = 0; r < xs.length; r++) {
+      rows.marking.set(base.marking, r * P);
+      rows.markingMask.set(base.markingMask, r * P);
+      rows.values.set(base.values, r * P);
+      rows.valuesMask.set(base.valuesMask, r * P);
+      const x = xs[r];
+      if (x === undefined) continue;
+      data[r * P + flipped] = x;
+      mask[r * P + flipped] = 1;
+    }
+    return rows;
+  };
+}
+
+/**
  * The input the model actually used at the flipped place in the base pass (D4): the supplied
  * value; else what the graph computed there: the `places` output on the marking channel (a
  * source place's default, or its computed activation), the `place_values` output on the value
@@ -354,82 +389,26 @@ async function originalInput(
   runner: Runner,
   request: CounterfactualRequest,
   channel: FlipChannel,
-  base: InputRow,
-  baseRun: OutputRow,
+  rows: (xs: readonly (number | undefined)[]) => PackedInputs,
+  basePlaces: Float32Array,
 ): Promise<number> {
   const p = request.flip_place;
-  const column = model.net.places.indexOf(p);
+  const column = model.placeIndex.get(p)!;
   const supplied = channel === "marking"
     ? request.input_marking.get(p)
     : request.input_values?.get(p);
   if (supplied !== undefined) return supplied;
-  if (channel === "marking") return baseRun.places[column]!;
+  if (channel === "marking") return basePlaces[column]!;
   // place_values is computed in the gradient branch, which forward runs skip.
-  const [row] = await runRows(model, runner, [base], { withGradient: true });
-  if (row?.placeValues === undefined) {
+  const out = await runner.runPacked(rows([undefined]), { withGradient: true });
+  if (out.placeValues === undefined) {
     throw new RequestError(
       `flip_channel 'value' needs the value the model computed at flip_place ${quoteId(p)}, ` +
         `but the served bundle predates the place_values output: supply input_values ` +
         `for ${quoteId(p)}, or recompile the bundle with petri-serve's compile command`,
     );
   }
-  return row.placeValues[column]!;
-}
-
-function withEntry(map: IdMap, key: string, value: number): IdMap {
-  return new WithEntry(map, key, value);
-}
-
-/**
- * `map` with `key` set to `value`, as a read-only view: a probe row differs from the base row
- * in one entry, and copying the base `Map` for each of a request's 130+ probes showed in the
- * serving thread's profile (allocation and garbage collection). Iteration yields `map`'s
- * entries in order with `key`'s value replaced, then `key` if `map` lacks it: the order a
- * copied `Map` with `set` would give.
- */
-class WithEntry implements ReadonlyMap<string, number> {
-  readonly #map: IdMap;
-  readonly #key: string;
-  readonly #value: number;
-
-  constructor(map: IdMap, key: string, value: number) {
-    this.#map = map;
-    this.#key = key;
-    this.#value = value;
-  }
-
-  get size(): number {
-    return this.#map.has(this.#key) ? this.#map.size : this.#map.size + 1;
-  }
-
-  get(key: string): number | undefined {
-    return key === this.#key ? this.#value : this.#map.get(key);
-  }
-
-  has(key: string): boolean {
-    return key === this.#key || this.#map.has(key);
-  }
-
-  *entries(): MapIterator<[string, number]> {
-    for (const [k, v] of this.#map) yield [k, k === this.#key ? this.#value : v];
-    if (!this.#map.has(this.#key)) yield [this.#key, this.#value];
-  }
-
-  *keys(): MapIterator<string> {
-    for (const [k] of this.entries()) yield k;
-  }
-
-  *values(): MapIterator<number> {
-    for (const [, v] of this.entries()) yield v;
-  }
-
-  forEach(f: (value: number, key: string, map: ReadonlyMap<string, number>) => void): void {
-    for (const [k, v] of this.entries()) f(v, k, this);
-  }
-
-  [Symbol.iterator](): MapIterator<[string, number]> {
-    return this.entries();
-  }
+  return out.placeValues[column]!;
 }
 
 /**

@@ -20,6 +20,7 @@
 import { checkPlaceKeys } from "./check.ts";
 import type { IdMap, OpsModel, Runner } from "./model.ts";
 import { allocateInputs } from "../runtime/codec.ts";
+import { IdValues } from "./id_values.ts";
 import type { Operation } from "./operation.ts";
 
 /** A forward request: the marking (clamping the places it names) and optional values. */
@@ -59,7 +60,7 @@ export async function forward(
   request: ForwardRequest,
   runner: Runner = model,
 ): Promise<ForwardResponse> {
-  const { net, placeIndex } = model;
+  const { net, placeIndex, transitionIndex } = model;
   checkPlaceKeys(net, "input_marking", request.input_marking);
   checkPlaceKeys(net, "input_values", request.input_values);
   // Straight into the run's arrays: the ids were checked above.
@@ -75,24 +76,11 @@ export async function forward(
     inputs.valuesMask[column] = 1;
   }
   const out = await runner.runPacked(inputs, { withGradient: false });
+  // Views of the run's arrays: no Map is built, and the answer is written from them.
   return {
-    transition_activations: byId(net.transitions, out.transitions),
-    place_activations: byId(net.places, out.places),
+    transition_activations: new IdValues(net.transitions, transitionIndex, out.transitions),
+    place_activations: new IdValues(net.places, placeIndex, out.places),
   };
-}
-
-/**
- * Pairs sorted ids with their column of a result row.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { byId } from "./forward.ts";
- * assert.deepEqual(byId(["a", "b"], new Float32Array([1, 2])).get("b"), 2);
- * ```
- */
-export function byId(ids: readonly string[], row: Float32Array): Map<string, number> {
-  return new Map(ids.map((id, i) => [id, row[i]!]));
 }
 
 /**

@@ -25,7 +25,8 @@
 import { sourceDefault } from "../net/source_default.ts";
 import { compareIds } from "../net/types.ts";
 import { checkPlaceKeys, checkTransition } from "./check.ts";
-import { type IdMap, type OpsModel, type Runner, runRows } from "./model.ts";
+import type { IdMap, OpsModel, Runner } from "./model.ts";
+import { allocateInputs } from "../runtime/codec.ts";
 import type { Operation } from "./operation.ts";
 
 /** A sensitivity request: the base point and the transition to differentiate. */
@@ -90,22 +91,29 @@ export async function sensitivity(
     if (!marking.has(p)) marking.set(p, defaults.marking);
     if (!values.has(p)) values.set(p, defaults.value);
   }
-  const target = new Map([[request.target_transition, 1]]);
-  const [out] = await runRows(model, runner, [{ marking, values, target }], {
-    withGradient: true,
-  });
-  const column = (ids: readonly string[]) => new Map(ids.map((id, i) => [id, i]));
-  const places = column(net.places);
+  const { placeIndex, transitionIndex } = model;
+  const inputs = allocateInputs(1, net.places.length, net.transitions.length);
+  for (const [p, x] of marking) {
+    inputs.marking[placeIndex.get(p)!] = x;
+    inputs.markingMask[placeIndex.get(p)!] = 1;
+  }
+  for (const [p, x] of values) {
+    inputs.values[placeIndex.get(p)!] = x;
+    inputs.valuesMask[placeIndex.get(p)!] = 1;
+  }
+  const target = transitionIndex.get(request.target_transition)!;
+  inputs.target[target] = 1;
+  const out = await runner.runPacked(inputs, { withGradient: true });
   const gradients = (keys: Iterable<string>, row: Float32Array) =>
-    new Map([...keys].sort(compareIds).map((p) => [p, row[places.get(p)!]!]));
+    new Map([...keys].sort(compareIds).map((p) => [p, row[placeIndex.get(p)!]!]));
   return {
     target_transition: request.target_transition,
     target_label: model.label(request.target_transition),
-    base_activation: out!.transitions[column(net.transitions).get(request.target_transition)!]!,
-    marking_gradients: gradients(marking.keys(), out!.gradMarking!),
+    base_activation: out.transitions[target]!,
+    marking_gradients: gradients(marking.keys(), out.gradMarking!),
     value_gradients: gradients(
       new Set([...(request.input_values?.keys() ?? []), ...structure.sourcePlaces]),
-      out!.gradValues!,
+      out.gradValues!,
     ),
   };
 }
