@@ -65,6 +65,7 @@ const OPTIONS = {
   "max-request-rows": { type: "string" },
   "max-response-bytes": { type: "string" },
   "cors-origin": { type: "string", multiple: true },
+  "allowed-host": { type: "string", multiple: true },
   "max-body-memory-bytes": { type: "string" },
   "max-queue-rows": { type: "string" },
   "queue-timeout-ms": { type: "string" },
@@ -78,7 +79,8 @@ const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--m
                     [--access-log on|off] [--drain-ms MS] [--body-timeout-ms MS]
                     [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
                     [--max-body-memory-bytes N] [--max-queue-rows N] [--queue-timeout-ms MS]
-                    [--cors-origin ORIGIN]... [--runtime wasm|native] [--threads N]
+                    [--cors-origin ORIGIN]... [--allowed-host HOST]...
+                    [--runtime wasm|native] [--threads N]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
@@ -125,6 +127,11 @@ Options:
   --cors-origin ORIGIN  let pages from ORIGIN (scheme://host[:port]) call the API from the
                         browser (CORS); repeat it for more origins, or give * for any
                         (default: none, no CORS headers)
+  --allowed-host HOST   a host name the server answers for (the Host header without its port);
+                        other Host headers get 421; repeat it for more, or give * for any
+                        (default: localhost, 127.0.0.1 and [::1] when --host is a loopback
+                        address, so that no other site reaches it by DNS rebinding; any host
+                        otherwise)
   --max-body-memory-bytes N
                         bytes of request bodies and large answers the model routes hold at once;
                         a request that would pass it waits, its body unread, for room until its
@@ -239,6 +246,7 @@ export const serveCommand: ServeCommand = {
     } catch (error) {
       throw new UsageError(`--cors-origin: ${(error as Error).message}`);
     }
+    const allowedHosts = allowedHostsFor(flags.host ?? "127.0.0.1", flags["allowed-host"]);
     const location = positionals[0] === undefined
       ? EXAMPLE_BUNDLE_URL
       : bundleLocation(positionals[0]);
@@ -296,6 +304,7 @@ export const serveCommand: ServeCommand = {
       },
       mount: [PLAYGROUND_PREFIX, playgroundHandler()],
       corsOrigins,
+      allowedHosts,
       extraMetrics: processMetrics,
       ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
     });
@@ -364,4 +373,36 @@ function integerFlag(flag: string, text: string, min: number, max: number): numb
     throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got '${text}'`);
   }
   return value;
+}
+
+/** Loopback addresses: a server bound to one answers only for local host names by default. */
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/**
+ * The host names `serve` answers for: `--allowed-host`'s, else the local names when bound to
+ * loopback, else any (`undefined`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { allowedHostsFor } from "./serve.ts";
+ * assert.deepEqual(allowedHostsFor("127.0.0.1", undefined), ["localhost", "127.0.0.1", "[::1]"]);
+ * assert.equal(allowedHostsFor("0.0.0.0", undefined), undefined);
+ * assert.deepEqual(allowedHostsFor("0.0.0.0", ["api.example"]), ["api.example"]);
+ * ```
+ */
+export function allowedHostsFor(
+  host: string,
+  given: readonly string[] | undefined,
+): readonly string[] | undefined {
+  if (given !== undefined && given.length > 0) {
+    const bad = given.find((name) => name === "" || /[\s/?#@]/.test(name));
+    if (bad !== undefined) {
+      throw new UsageError(
+        `--allowed-host takes a host name such as api.example, got ${JSON.stringify(bad)}`,
+      );
+    }
+    return given;
+  }
+  return LOOPBACK.has(host) ? ["localhost", "127.0.0.1", "[::1]"] : undefined;
 }

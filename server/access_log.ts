@@ -25,7 +25,7 @@ export interface RequestRecord {
   readonly time: number;
   /** The HTTP method. */
   readonly method: string;
-  /** The path as a URL's `pathname` gives it (percent-encoded; without the query). */
+  /** The request-target as the request line sent it (path and query), not rebuilt from `Host`. */
   readonly path: string;
   /** The route template it matched (`unmatched` for none). */
   readonly route: string;

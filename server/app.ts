@@ -61,7 +61,7 @@ import {
 import { watchModelHealth } from "./model_health.ts";
 import { RequestContext } from "./context.ts";
 import { compose, type Handler } from "./pipeline.ts";
-import { answerErrors, finish, observe, type Route, route } from "./steps.ts";
+import { answerErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -201,6 +201,12 @@ export interface AppOptions {
    * `https://app.example`, or `*` for any. Default: none (no CORS headers; preflights get 405).
    */
   readonly corsOrigins?: readonly string[] | undefined;
+  /**
+   * Host names (`Host` without its port) the server answers for; others get 421, so that a
+   * page of another site cannot reach a local server through DNS rebinding. `cli.ts serve`
+   * allows `localhost`, `127.0.0.1` and `[::1]` when bound to loopback. Default: any host.
+   */
+  readonly allowedHosts?: readonly string[] | undefined;
   /**
    * More exposition text for `/metrics`, read at each scrape: `cli.ts serve` and
    * `server/main.ts` pass the process metrics (`adapter/deno/process_metrics.ts`).
@@ -437,10 +443,13 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   };
 
   const cors = options.corsOrigins?.length ? new Cors(options.corsOrigins) : undefined;
+  const allowedHosts = options.allowedHosts;
+  const anyHost = allowedHosts === undefined || allowedHosts.includes("*");
   const handle = compose([
     observe({ metrics, onRequest: options.onRequest }),
     finish({ cors }, onError),
     answerErrors(onError),
+    ...(anyHost ? [] : [checkHost(allowedHosts)]),
     route(find, admission),
   ], (context) => context.handler!(context));
   return {

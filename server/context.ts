@@ -21,7 +21,7 @@ import type { PackedInputs, PackedOutputs, RunOptions } from "../core/runtime/mo
 import { HttpError } from "./errors.ts";
 import type { AnswerNotes } from "./json.ts";
 import { tooManyRowsDetail } from "./request_limits.ts";
-import { pathOf } from "./request_path.ts";
+import { pathOf, targetOf } from "./request_path.ts";
 import { requestIdOf } from "./request_id.ts";
 
 /** What runs a request's rows: admission's guard around the model (`./admission.ts`). */
@@ -42,6 +42,8 @@ export interface BodyMeter {
 export class RequestContext implements Runner, AnswerNotes {
   /** The request as it arrived. */
   readonly request: Request;
+  /** The request-target as the request line sent it (path and query). */
+  readonly target: string;
   /** The request-target's path. */
   readonly path: string;
   /** The request's id, echoed on the answer and logged. */
@@ -88,7 +90,8 @@ export class RequestContext implements Runner, AnswerNotes {
   /** @param draining whether the request came on a connection opened during the drain */
   constructor(request: Request, draining: boolean) {
     this.request = request;
-    this.path = pathOf(request);
+    this.target = targetOf(request);
+    this.path = pathOf(this.target);
     this.requestId = requestIdOf(request);
     this.draining = draining;
   }

@@ -17,7 +17,7 @@
 
 import { RequestError } from "../core/ops/errors.ts";
 import type { ValidationIssue } from "../core/schemas.ts";
-import { jsonResponse } from "./json.ts";
+import { jsonResponse, stringifyJson } from "./json.ts";
 
 /**
  * An HTTP error answered as `{"detail": message}` with `status` and optional headers.
@@ -144,12 +144,38 @@ export const logToConsole: ErrorLogger = (error, request) => {
 export function errorResponse(
   error: unknown,
   log: (error: unknown) => void,
+  maxBytes: number = Infinity,
 ): Response {
   if (error instanceof RequestError) return jsonResponse(400, { detail: error.detail });
-  if (error instanceof ValidationError) return jsonResponse(422, { detail: error.issues });
+  if (error instanceof ValidationError) {
+    return jsonResponse(422, { detail: boundedIssues(error.issues, maxBytes) });
+  }
   if (error instanceof HttpError) {
     return jsonResponse(error.status, { detail: error.detail }, error.headers);
   }
   log(error);
   return jsonResponse(500, { detail: "Internal Server Error" });
+}
+
+/**
+ * `issues`, with the echoed `input` of the largest dropped until their JSON fits in
+ * `maxBytes` (a 422 never costs much more than the body it answers).
+ */
+function boundedIssues(
+  issues: readonly ValidationIssue[],
+  maxBytes: number,
+): readonly ValidationIssue[] {
+  const sizes = issues.map((issue) => stringifyJson(issue).length);
+  let total = sizes.reduce((a, b) => a + b, 0);
+  if (total <= maxBytes) return issues;
+  const out = [...issues];
+  const order = sizes.map((size, i) => [size, i] as const).sort((a, b) => b[0] - a[0]);
+  for (const [, i] of order) {
+    if (total <= maxBytes) break;
+    const { input: _, ...rest } = out[i]!;
+    const size = stringifyJson(rest).length;
+    total += size - sizes[i]!;
+    out[i] = rest;
+  }
+  return out;
 }

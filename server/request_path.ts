@@ -1,33 +1,65 @@
 /**
- * The path of a request's URL, as `new URL(request.url).pathname` gives it, without parsing the
- * URL when it is plainly `scheme://authority/path` with a path of letters, digits, `/`, `_` and
- * `-` (every route of the server): such a path is already in the parser's normal form. The app
- * needs the path of every request (once, to resolve its route), and URL parsing showed in the
- * profile.
+ * The request-target as the request line sent it, and its path: what the server routes on,
+ * checks and logs. `Request.url` is rebuilt from the `Host` header, so a `Host` such as
+ * `x/metrics?` would move the path; the target is what follows the host in that URL.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { pathOf } from "./request_path.ts";
- * assert.equal(pathOf(new Request("http://localhost:8000/v2/models/m/infer?x=1")), "/v2/models/m/infer");
- * assert.equal(pathOf(new Request("http://localhost/a/../forward")), "/forward");
+ * import { pathOf, targetOf } from "./request_path.ts";
+ * const tricked = new Request("http://x/metrics?/healthz", { headers: { host: "x/metrics?" } });
+ * assert.equal(targetOf(tricked), "/healthz");
+ * assert.equal(pathOf(targetOf(new Request("http://localhost:8000/v2/models/m/infer?x=1"))), "/v2/models/m/infer");
+ * assert.equal(pathOf("/a/../forward"), "/forward");
+ * assert.equal(pathOf("//forward"), "//forward");
  * ```
  *
  * @module
  */
 
-const PLAIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(\/[A-Za-z0-9_\/-]*)(?:[?#]|$)/;
+/** A target whose path is already in the URL parser's normal form (every route's is). */
+const PLAIN = /^(\/[A-Za-z0-9_\/-]*)(?:[?#]|$)/;
 
 /**
- * `new URL(request.url).pathname`, taken straight from the text when that is safe.
+ * The request-target: `request.url` without its scheme and the `Host` it was built from (the
+ * listener's address when the request had none).
+ */
+export function targetOf(request: Request): string {
+  const { url } = request;
+  const start = url.indexOf("://") + 3;
+  const host = request.headers.get("host");
+  if (host) {
+    const end = start + host.length;
+    if (url.startsWith(host, start)) return end < url.length ? url.slice(end) : "/";
+  }
+  const slash = url.indexOf("/", start);
+  return slash < 0 ? "/" : url.slice(slash);
+}
+
+/** The path of a request-target, as `new URL(target, base).pathname` gives it. */
+export function pathOf(target: string): string {
+  const plain = PLAIN.exec(target)?.[1];
+  if (plain !== undefined) return plain;
+  // Appended, not resolved: a target such as `//forward` stays a path.
+  return URL.parse(`http://localhost${target}`)?.pathname ?? target;
+}
+
+/**
+ * The host name of a `Host` header value, lower-cased, without its port (`[::1]` for IPv6).
  *
  * @example
  * ```ts
- * import { pathOf } from "./request_path.ts";
- * pathOf(new Request("http://localhost/forward")); // "/forward"
+ * import assert from "node:assert/strict";
+ * import { hostName } from "./request_path.ts";
+ * assert.deepEqual([hostName("LocalHost:8000"), hostName("[::1]:80"), hostName("a.b")], ["localhost", "[::1]", "a.b"]);
  * ```
  */
-export function pathOf(request: Request): string {
-  const { url } = request;
-  return PLAIN.exec(url)?.[1] ?? new URL(url).pathname;
+export function hostName(host: string): string {
+  const lower = host.toLowerCase();
+  if (lower.startsWith("[")) {
+    const close = lower.indexOf("]");
+    return close < 0 ? lower : lower.slice(0, close + 1);
+  }
+  const colon = lower.indexOf(":");
+  return colon < 0 ? lower : lower.slice(0, colon);
 }

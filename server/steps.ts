@@ -31,6 +31,7 @@ import { jsonResponse } from "./json.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Handler, Step } from "./pipeline.ts";
 import { REQUEST_ID_HEADER } from "./request_id.ts";
+import { hostName } from "./request_path.ts";
 
 /** One row of the route table. */
 export interface Route {
@@ -47,6 +48,9 @@ export interface Route {
   /** Error answers' key: `detail`, or `error` for the Open Inference Protocol. */
   readonly errorKey: "detail" | "error";
 }
+
+/** The size a 422 may always take, whatever its body's size. */
+const MIN_ERROR_BYTES = 4096;
 
 /** The probes answered as usual on connections opened during a drain. */
 const PROBES = new Set(["/healthz", "/readyz", "/v2/health/live", "/v2/health/ready"]);
@@ -75,7 +79,7 @@ export function observe({ metrics, onRequest }: Observers): Step {
     onRequest?.({
       time: context.time,
       method,
-      path: context.path,
+      path: context.target,
       route: context.route,
       status,
       seconds,
@@ -126,13 +130,35 @@ export function answerErrors(onError: ErrorLogger): Step {
         if (context.errorKey === "error" && error instanceof HttpError) {
           return jsonResponse(error.status, { error: error.detail }, error.headers);
         }
-        return errorResponse(error, (e) => onError(e, context.request));
+        // A 422 echoes its body's values: at most about the body's own size.
+        const maxBytes = Math.max(MIN_ERROR_BYTES, context.bodyBytes);
+        return errorResponse(error, (e) => onError(e, context.request), maxBytes);
       } catch (failure) {
         // Writing the error failed too (e.g. an echoed input too deep to serialise).
         onError(failure, context.request);
         return internalError();
       }
     }
+  };
+}
+
+/**
+ * Refuses a request whose `Host` names none of `allowed` with 421 (a page on another site
+ * reaching a local server through DNS rebinding sends its own host name); `*` allows any. A
+ * request without `Host` (HTTP/1.0) passes: browsers always send one.
+ */
+export function checkHost(allowed: readonly string[]): Step {
+  const names = new Set(allowed.map((host) => hostName(host)));
+  return (context, next) => {
+    const host = context.request.headers.get("host");
+    if (host !== null && !names.has(hostName(host))) {
+      throw new HttpError(
+        421,
+        `The Host header names ${JSON.stringify(host)}, which this server does not answer ` +
+          `for (allowed: ${allowed.join(", ")}; serve --allowed-host adds more)`,
+      );
+    }
+    return next(context);
   };
 }
 

@@ -98,9 +98,21 @@ export function parseWithSchema(schemaOf: unknown, json: unknown): ParseResult<u
  */
 export function parseWithZod(schemaOf: unknown, json: unknown): ParseResult<unknown> {
   const schema = schemaOf as Schema;
-  const result = schema.safeParse(json, { reportInput: true });
+  // A hostile body can hold hundreds of thousands of issues: zod first checks a copy cut to the
+  // first entries of every list and map, and the whole body only when that copy passes.
+  const trimmed = trim(json, 0);
+  let result = schema.safeParse(trimmed.value, { reportInput: true });
+  // Issues of the cut copy leave the rest unchecked; issues of the whole body are all there.
+  let unchecked = trimmed.cut;
+  if (result.success && trimmed.cut) {
+    result = schema.safeParse(json, { reportInput: true });
+    unchecked = false;
+  }
   if (!result.success) {
-    return { success: false, issues: fromZodIssues(result.error.issues, json) };
+    const found = result.error.issues;
+    const issues = fromZodIssues(found.slice(0, MAX_ISSUES), json);
+    if (unchecked || found.length > MAX_ISSUES) issues.push(tooManyIssues());
+    return { success: false, issues };
   }
   const context: Context = { body: json, issues: [] };
   const data = withMaps(schema, json, result.data, [], context);
@@ -109,6 +121,63 @@ export function parseWithZod(schemaOf: unknown, json: unknown): ParseResult<unkn
 }
 
 /** The part of a zod schema this module reads: its definition and `safeParse`. */
+/**
+ * The most issues a 422 lists (FastAPI lists all); a last `too_many_issues` entry says when
+ * the body may hold more.
+ */
+export const MAX_ISSUES = 20;
+
+/** The entries of each list and map that the first check reads. */
+const TRIM_ENTRIES = MAX_ISSUES;
+/** Below this depth values are kept whole: no request schema reaches that deep. */
+const TRIM_DEPTH = 16;
+
+/** `value` with every list and map cut to its first {@link TRIM_ENTRIES} entries. */
+function trim(value: unknown, depth: number): { value: unknown; cut: boolean } {
+  if (typeof value !== "object" || value === null || depth >= TRIM_DEPTH) {
+    return { value, cut: false };
+  }
+  let cut = false;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length && i < TRIM_ENTRIES; i++) {
+      const item = trim(value[i], depth + 1);
+      cut ||= item.cut;
+      out.push(item.value);
+    }
+    return { value: out, cut: cut || value.length > TRIM_ENTRIES };
+  }
+  const out: Record<string, unknown> = {};
+  let n = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (n++ === TRIM_ENTRIES) {
+      cut = true;
+      break;
+    }
+    const item = trim((value as Record<string, unknown>)[key], depth + 1);
+    cut ||= item.cut;
+    // defineProperty: a `__proto__` key stays an own key, as JSON.parse made it.
+    Object.defineProperty(out, key, {
+      value: item.value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return { value: out, cut };
+}
+
+/** The last entry of a 422 whose body may hold more issues than it lists. */
+function tooManyIssues(): ValidationIssue {
+  return {
+    type: "too_many_issues",
+    loc: ["body"],
+    msg: `The body has more issues than the ${MAX_ISSUES} listed, or parts not checked ` +
+      `after the first ${TRIM_ENTRIES} entries of a list or map; fix these and send it again`,
+  };
+}
+
 interface Schema {
   readonly def: Def;
   safeParse(

@@ -68,7 +68,7 @@ export class RawConnection implements Disposable {
   }
 
   /**
-   * Sends one request (with extra `headers`) and reads its answer; `"closed"` when the server
+   * Sends one request (with extra `headers`; a `host` replaces `127.0.0.1`) and reads its answer; `"closed"` when the server
    * closed the connection (or reset it) before the answer was complete. The body is read by
    * `Content-Length` (none for `HEAD`, 204 and 304).
    *
@@ -87,7 +87,9 @@ export class RawConnection implements Disposable {
     headers: Readonly<Record<string, string>> = {},
   ): Promise<RawResponse | "closed"> {
     const bytes = body === undefined ? new Uint8Array(0) : encoder.encode(body);
-    const head = `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n` +
+    // A `host` among `headers` replaces the default one.
+    const host = Object.hasOwn(headers, "host") ? "" : "host: 127.0.0.1\r\n";
+    const head = `${method} ${path} HTTP/1.1\r\n${host}` +
       (body === undefined
         ? ""
         : `content-type: application/json\r\ncontent-length: ${bytes.length}\r\n`) +
