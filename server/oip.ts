@@ -121,6 +121,7 @@ export const OUTPUTS = ["transitions", "places"] as const;
  * import assert from "node:assert/strict";
  * import { createOip } from "./oip.ts";
  * import { Readiness } from "./readiness.ts";
+ * import { RequestContext } from "./context.ts";
  * import { loadOrt } from "../adapter/deno/ort.ts";
  * import { readBundle } from "../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
@@ -133,7 +134,8 @@ export const OUTPUTS = ["transitions", "places"] as const;
  * });
  * assert.equal(oip.route("/healthz"), undefined); // not under /v2
  * const ready = oip.route("/v2/health/ready")!;
- * const response = await oip.fetch(ready, new Request("http://localhost/v2/health/ready"));
+ * const context = new RequestContext(new Request("http://localhost/v2/health/ready"), false);
+ * const response = await ready.methods.GET!(context);
  * assert.equal(response.status, 200);
  * assert.equal((await response.json()).ready, true);
  * ```

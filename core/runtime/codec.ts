@@ -9,8 +9,8 @@
  * const columns = { places: ["p_a", "p_b"], transitions: ["t"] };
  * const packed = packRows(columns, [{ marking: new Map([["p_b", 0.5]]) }]);
  * assert.deepEqual([...packed.marking, ...packed.markingMask], [0, 0.5, 0, 1]);
- * const [row] = unpackRows(columns, { batch: 1, transitions: new Float32Array([0.9]), places: packed.marking });
- * assert.deepEqual([...row!.transitions], [0.9]);
+ * const [row] = unpackRows(columns, { batch: 1, transitions: new Float32Array([0.5]), places: packed.marking });
+ * assert.deepEqual([...row!.transitions], [0.5]);
  * ```
  *
  * @module

@@ -205,9 +205,13 @@ export class HealingSession<S extends OrtSession = OrtSession> {
    * ```ts
    * import assert from "node:assert/strict";
    * import { HealingSession } from "./healing.ts";
-   * const healing = await HealingSession.open(() =>
-   *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({ y: { data: 1 } }), release: () => Promise.resolve() })
-   * );
+   * import type { OrtSession } from "./ort_module.ts";
+   * const session: OrtSession = {
+   *   outputNames: [],
+   *   run: () => Promise.resolve({ y: { data: 1 } }),
+   *   release: () => Promise.resolve(),
+   * };
+   * const healing = await HealingSession.open(() => Promise.resolve(session));
    * assert.deepEqual(await healing.run((session) => session.run({})), { y: { data: 1 } });
    * await healing.release();
    * ```
