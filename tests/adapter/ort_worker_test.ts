@@ -9,8 +9,15 @@
 import { WebWorker } from "./web_worker.ts";
 import assert from "node:assert/strict";
 import { compileModel } from "../../core/compile/mod.ts";
-import { type InputRow, ModelSession, type OrtModule, packRows } from "../../core/runtime/mod.ts";
-import { type WorkerHandle, workerOrt } from "../../core/runtime/worker/worker_ort.ts";
+import {
+  IN_PLACE_MAX_ROWS,
+  type InputRow,
+  ModelSession,
+  type OrtModule,
+  packRows,
+  type RunRecord,
+} from "../../core/runtime/mod.ts";
+import { type WorkerHandle, workerOrt } from "../../core/runtime/worker/mod.ts";
 import { RunChannel } from "../../core/runtime/worker/run_channel.ts";
 import { loadWorkerOrt } from "../../adapter/deno/ort.ts";
 import { assertRejectsWith, exampleModel, EXAMPLES, ORT, random } from "../core/fixtures.ts";
@@ -232,4 +239,31 @@ Deno.test("The shared run buffer carries feeds, outputs and errors, and refuses 
   assert.equal(channel.writeOutputs({ y: new Float32Array(130) }), false);
   channel.writeError("Got invalid dimensions for input: marking");
   assert.equal(channel.readError(), "Got invalid dimensions for input: marking");
+});
+
+Deno.test("with an in-place runtime, a lone small run stays on this thread and runs at load go to the worker, with the same numbers", async () => {
+  const spied = spiedWorkerOrt();
+  const model = await exampleModel(EXAMPLES[0]!);
+  const { bytes } = compileModel(model);
+  await using session = await ModelSession.create(spied.ort, bytes, model.net, { inPlace: ORT });
+  await using reference = await ModelSession.create(ORT, bytes, model.net);
+  const runs: RunRecord[] = [];
+  session.observe((run) => runs.push(run));
+  const rows = randomRows(model.net.places, model.net.transitions, 7);
+  const lone = await session.run(rows.slice(0, 1), { withGradient: false });
+  assert.deepEqual(runs.map((run) => run.inPlace), [true]);
+  // Two requests in one tick: the first run is not alone, so it goes to the worker.
+  const [a, b] = await Promise.all([
+    session.run(rows.slice(0, 4), { withGradient: false }),
+    session.run(rows.slice(4, 8), { withGradient: true }),
+  ]);
+  assert.deepEqual(runs.slice(1).map((run) => run.inPlace), [false]);
+  // More rows than IN_PLACE_MAX_ROWS, alone: the worker too.
+  await session.run(rows.concat(rows), { withGradient: false });
+  assert.equal(runs.at(-1)!.inPlace, false);
+  assert.ok(rows.length * 2 > IN_PLACE_MAX_ROWS);
+  const expected = await reference.run(rows.slice(0, 8), { withGradient: true });
+  assert.deepEqual([...lone[0]!.transitions], [...expected[0]!.transitions]);
+  assert.deepEqual([...a[3]!.transitions], [...expected[3]!.transitions]);
+  assert.deepEqual([...b[3]!.gradMarking!], [...expected[7]!.gradMarking!]);
 });
