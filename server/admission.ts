@@ -306,7 +306,7 @@ export class Admission implements RequestRunner, BodyMeter {
           `may); retry later`;
         return this.#refuseUnread(request, reason, detail, errorKey);
       }
-      const waiting = this.#line.wait(reserved, deadline, request.signal);
+      const waiting = this.#line.wait(reserved, deadline, context.clientSignal);
       this.#schedulePump();
       const outcome = await waiting;
       if (outcome === "closed") return this.#refuse(shuttingDown(), "shutting_down", errorKey);
@@ -326,9 +326,10 @@ export class Admission implements RequestRunner, BodyMeter {
     }
     this.#inFlight++;
     const controller = new AbortController();
-    const hungUp = () => controller.abort(request.signal.reason);
-    if (request.signal.aborted) hungUp();
-    request.signal.addEventListener("abort", hungUp, { once: true });
+    const client = context.clientSignal;
+    const hungUp = () => controller.abort(client!.reason);
+    if (client?.aborted) hungUp();
+    client?.addEventListener("abort", hungUp, { once: true });
     this.#live.add(controller);
     // The deadline of its work counts from now, and again from when its body has arrived: the
     // client's upload is the body time-out's business, not the queue's.
@@ -341,8 +342,7 @@ export class Admission implements RequestRunner, BodyMeter {
     this.#inTransitCount++;
     context.inTransit = true;
     // A body without a declared length is counted as it streams in (`received`).
-    const metered = reserved === 0 && !request.headers.has("content-length");
-    if (!metered) context.meter = { received() {}, complete: (c) => this.complete(c) };
+    context.metered = reserved === 0 && !request.headers.has("content-length");
     try {
       let response: Response;
       try {
@@ -372,7 +372,7 @@ export class Admission implements RequestRunner, BodyMeter {
       this.#held -= context.heldBytes;
       context.heldBytes = 0;
       this.#live.delete(controller);
-      request.signal.removeEventListener("abort", hungUp);
+      client?.removeEventListener("abort", hungUp);
       if (context.inTransit) this.#inTransitCount--;
       context.inTransit = false;
       this.#pump();
@@ -384,6 +384,7 @@ export class Admission implements RequestRunner, BodyMeter {
    * held would pass the limit.
    */
   received(context: RequestContext, bytes: number): void {
+    if (!context.metered) return;
     this.#held += bytes;
     context.heldBytes += bytes;
     if (this.#held > this.#maxHeld && context.heldBytes < this.#held) {

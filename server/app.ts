@@ -59,7 +59,7 @@ import {
   defaultMaxQueueRows,
 } from "./admission.ts";
 import { watchModelHealth } from "./model_health.ts";
-import { RequestContext } from "./context.ts";
+import { type ClientInfo, clientSignalOf, RequestContext } from "./context.ts";
 import { compose, type Handler } from "./pipeline.ts";
 import { answerErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";
 
@@ -224,6 +224,8 @@ export interface AppOptions {
 export interface App {
   /**
    * Answers one request; never rejects. A bound function: pass it as `Deno.serve`'s handler.
+   * `info.signal`, when given, aborts when the client hangs up: its queued rows are withdrawn
+   * (`adapter/deno/listen.ts` passes `request.signal`, with Deno's `no-legacy-abort` on).
    *
    * @example
    * ```ts
@@ -239,7 +241,7 @@ export interface App {
    * await server.shutdown();
    * ```
    */
-  readonly fetch: (request: Request) => Promise<Response>;
+  readonly fetch: (request: Request, info?: ClientInfo | object) => Promise<Response>;
   /**
    * Answers a request that arrives on a new connection while the server drains
    * (`adapter/deno/listen.ts`): the probes (`/healthz`, `/readyz`, `/v2/health/live`,
@@ -264,7 +266,10 @@ export interface App {
    * await Promise.all([health, ready, schema].map((r) => r.body?.cancel()));
    * ```
    */
-  readonly fetchWhileDraining: (request: Request) => Promise<Response>;
+  readonly fetchWhileDraining: (
+    request: Request,
+    info?: ClientInfo | object,
+  ) => Promise<Response>;
 }
 
 /**
@@ -453,8 +458,9 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     route(find, admission),
   ], (context) => context.handler!(context));
   return {
-    fetch: (request) => handle(new RequestContext(request, false)),
-    fetchWhileDraining: (request) => handle(new RequestContext(request, true)),
+    fetch: (request, info) => handle(new RequestContext(request, false, clientSignalOf(info))),
+    fetchWhileDraining: (request, info) =>
+      handle(new RequestContext(request, true, clientSignalOf(info))),
   };
 }
 

@@ -38,6 +38,35 @@ export interface BodyMeter {
   complete(context: RequestContext): Promise<void> | undefined;
 }
 
+/**
+ * What the host tells the app about a request besides the request: `signal` aborts when the
+ * client hangs up. `adapter/deno/listen.ts` passes `request.signal`; a bare `Deno.serve(app.fetch)`
+ * passes none, so the app never reads `request.signal` (without Deno's `no-legacy-abort` flag,
+ * reading it prints a notice) and a hung-up client's rows run to their deadline instead.
+ */
+export interface ClientInfo {
+  /** Aborts when the client hangs up. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * The hang-up signal of a host's second argument, if it is a {@link ClientInfo} with one
+ * (`Deno.serve` passes its own info, which has none).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { clientSignalOf } from "./context.ts";
+ * const { signal } = new AbortController();
+ * assert.equal(clientSignalOf({ signal }), signal);
+ * assert.equal(clientSignalOf({ remoteAddr: {} }), undefined);
+ * ```
+ */
+export function clientSignalOf(info: unknown): AbortSignal | undefined {
+  if (typeof info !== "object" || info === null || !("signal" in info)) return undefined;
+  return info.signal instanceof AbortSignal ? info.signal : undefined;
+}
+
 /** See the module doc. */
 export class RequestContext implements Runner, AnswerNotes {
   /** The request as it arrived. */
@@ -54,6 +83,8 @@ export class RequestContext implements Runner, AnswerNotes {
   readonly started: number = performance.now();
   /** Whether it arrived on a connection opened while the server drains. */
   readonly draining: boolean;
+  /** Aborts when the client hangs up; `undefined` when the host gave none. */
+  readonly clientSignal: AbortSignal | undefined;
   /** The route template (metrics' label, the access log), `unmatched` until routed. */
   route = "unmatched";
   /** Model rows its runs took; `undefined` for routes that never run the model. */
@@ -70,6 +101,8 @@ export class RequestContext implements Runner, AnswerNotes {
   bodyBytes = 0;
   /** Admitted, and its first model run not queued yet (admission foresees its rows). */
   inTransit = false;
+  /** Whether admission counts its body as it streams in (it declared no length). */
+  metered = false;
   /** Bytes admission holds for it. */
   heldBytes = 0;
   /** Whether its body has been read to the end. */
@@ -87,9 +120,14 @@ export class RequestContext implements Runner, AnswerNotes {
   /** Its JSON answer when it has no extra headers: compression skips reading them. */
   plainAnswer: Response | undefined;
 
-  /** @param draining whether the request came on a connection opened during the drain */
-  constructor(request: Request, draining: boolean) {
+  /**
+   * @param draining whether the request came on a connection opened during the drain
+   * @param clientSignal aborts when the client hangs up, if the host can tell (see
+   * {@link ClientInfo})
+   */
+  constructor(request: Request, draining: boolean, clientSignal?: AbortSignal) {
     this.request = request;
+    this.clientSignal = clientSignal;
     this.target = targetOf(request);
     this.path = pathOf(this.target);
     this.requestId = requestIdOf(request);

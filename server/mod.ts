@@ -31,6 +31,7 @@ export {
   DEFAULT_TITLE,
   DEFAULT_VERSION,
 } from "./app.ts";
+export type { ClientInfo } from "./context.ts";
 export { type ErrorLogger, HttpError, ValidationError } from "./errors.ts";
 export { MissingPackageError, type PackageLoaders } from "./packages.ts";
 export type { ZodToOpenApiModule } from "./packages.ts";
@@ -59,8 +60,23 @@ export type {
   StructuralGuard,
 } from "../core/net/types.ts";
 export type { NetStructure } from "../core/net/structure.ts";
-export type { InputRow, OutputRow, RunOptions } from "../core/runtime/mod.ts";
-export type { OpsModel } from "../core/ops/model.ts";
+export type {
+  HealthEvent,
+  HealthState,
+  InputRow,
+  ModelSession,
+  OutputRow,
+  PackedInputs,
+  PackedOutputs,
+  QueueLimits,
+  RunOptions,
+  RunRecord,
+  Scheduler,
+} from "../core/runtime/mod.ts";
+export { BUNDLE_FORMAT, type Sidecar, type SidecarSpecEntry } from "../core/bundle.ts";
+export type { InputSpec } from "../core/net/types.ts";
+export type { OpsModel, Runner } from "../core/ops/model.ts";
+export type { Model } from "../core/bundle.ts";
 export type { AnyOperation, BadRequest, Operation } from "../core/ops/operation.ts";
 export type { OperationTable } from "../core/ops/operations.ts";
 export type { AnySchema, ObjectSchema, ValidationIssue, ZodModule } from "../core/schemas.ts";

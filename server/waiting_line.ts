@@ -66,14 +66,14 @@ export class WaitingLine<T> {
    * assert.equal(line.length, 0);
    * ```
    */
-  wait(item: T, deadline: number, signal: AbortSignal): Promise<WaitOutcome> {
+  wait(item: T, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
     const { promise, resolve } = Promise.withResolvers<WaitOutcome>();
     const waiter: Waiter<T> = {
       item,
       deadline,
       since: performance.now(),
       settle: (outcome) => {
-        signal.removeEventListener("abort", leave);
+        signal?.removeEventListener("abort", leave);
         resolve(outcome);
       },
     };
@@ -82,11 +82,11 @@ export class WaitingLine<T> {
       if (at >= 0) this.#waiters.splice(at, 1);
       waiter.settle("gone");
     };
-    if (signal.aborted) {
+    if (signal?.aborted) {
       resolve("gone");
       return promise;
     }
-    signal.addEventListener("abort", leave, { once: true });
+    signal?.addEventListener("abort", leave, { once: true });
     this.#waiters.push(waiter);
     return promise;
   }

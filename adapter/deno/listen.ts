@@ -123,8 +123,8 @@ export const DEADLINE_GRACE_MS = 250;
  */
 export function listen(
   app: {
-    fetch(request: Request): Promise<Response>;
-    fetchWhileDraining?(request: Request): Promise<Response>;
+    fetch(request: Request, info?: { signal?: AbortSignal }): Promise<Response>;
+    fetchWhileDraining?(request: Request, info?: { signal?: AbortSignal }): Promise<Response>;
   },
   options: ListenOptions = {},
 ): Running {
@@ -143,7 +143,8 @@ export function listen(
     ledger.begin(key);
     let closing = request.headers.get("connection")?.toLowerCase() === "close";
     try {
-      const response = await app.fetch(request);
+      // The client's hang-up withdraws its queued rows (deno.json opts in to no-legacy-abort).
+      const response = await app.fetch(request, { signal: request.signal });
       if (response.status === 408) {
         closing = true;
         return closingResponse(response, uploadStopped(request));

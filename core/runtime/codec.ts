@@ -186,6 +186,12 @@ export function checkPacked(columns: NetColumns, inputs: PackedInputs): void {
   if (!Number.isInteger(batch) || batch < 0) {
     throw new Error(`Cannot run the model: batch must be an integer >= 0, got ${batch}`);
   }
+  const place = batch * P;
+  const ok = inputs.marking.length === place && inputs.markingMask.length === place &&
+    inputs.values.length === place && inputs.valuesMask.length === place &&
+    inputs.target.length === batch * T;
+  if (ok) return;
+  // Only a wrong batch pays for naming the array.
   const sizes: [string, Float32Array, number][] = [
     ["marking", inputs.marking, P],
     ["markingMask", inputs.markingMask, P],

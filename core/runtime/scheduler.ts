@@ -122,6 +122,8 @@ export class Scheduler {
   #closed = false;
 
   /**
+   * A queue for nets of `columns` whose batches `execute` runs.
+   *
    * @example
    * ```ts
    * import assert from "node:assert/strict";
