@@ -35,7 +35,7 @@ import { EXAMPLE_BUNDLE_URL, writeBundle } from "../adapter/deno/bundle_files.ts
 import { startServerProcess } from "../tests/serve/server_process.ts";
 import { replaceSection } from "./batch_rss.ts";
 import { layeredModel } from "./layered_net.ts";
-import { nativeLockFlag } from "./native_lock.ts";
+import { startFace } from "./serve_faces.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
 const README = new URL("README.md", import.meta.url);
@@ -379,7 +379,8 @@ export function goals(rows: readonly Row[]): string[] {
   return lines;
 }
 
-async function machine(): Promise<string> {
+/** The machine, the runtimes and the load average, in one sentence for a table's preamble. */
+export async function machine(): Promise<string> {
   const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
     .match(/model name\s*:\s*(.+)/)?.[1] ?? "unknown CPU";
   const load = Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
@@ -416,7 +417,13 @@ function listOption<T>(
   );
 }
 
-async function check(
+/**
+ * Checks that every body of `endpoints` is answered 200 with the endpoint's key, before a
+ * server is measured.
+ *
+ * @throws {Error} naming the endpoint and quoting the answer, when one is not.
+ */
+export async function check(
   origin: string,
   bodies: Bodies,
   endpoints: readonly Endpoint[] = ENDPOINTS,
@@ -499,37 +506,19 @@ if (import.meta.main) {
       { net: "60 places", make: () => layered(60) },
       { net: "500 places", make: () => layered(500) },
     ], (n) => n.net);
-    await using echo = await startServerProcess([
-      "run",
-      "--allow-net=127.0.0.1",
-      "bench/http_echo.ts",
-    ]);
+    await using echo = await startFace("echo", { bundle: "" });
     for (const { net, make } of nets) {
       const { bundle, bodies } = await make();
       const netEndpoints = net === "500 places" && !endpointsGiven
         ? endpoints.filter((e) => BIG_NET_ENDPOINTS.includes(e))
         : endpoints;
       const servers: Partial<Record<Face, Awaited<ReturnType<typeof startServerProcess>>>> = {};
-      const serveArgs = ["run", "-A", "cli.ts", "serve", bundle, "--port", "0"];
-      const native = ["--runtime", "native", "--threads", String(threads)];
-      const nativeArgs = ["run", "-A", nativeLockFlag(), ...serveArgs.slice(2), ...native];
-      const naiveArgs = ["run", "-A", nativeLockFlag(), "bench/naive_server.ts", bundle];
-      const commands: Readonly<Record<Face, () => ReturnType<typeof startServerProcess>>> = {
-        serve: () => startServerProcess(serveArgs),
-        native: () => startServerProcess(nativeArgs),
-        base: () => startServerProcess(serveArgs, { cwd: base! }),
-        inProcess: () => startServerProcess([...serveArgs, "--ort-in-process"]),
-        inProcessNative: () => startServerProcess([...nativeArgs, "--ort-in-process"]),
-        parallel: () =>
-          startServerProcess(
-            ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
-            { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: bundle } },
-          ),
-        naiveNode: () => startServerProcess([...naiveArgs, "--ort", "node"]),
-        naiveWeb: () => startServerProcess([...naiveArgs, "--ort", "web"]),
-      };
+      const start = (face: Face) =>
+        face === "base"
+          ? startFace("serve", { bundle, checkout: base! })
+          : startFace(face, { bundle, threads });
       for (const face of FACES) {
-        if (faces.includes(face)) servers[face] = await commands[face]();
+        if (faces.includes(face)) servers[face] = await start(face);
       }
       await using counted = await startServerProcess([
         "run",
