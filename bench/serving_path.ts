@@ -67,23 +67,34 @@ const V2_ROWS = 1000;
 /** A bad command line: one line on stderr, exit 2. */
 class UsageError extends Error {}
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    baseline: { type: "string" },
-    checkout: { type: "string" },
-    quick: { type: "boolean", default: false },
-    only: { type: "string" },
-    seconds: { type: "string" },
-    rounds: { type: "string" },
-    "flood-seconds": { type: "string" },
-    nets: { type: "string" },
-    faces: { type: "string" },
-    threads: { type: "string", default: "1" },
-    json: { type: "string" },
-    report: { type: "string" },
-  },
-});
+/** The command line; an unknown or malformed option is a {@link UsageError}. */
+function options() {
+  try {
+    return parseArgs({
+      args: Deno.args,
+      options: {
+        baseline: { type: "string" },
+        checkout: { type: "string" },
+        quick: { type: "boolean", default: false },
+        only: { type: "string" },
+        seconds: { type: "string" },
+        rounds: { type: "string" },
+        "flood-seconds": { type: "string" },
+        nets: { type: "string" },
+        faces: { type: "string" },
+        threads: { type: "string", default: "1" },
+        json: { type: "string" },
+        report: { type: "string" },
+      },
+    }).values;
+  } catch (error) {
+    // node:util's parseArgs errors carry a code `ERR_PARSE_ARGS_…`.
+    if (String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")) {
+      throw new UsageError((error as Error).message.split("\n")[0]!);
+    }
+    throw error;
+  }
+}
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -529,6 +540,7 @@ async function v2RowsSection(run: Run, connections: readonly number[]): Promise<
 const loadAverage = () => Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
 
 async function main(): Promise<void> {
+  const values = options();
   if (values.report !== undefined) {
     console.log(report(JSON.parse(await Deno.readTextFile(values.report)).results));
     return;
