@@ -38,7 +38,15 @@ import { check, type Endpoint, ENDPOINTS, EXAMPLE_BODIES, layeredBodies } from "
 import { machine } from "./machine.ts";
 import { layeredModel } from "./layered_net.ts";
 import { runFlood, SCENARIOS } from "./flood_bench.ts";
-import { BASELINES, FACE_TITLES, SERVE_FACES, type ServeFace, startFace } from "./serve_faces.ts";
+import {
+  type Baseline,
+  BASELINES,
+  FACE_TITLES,
+  NAIVE_PEER,
+  SERVE_FACES,
+  type ServeFace,
+  startFace,
+} from "./serve_faces.ts";
 import {
   type BySide,
   type CpuRow,
@@ -141,6 +149,15 @@ const log = (text: string) => console.error(text);
 /** The order of the sides in round `round`: A B, then B A. */
 function order(sides: readonly Side[], round: number): Side[] {
   return round % 2 ? [...sides].reverse() : [...sides];
+}
+
+/**
+ * The cells of one comparison in round `round`: the sides in {@link order} with the baseline
+ * between them (or first, with one side), so that drift shifts both sides' ratios alike.
+ */
+function sandwich(sides: readonly Side[], round: number): (Side | "baseline")[] {
+  const [first, second] = order(sides, round);
+  return second === undefined ? ["baseline", first!] : [first!, "baseline", second];
 }
 
 /** One wrk cell: a 1 s warm-up, then `seconds` measured; the serving thread's CPU with `pid`. */
@@ -276,24 +293,6 @@ async function compileNet(
     : { after, before: await compile("before", checkouts.before) };
 }
 
-/** Starts `face` of each side (from its checkout) on its bundle. */
-async function startSides(
-  stack: AsyncDisposableStack,
-  face: ServeFace,
-  sides: readonly Side[],
-  checkouts: BySide<string>,
-  bundles: BySide<string>,
-  threads: number,
-): Promise<Partial<Record<Side, ServerProcess>>> {
-  const servers: Partial<Record<Side, ServerProcess>> = {};
-  for (const side of sides) {
-    servers[side] = stack.use(
-      await startFace(face, { bundle: bundles[side]!, checkout: checkouts[side], threads }),
-    );
-  }
-  return servers;
-}
-
 /** The settings every section shares. */
 interface Run {
   readonly sides: readonly Side[];
@@ -303,6 +302,21 @@ interface Run {
   readonly threads: number;
   readonly dir: string;
   readonly cells: Cells;
+}
+
+/** Starts `face` of each side (from its checkout) on its bundle; `stack` stops them. */
+async function startSides(
+  stack: AsyncDisposableStack,
+  run: Run,
+  face: ServeFace,
+  bundles: BySide<string>,
+): Promise<Partial<Record<Side, ServerProcess>>> {
+  const servers: Partial<Record<Side, ServerProcess>> = {};
+  for (const side of run.sides) {
+    const options = { bundle: bundles[side]!, checkout: run.checkouts[side], threads: run.threads };
+    servers[side] = stack.use(await startFace(face, options));
+  }
+  return servers;
 }
 
 const bySide = <T>(sides: readonly Side[], pick: (side: Side) => T | undefined): BySide<T> => {
@@ -319,14 +333,7 @@ const CPU_ENDPOINTS = [...ENDPOINTS, "v2"] as const;
 async function cpuSection(run: Run): Promise<CpuRow[]> {
   await using stack = new AsyncDisposableStack();
   const echo = stack.use(await startFace("echo", { bundle: "" }));
-  const servers = await startSides(
-    stack,
-    "serve",
-    run.sides,
-    run.checkouts,
-    exampleBundles(run),
-    1,
-  );
+  const servers = await startSides(stack, run, "serve", exampleBundles(run));
   const v2 = `/v2/models/${await exampleName(run.checkouts.after)}/infer`;
   const oneRow = v2Bodies(1);
   for (const server of Object.values(servers)) {
@@ -340,14 +347,10 @@ async function cpuSection(run: Run): Promise<CpuRow[]> {
   for (let round = 0; round < run.rounds; round++) {
     for (const [i, endpoint] of CPU_ENDPOINTS.entries()) {
       const { path, bodies } = target(endpoint);
-      run.cells.add(
-        `cpu ${endpoint} echo`,
-        await sample(`${echo.origin}${path}`, bodies, 16, run.seconds, echo.pid),
-      );
-      for (const side of order(run.sides, round + i)) {
-        const server = servers[side]!;
+      for (const who of sandwich(run.sides, round + i)) {
+        const server = who === "baseline" ? echo : servers[who]!;
         run.cells.add(
-          `cpu ${endpoint} ${side}`,
+          `cpu ${endpoint} ${who === "baseline" ? "echo" : who}`,
           await sample(`${server.origin}${path}`, bodies, 16, run.seconds, server.pid),
         );
       }
@@ -374,63 +377,55 @@ async function naiveSection(
     const bundles = net === "example"
       ? exampleBundles(run)
       : await compileNet(run.dir, Number(net), run.checkouts);
-    const bodies = net === "example"
+    const forward = net === "example"
       ? EXAMPLE_BODIES.forward
       : layeredBodies(layeredModel(Number(net))).forward;
+    const bodies = { ...EXAMPLE_BODIES, forward };
     await using stack = new AsyncDisposableStack();
     const baselines = Object.fromEntries(
       await Promise.all(
         BASELINES.map(async (b) => [b, stack.use(await startFace(b, { bundle: bundles.after }))]),
       ),
-    ) as Record<typeof BASELINES[number], ServerProcess>;
+    ) as Record<Baseline, ServerProcess>;
     const servers: Partial<Record<ServeFace, Partial<Record<Side, ServerProcess>>>> = {};
     for (const face of faces) {
       log(`${name}: starting ${FACE_TITLES[face]}`);
-      servers[face] = await startSides(stack, face, run.sides, run.checkouts, bundles, run.threads);
+      servers[face] = await startSides(stack, run, face, bundles);
     }
     for (const server of [baselines.naiveNode, baselines.naiveWeb]) {
-      await check(server.origin, { ...EXAMPLE_BODIES, forward: bodies }, ["forward"]);
+      await check(server.origin, bodies, ["forward"]);
     }
     for (const bySide of Object.values(servers)) {
-      for (const server of Object.values(bySide)) {
-        await check(server.origin, { ...EXAMPLE_BODIES, forward: bodies }, ["forward"]);
-      }
+      for (const server of Object.values(bySide)) await check(server.origin, bodies, ["forward"]);
     }
+    const key = (conns: number, who: string) => `naive ${name} c${conns} ${who}`;
     for (let round = 0; round < run.rounds; round++) {
       for (const [c, conns] of connections.entries()) {
-        const key = (who: string) => `naive ${name} c${conns} ${who}`;
-        for (const b of BASELINES) {
-          run.cells.add(
-            key(b),
-            await sample(`${baselines[b].origin}/forward`, bodies, conns, run.seconds),
-          );
-        }
+        const at = (server: ServerProcess) =>
+          sample(`${server.origin}/forward`, forward, conns, run.seconds);
+        run.cells.add(key(conns, "echo"), await at(baselines.echo));
         for (const [f, face] of faces.entries()) {
-          for (const side of order(run.sides, round + c + f)) {
-            const server = servers[face]![side]!;
+          // Each face's naive peer is measured between its two sides, for the ratios.
+          for (const who of sandwich(run.sides, round + c + f)) {
+            const server = who === "baseline" ? baselines[NAIVE_PEER[face]] : servers[face]![who]!;
             run.cells.add(
-              key(`${face} ${side}`),
-              await sample(`${server.origin}/forward`, bodies, conns, run.seconds),
+              key(conns, `${face} ${who === "baseline" ? "naive" : who}`),
+              await at(server),
             );
           }
         }
       }
     }
     for (const conns of connections) {
-      const key = (who: string) => `naive ${name} c${conns} ${who}`;
+      const faceRows = faces.map((face) => [face, {
+        naive: run.cells.median(key(conns, `${face} naive`))!,
+        sides: bySide(run.sides, (side) => run.cells.median(key(conns, `${face} ${side}`))),
+      }]);
       rows.push({
         net: name,
         connections: conns,
-        baselines: Object.fromEntries(
-          BASELINES.map((b) => [b, run.cells.median(key(b))!]),
-        ) as NaiveRow[
-          "baselines"
-        ],
-        faces: Object.fromEntries(
-          faces.map((
-            face,
-          ) => [face, bySide(run.sides, (side) => run.cells.median(key(`${face} ${side}`)))]),
-        ),
+        echo: run.cells.median(key(conns, "echo"))!,
+        faces: Object.fromEntries(faceRows),
       });
     }
   }
@@ -475,8 +470,8 @@ async function native500Section(run: Run): Promise<Native500Row[]> {
   const bodies = layeredBodies(layeredModel(500));
   await using stack = new AsyncDisposableStack();
   const servers = {
-    serve: await startSides(stack, "serve", run.sides, run.checkouts, bundles, run.threads),
-    native: await startSides(stack, "native", run.sides, run.checkouts, bundles, run.threads),
+    serve: await startSides(stack, run, "serve", bundles),
+    native: await startSides(stack, run, "native", bundles),
   };
   for (const face of [servers.serve, servers.native]) {
     for (const server of Object.values(face)) await check(server.origin, bodies, BIG_ENDPOINTS);
@@ -509,14 +504,7 @@ async function native500Section(run: Run): Promise<Native500Row[]> {
 
 async function v2RowsSection(run: Run, connections: readonly number[]): Promise<V2RowsRow[]> {
   await using stack = new AsyncDisposableStack();
-  const servers = await startSides(
-    stack,
-    "serve",
-    run.sides,
-    run.checkouts,
-    exampleBundles(run),
-    1,
-  );
+  const servers = await startSides(stack, run, "serve", exampleBundles(run));
   const path = `/v2/models/${await exampleName(run.checkouts.after)}/infer`;
   const bodies = v2Bodies(V2_ROWS);
   for (const server of Object.values(servers)) await checkV2(server.origin, path, bodies);

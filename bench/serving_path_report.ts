@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { Baseline, ServeFace } from "./serve_faces.ts";
+import type { ServeFace } from "./serve_faces.ts";
 import { FACE_TITLES, NAIVE_PEER } from "./serve_faces.ts";
 
 /** One measured cell (medians over rounds; errors summed). */
@@ -44,12 +44,18 @@ export interface CpuRow {
   readonly sides: BySide<Sample>;
 }
 
+/** One face against the naive server on its ONNX Runtime, measured between its two sides. */
+export interface NaiveCell {
+  readonly naive: Sample;
+  readonly sides: BySide<Sample>;
+}
+
 /** POST /forward on one net at one connection count, every face against the baselines. */
 export interface NaiveRow {
   readonly net: string;
   readonly connections: number;
-  readonly baselines: Readonly<Record<Baseline, Sample>>;
-  readonly faces: Readonly<Partial<Record<ServeFace, BySide<Sample>>>>;
+  readonly echo: Sample;
+  readonly faces: Readonly<Partial<Record<ServeFace, NaiveCell>>>;
 }
 
 /** What one flood did to one server. */
@@ -186,8 +192,8 @@ function naiveTable(rows: readonly NaiveRow[], sides: readonly Side[]): string {
   const both = sides.length === 2;
   const lines: string[][] = [];
   for (const r of rows) {
-    for (const [face, bySide] of Object.entries(r.faces) as [ServeFace, BySide<Sample>][]) {
-      const peer = r.baselines[NAIVE_PEER[face]];
+    for (const [face, cell] of Object.entries(r.faces) as [ServeFace, NaiveCell][]) {
+      const peer = cell.naive;
       lines.push([
         r.net,
         String(r.connections),
@@ -195,11 +201,11 @@ function naiveTable(rows: readonly NaiveRow[], sides: readonly Side[]): string {
         `${FACE_TITLES[NAIVE_PEER[face]]} ${speed(peer)}`,
         latency(peer),
         ...sides.flatMap((side) => {
-          const s = bySide[side];
+          const s = cell.sides[side];
           return [speed(s), latency(s), ratio(rps(s), rps(peer)), ratio(peer.p50Ms, s?.p50Ms)];
         }),
-        ...(both ? [ratio(rps(bySide.after), rps(bySide.before))] : []),
-        speed(r.baselines.echo),
+        ...(both ? [ratio(rps(cell.sides.after), rps(cell.sides.before))] : []),
+        speed(r.echo),
       ]);
     }
   }
@@ -240,13 +246,13 @@ function echoLines(results: Results, sides: readonly Side[]): string[][] {
   }
   const row = results.naive?.find((r) => r.net === "example" && r.connections === 16);
   if (row) {
-    for (const [face, bySide] of Object.entries(row.faces) as [ServeFace, BySide<Sample>][]) {
+    for (const [face, cell] of Object.entries(row.faces) as [ServeFace, NaiveCell][]) {
       lines.push([
         FACE_TITLES[face],
-        speed(row.baselines.echo),
+        speed(row.echo),
         ...sides.flatMap((side) => {
-          const s = bySide[side];
-          return [speed(s), ratio(rps(s), rps(row.baselines.echo))];
+          const s = cell.sides[side];
+          return [speed(s), ratio(rps(s), rps(row.echo))];
         }),
       ]);
     }
@@ -381,18 +387,19 @@ function goalList(results: Results): Goal[] {
       const one = naive.find((r) => r.net === net && r.connections === 1);
       const sixteen = naive.find((r) => r.net === net && r.connections === 16);
       if (!one?.faces[face] && !sixteen?.faces[face]) continue;
-      const peer = NAIVE_PEER[face];
       goals.push({
-        figure: `${FACE_TITLES[face]} against ${FACE_TITLES[peer]}, ${net}, 1 / 16 conns`,
+        figure: `${FACE_TITLES[face]} against ${FACE_TITLES[NAIVE_PEER[face]]}, ${net}, 1 / 16 ` +
+          "conns",
         today: today[`${face} ${net}`] ?? "—",
         goal: "≥ 1.0× (req/s and p50) / ≥ 2×",
         value: (side) => {
-          const a = one?.faces[face]?.[side];
-          const b = sixteen?.faces[face]?.[side];
-          if (a === undefined && b === undefined) return undefined;
-          const speedOne = a && a.requestsPerSecond / one!.baselines[peer].requestsPerSecond;
-          const p50One = a && one!.baselines[peer].p50Ms / a.p50Ms;
-          const speed16 = b && b.requestsPerSecond / sixteen!.baselines[peer].requestsPerSecond;
+          const a = one?.faces[face];
+          const b = sixteen?.faces[face];
+          const [sa, sb] = [a?.sides[side], b?.sides[side]];
+          if (sa === undefined && sb === undefined) return undefined;
+          const speedOne = sa && sa.requestsPerSecond / a!.naive.requestsPerSecond;
+          const p50One = sa && a!.naive.p50Ms / sa.p50Ms;
+          const speed16 = sb && sb.requestsPerSecond / b!.naive.requestsPerSecond;
           const text = `${speedOne === undefined ? "—" : x(speedOne)} (p50 ${
             p50One === undefined ? "—" : x(p50One)
           }) / ${speed16 === undefined ? "—" : x(speed16)}`;
@@ -412,7 +419,7 @@ function goalList(results: Results): Goal[] {
       value: (side) => {
         const [s, echo] = forwardCpu
           ? [forwardCpu.sides[side], forwardCpu.echo]
-          : [echoRow?.faces.serve?.[side], echoRow?.baselines.echo];
+          : [echoRow?.faces.serve?.sides[side], echoRow?.echo];
         if (s === undefined || echo === undefined) return undefined;
         const times = s.requestsPerSecond / echo.requestsPerSecond;
         return {
