@@ -561,9 +561,11 @@ async function main(): Promise<void> {
     v2rows?: V2RowsRow[];
   } = {};
   const started = performance.now();
+  const loads: Record<string, number> = {};
   try {
     for (const section of only) {
       log(`== ${section}`);
+      loads[section] = Deno.loadavg()[0]!;
       if (section === "cpu") measured.cpu = await cpuSection(run);
       if (section === "naive") {
         measured.naive = await naiveSection(run, naiveNets, faces, [1, 16]);
@@ -575,6 +577,7 @@ async function main(): Promise<void> {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+  loads.end = Deno.loadavg()[0]!;
   const minutes = ((performance.now() - started) / 60_000).toFixed(1);
   const results: Results = {
     machine: `${await machine()} (${loadBefore} at the start); ${minutes} min`,
@@ -583,6 +586,8 @@ async function main(): Promise<void> {
         sides.length === 2 ? ", sides alternating (A B, then B A)" : ""
       }, medians; floods ${floodSeconds} s; native faces --threads ${threads}`,
     checkouts: bySide(sides, (side) => checkouts[side]),
+    loads,
+    cores: navigator.hardwareConcurrency,
     ...measured,
   };
   const described: Results = {

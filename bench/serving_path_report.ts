@@ -103,6 +103,10 @@ export interface Results {
   readonly settings: string;
   /** The checkouts, as given, with their commits. */
   readonly checkouts: BySide<string>;
+  /** The 1-minute load average at the start of each section measured, and at the end. */
+  readonly loads?: Readonly<Record<string, number>>;
+  /** The machine's cores (a load average above them means other work competed). */
+  readonly cores?: number;
   readonly cpu?: readonly CpuRow[];
   readonly naive?: readonly NaiveRow[];
   readonly floods?: readonly FloodRow[];
@@ -532,6 +536,20 @@ export function report(results: Results): string {
     `Checkouts: after = ${results.checkouts.after}` +
     (results.checkouts.before === undefined ? "" : `; before = ${results.checkouts.before}`),
   ];
+  const loads = Object.entries(results.loads ?? {});
+  if (loads.length) {
+    parts.push(
+      "",
+      `Load average (1 min) at the start of each section: ${
+        loads.map(([name, load]) => `${name} ${load.toFixed(2)}`).join(", ")
+      }.` + (loads.some(([, load]) =>
+          load > (results.cores ?? Infinity)
+        )
+        ? ` **Above the ${results.cores} cores: other work competed, figures are not ` +
+          "comparable with a quiet machine's.**"
+        : ""),
+    );
+  }
   const section = (title: string, text: string) => parts.push("", `### ${title}`, "", text);
   if (results.cpu?.length) {
     section(
