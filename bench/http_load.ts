@@ -30,115 +30,28 @@
  */
 
 import { compileBundle } from "../core/bundle.ts";
-import type { PetriModel } from "../core/net/types.ts";
 import { EXAMPLE_BUNDLE_URL, writeBundle } from "../adapter/deno/bundle_files.ts";
 import { startServerProcess } from "../tests/serve/server_process.ts";
 import { replaceSection } from "./batch_rss.ts";
+import { check, type Endpoint, ENDPOINTS, EXAMPLE_BODIES, layeredBodies } from "./http_bodies.ts";
+import { machine } from "./machine.ts";
 import { layeredModel } from "./layered_net.ts";
-import { nativeLockFlag } from "./native_lock.ts";
+import { startFace } from "./serve_faces.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
+
+// The bodies moved to `http_bodies.ts`; tests import them from here too.
+export {
+  type Bodies,
+  type Endpoint,
+  ENDPOINTS,
+  EXAMPLE_BODIES,
+  layeredBodies,
+} from "./http_bodies.ts";
 
 const README = new URL("README.md", import.meta.url);
 
-/** The measured endpoints. */
-export const ENDPOINTS = ["forward", "anomaly", "counterfactual", "sensitivity"] as const;
-/** One of {@link ENDPOINTS}. */
-export type Endpoint = typeof ENDPOINTS[number];
-
 /** The connection counts of each cell. */
 export const CONNECTIONS = [1, 16] as const;
-
-/** Request bodies per endpoint. */
-export type Bodies = Readonly<Record<Endpoint, readonly string[]>>;
-
-const AMOUNTS = [300, 800, 1500, 2500, 4000, 6000, 8000, 9500];
-
-/**
- * Request bodies for the credit-approval example: loan amounts across the range, so the
- * firing decisions differ from request to request.
- *
- * @example
- * ```ts
- * import { EXAMPLE_BODIES } from "./http_load.ts";
- * JSON.parse(EXAMPLE_BODIES.forward[0]!).input_values; // { p_submitted: 300 }
- * ```
- */
-export const EXAMPLE_BODIES: Bodies = {
-  forward: AMOUNTS.map((amount) =>
-    JSON.stringify({ input_marking: { p_submitted: 1 }, input_values: { p_submitted: amount } })
-  ),
-  anomaly: AMOUNTS.map((amount, i) =>
-    JSON.stringify({
-      input_marking: { p_submitted: 1 },
-      input_values: { p_submitted: amount },
-      events: i % 3 === 2
-        ? [{ name: "decline loan" }, { name: "approve loan", attributes: { amount } }]
-        : [{ name: i % 2 ? "approve loan" : "decline loan", attributes: { amount } }],
-      attributes: { case_id: `loan-${i}`, amount },
-    })
-  ),
-  counterfactual: AMOUNTS.map((amount) =>
-    JSON.stringify({
-      input_marking: { p_submitted: 1 },
-      input_values: { p_submitted: amount },
-      flip_place: "p_submitted",
-      target_transition: "t_approve",
-      flip_channel: "value",
-      search_range: [0, 10000],
-      tolerance: 0.001,
-    })
-  ),
-  sensitivity: AMOUNTS.map((amount, i) =>
-    JSON.stringify({
-      input_marking: { p_submitted: 1 },
-      input_values: { p_submitted: amount },
-      target_transition: i % 2 ? "t_approve" : "t_decline",
-    })
-  ),
-};
-
-/**
- * Bodies for a layered net: its first-layer (source) places supplied with eight different
- * markings; events, targets and the flipped place picked from the net.
- */
-export function layeredBodies(model: PetriModel): Bodies {
-  const sources = [...model.net.initialMarking.keys()];
-  const transitions = model.net.transitions;
-  const markings = Array.from(
-    { length: 8 },
-    (_, i) => Object.fromEntries(sources.map((p, k) => [p, ((i * 7 + k * 3) % 10) / 10])),
-  );
-  const last = (i: number) => transitions[transitions.length - 1 - (i % 5)]!;
-  return {
-    forward: markings.map((input_marking) => JSON.stringify({ input_marking })),
-    anomaly: markings.map((input_marking, i) =>
-      JSON.stringify({
-        input_marking,
-        events: [{ name: transitions[i]! }, { name: last(i) }],
-      })
-    ),
-    counterfactual: markings.map((input_marking, i) =>
-      JSON.stringify({
-        input_marking,
-        flip_place: sources[i % sources.length]!,
-        target_transition: last(i),
-        flip_channel: "marking",
-        search_range: [0, 1],
-      })
-    ),
-    sensitivity: markings.map((input_marking, i) =>
-      JSON.stringify({ input_marking, target_transition: last(i) })
-    ),
-  };
-}
-
-/** A key each endpoint's answer must have (checked once before measuring). */
-const ANSWER_KEY: Readonly<Record<Endpoint, string>> = {
-  forward: "transition_activations",
-  anomaly: "trace_score",
-  counterfactual: "found",
-  sensitivity: "value_gradients",
-};
 
 /** The measured servers besides the echo. */
 export const FACES = [
@@ -379,15 +292,6 @@ export function goals(rows: readonly Row[]): string[] {
   return lines;
 }
 
-async function machine(): Promise<string> {
-  const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
-    .match(/model name\s*:\s*(.+)/)?.[1] ?? "unknown CPU";
-  const load = Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
-  return `Deno ${Deno.version.deno}, onnxruntime-web 1.30 (WASM, 1 thread) and ` +
-    `onnxruntime-node 1.30, ${navigator.hardwareConcurrency} cores (${cpu}), wrk 4; ` +
-    `load average (1, 5, 15 min) at the end of the run: ${load}`;
-}
-
 function option(name: string, fallback: number): number {
   const at = Deno.args.indexOf(name);
   return at === -1 ? fallback : Number(Deno.args[at + 1] ?? fallback);
@@ -414,22 +318,6 @@ function listOption<T>(
   return all.filter((item) =>
     wanted.some((w) => (exact ? key(item) === w : key(item).startsWith(w)))
   );
-}
-
-async function check(
-  origin: string,
-  bodies: Bodies,
-  endpoints: readonly Endpoint[] = ENDPOINTS,
-): Promise<void> {
-  for (const endpoint of endpoints) {
-    for (const body of bodies[endpoint]) {
-      const response = await fetch(`${origin}/${endpoint}`, { method: "POST", body });
-      const answer = await response.json();
-      if (response.status !== 200 || !(ANSWER_KEY[endpoint] in answer)) {
-        throw new Error(`/${endpoint} answered ${response.status}: ${JSON.stringify(answer)}`);
-      }
-    }
-  }
 }
 
 async function measure(
@@ -499,37 +387,19 @@ if (import.meta.main) {
       { net: "60 places", make: () => layered(60) },
       { net: "500 places", make: () => layered(500) },
     ], (n) => n.net);
-    await using echo = await startServerProcess([
-      "run",
-      "--allow-net=127.0.0.1",
-      "bench/http_echo.ts",
-    ]);
+    await using echo = await startFace("echo", { bundle: "" });
     for (const { net, make } of nets) {
       const { bundle, bodies } = await make();
       const netEndpoints = net === "500 places" && !endpointsGiven
         ? endpoints.filter((e) => BIG_NET_ENDPOINTS.includes(e))
         : endpoints;
       const servers: Partial<Record<Face, Awaited<ReturnType<typeof startServerProcess>>>> = {};
-      const serveArgs = ["run", "-A", "cli.ts", "serve", bundle, "--port", "0"];
-      const native = ["--runtime", "native", "--threads", String(threads)];
-      const nativeArgs = ["run", "-A", nativeLockFlag(), ...serveArgs.slice(2), ...native];
-      const naiveArgs = ["run", "-A", nativeLockFlag(), "bench/naive_server.ts", bundle];
-      const commands: Readonly<Record<Face, () => ReturnType<typeof startServerProcess>>> = {
-        serve: () => startServerProcess(serveArgs),
-        native: () => startServerProcess(nativeArgs),
-        base: () => startServerProcess(serveArgs, { cwd: base! }),
-        inProcess: () => startServerProcess([...serveArgs, "--ort-in-process"]),
-        inProcessNative: () => startServerProcess([...nativeArgs, "--ort-in-process"]),
-        parallel: () =>
-          startServerProcess(
-            ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
-            { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: bundle } },
-          ),
-        naiveNode: () => startServerProcess([...naiveArgs, "--ort", "node"]),
-        naiveWeb: () => startServerProcess([...naiveArgs, "--ort", "web"]),
-      };
+      const start = (face: Face) =>
+        face === "base"
+          ? startFace("serve", { bundle, checkout: base! })
+          : startFace(face, { bundle, threads });
       for (const face of FACES) {
-        if (faces.includes(face)) servers[face] = await commands[face]();
+        if (faces.includes(face)) servers[face] = await start(face);
       }
       await using counted = await startServerProcess([
         "run",

@@ -17,17 +17,24 @@
  * @module
  */
 
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { ONNXRUNTIME_NODE } from "../adapter/deno/native_ort.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
-let copy: string | undefined;
+/** Lock copies by checkout root. */
+const copies = new Map<string, string>();
 
-/** The lock copy (made, and the package cached, on first use), removed when the process unloads. */
-function lockCopy(): string {
+/**
+ * The lock copy of checkout `root` (made, and the package cached, on first use), removed when
+ * the process unloads.
+ */
+function lockCopy(root: URL): string {
+  let copy = copies.get(root.href);
   if (copy === undefined) {
     const path = Deno.makeTempFileSync({ prefix: "petri_native_", suffix: ".deno.lock" });
-    Deno.copyFileSync(new URL("deno.lock", ROOT), path);
+    Deno.copyFileSync(new URL("deno.lock", root), path);
     globalThis.addEventListener("unload", () => {
       try {
         Deno.removeSync(path);
@@ -35,17 +42,18 @@ function lockCopy(): string {
         // Already removed (an unload dispatched before `Deno.exit`).
       }
     });
-    cachePackage(path);
+    cachePackage(path, root);
     copy = path;
+    copies.set(root.href, copy);
   }
   return copy;
 }
 
 /** Loads onnxruntime-node once in a `deno eval` of its own, so that it is in Deno's cache. */
-function cachePackage(lock: string): void {
+function cachePackage(lock: string, root: URL): void {
   const { success, stderr } = new Deno.Command(Deno.execPath(), {
     args: ["eval", `--lock=${lock}`, `await import(${JSON.stringify(ONNXRUNTIME_NODE)});`],
-    cwd: ROOT,
+    cwd: root,
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -58,7 +66,9 @@ function cachePackage(lock: string): void {
 }
 
 /**
- * `--lock=<copy>`, the copy made (and onnxruntime-node cached) on the first call.
+ * `--lock=<copy>`, the copy of the deno.lock of checkout `root` (default: this one) made (and
+ * onnxruntime-node cached) on the first call for it: a benchmark that runs another checkout
+ * (`--baseline DIR`) gives that checkout's own lock to the processes it starts there.
  *
  * @example
  * ```ts
@@ -66,6 +76,7 @@ function cachePackage(lock: string): void {
  * nativeLockFlag().startsWith("--lock="); // true
  * ```
  */
-export function nativeLockFlag(): string {
-  return `--lock=${lockCopy()}`;
+export function nativeLockFlag(root: string | URL = ROOT): string {
+  const url = typeof root === "string" ? pathToFileURL(`${resolve(root)}/`) : root;
+  return `--lock=${lockCopy(url)}`;
 }

@@ -23,7 +23,8 @@
 
 import { EXAMPLE_BUNDLE_URL } from "../adapter/deno/bundle_files.ts";
 import { startServerProcess } from "../tests/serve/server_process.ts";
-import { EXAMPLE_BODIES } from "./http_load.ts";
+import { EXAMPLE_BODIES } from "./http_bodies.ts";
+import { threadCpu } from "./thread_cpu.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
 interface Node {
@@ -199,21 +200,6 @@ async function profile(): Promise<void> {
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
-
-/** CPU time (user + system) of `pid`'s main thread and of the rest of its threads, in µs. */
-async function threadCpu(pid: number): Promise<{ main: number; others: number }> {
-  let main = 0;
-  let others = 0;
-  for await (const entry of Deno.readDir(`/proc/${pid}/task`)) {
-    const stat = await Deno.readTextFile(`/proc/${pid}/task/${entry.name}/stat`).catch(() => "");
-    if (stat === "") continue;
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const us = (Number(fields[11]) + Number(fields[12])) * 10_000; // clock ticks of 10 ms
-    if (entry.name === String(pid)) main += us;
-    else others += us;
-  }
-  return { main, others };
 }
 
 async function ab(base: string): Promise<void> {
