@@ -456,6 +456,8 @@ export class Admission implements RequestRunner, BodyMeter {
         signal: context.signal,
         deadline: context.deadline,
         admitted: context.signal !== undefined,
+        // In place only at low load: with others in flight, runs share the worker's batches.
+        inPlace: this.#inFlight <= 1,
       });
     } catch (error) {
       throw this.#refusalFor(error);

@@ -115,6 +115,14 @@ export interface RunOptions {
    * refinements) is finished rather than wasted.
    */
   readonly admitted?: boolean | undefined;
+  /**
+   * Whether the rows may run on the calling thread when they are the only work queued (a
+   * session with an `inPlace` runtime); a server says no while other requests are in flight,
+   * so that their runs share the worker's batches.
+   *
+   * @default {true}
+   */
+  readonly inPlace?: boolean | undefined;
 }
 
 /** Net columns with the column of each id. */

@@ -83,7 +83,7 @@ export interface BatchInfo {
   readonly withGradient: boolean;
   /** How long each request of the run waited, in seconds. */
   readonly queueSeconds: readonly number[];
-  /** Whether nothing else waits: the run is the only work (the scheduler may run it in place). */
+  /** Whether nothing else waits and its caller allows it: the session may run it in place. */
   readonly alone: boolean;
 }
 
@@ -93,6 +93,7 @@ export type Execute = (inputs: PackedInputs, info: BatchInfo) => Promise<PackedO
 interface Pending {
   readonly inputs: PackedInputs;
   readonly withGradient: boolean;
+  readonly inPlace: boolean;
   readonly queuedAt: number;
   /** When the rows must have started their run (the queue is sorted by it). */
   readonly deadline: number;
@@ -212,7 +213,17 @@ export class Scheduler {
     }
     const queuedAt = performance.now();
     const deadline = options.deadline ?? queuedAt + this.#queueTimeoutMs;
-    const pending: Pending = { inputs, withGradient, queuedAt, deadline, resolve, reject, forget };
+    const inPlace = options.inPlace ?? true;
+    const pending: Pending = {
+      inputs,
+      withGradient,
+      inPlace,
+      queuedAt,
+      deadline,
+      resolve,
+      reject,
+      forget,
+    };
     // In deadline order; a newcomer usually has the latest, so the search starts at the end.
     let at = this.#pending.length;
     while (at > 0 && this.#pending[at - 1]!.deadline > deadline) at--;
@@ -249,7 +260,7 @@ export class Scheduler {
       const queueSeconds = batch.map((request) => (taken - request.queuedAt) / 1000);
       // Forward rows ride along in a gradient run when there is one: one run is cheaper.
       const withGradient = batch.some((request) => request.withGradient);
-      const alone = batch.length === 1 && this.#pending.length === 0;
+      const alone = batch.length === 1 && this.#pending.length === 0 && batch[0]!.inPlace;
       try {
         const inputs = concatInputs(batch.map((p) => p.inputs));
         const outputs = await this.#execute(inputs, { withGradient, queueSeconds, alone });
