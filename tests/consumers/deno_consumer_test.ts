@@ -4,7 +4,8 @@
  * `links` to this checkout): run with the README's permission flags, it reads a bundle with
  * `@petri/serve/deno` (the example `.onnx`, then a PETRA `.pt`), serves it with
  * `@petri/serve/server`, answers every recorded request of the four operations exactly as the
- * real server (`cli.ts serve`) does, and drains and exits 0 on SIGTERM.
+ * real server (`cli.ts serve`) does, prints nothing on stderr with the README's `deno.json`, and
+ * drains and exits 0 on SIGTERM.
  *
  * @module
  */
@@ -13,6 +14,15 @@ import assert from "node:assert/strict";
 import { bundleFiles, REFERENCE_BUNDLES, serverCases } from "./cases.ts";
 import { denoConsumer } from "./consumer_project.ts";
 import { denoAddImports, librarySection, readmeCommands, readmeFile } from "./readme.ts";
+
+/**
+ * Deno prints this once a served request whose `request.signal` was read is answered, unless
+ * `--unstable-no-legacy-abort` is on; `server/admission.ts` still reads it: drop this
+ * filter once it no longer does.
+ */
+function withoutLegacyAbortNotice(stderr: string): string {
+  return stderr.replace(/^Deno\.serve: request\.signal aborts on successful responses .*\n/m, "");
+}
 
 /** The README's command that runs `service.ts`, without the bundle argument. */
 async function serviceCommand(): Promise<string[]> {
@@ -88,6 +98,10 @@ Deno.test("the README's Deno service answers as the server does, on an .onnx and
     { "service.ts": await readmeFile("service.ts") },
     await denoAddImports(install),
   );
+  // The README's deno.json (no "Ignored build scripts" box): then the service prints nothing.
+  const config = JSON.parse(await Deno.readTextFile(`${project.dir}/deno.json`));
+  const readmeConfig = JSON.parse(await readmeFile("deno.json"));
+  await project.write("deno.json", JSON.stringify({ ...config, ...readmeConfig }, null, 2));
   const command = await serviceCommand();
   for (const bundle of REFERENCE_BUNDLES) {
     await t.step(bundle.name, async () => {
@@ -110,6 +124,7 @@ Deno.test("the README's Deno service answers as the server does, on an .onnx and
       service.kill("SIGTERM");
       const { code, stderr } = await service.finished();
       assert.equal(code, 0, stderr);
+      assert.equal(withoutLegacyAbortNotice(stderr), "", "the service printed a notice");
     });
   }
 });

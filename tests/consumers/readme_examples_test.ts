@@ -1,8 +1,9 @@
 /**
  * Every example of the README's library section is one the consumer tests run: the files
- * (`service.ts` in `deno_consumer_test.ts`, `app.ts` and `index.html` in
- * `browser_consumer_test.ts`, `score.mjs` in `node_consumer_test.ts`) and the commands (each
- * `deno add` and `npx jsr add` emulated as the JSR tools would write it, the others run).
+ * (`deno.json` in `entry_packages_test.ts`, `service.ts` in `deno_consumer_test.ts`, `app.ts`
+ * and `index.html` in `browser_consumer_test.ts`, `score.mjs` in `node_consumer_test.ts`) and
+ * the commands (each `deno add` and `npx jsr add` emulated as the JSR tools would write it, the
+ * others run).
  *
  * @module
  */
@@ -14,6 +15,7 @@ Deno.test("the README's library section shows exactly the examples the consumer 
   const { name } = await packageInfo();
   const blocks = codeBlocks(await librarySection());
   assert.deepEqual(blocks.filter((b) => b.lang !== "sh").map((b) => [b.lang, b.title]), [
+    ["json", "deno.json"],
     ["ts", "service.ts"],
     ["ts", "app.ts"],
     ["html", "index.html"],
