@@ -104,7 +104,8 @@ thread) and writing overlap, a batch at a time, so memory stays flat as files gr
 
 Arguments:
   BUNDLE                  a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file
-                          with its .pt.meta.json beside it, or a directory holding one bundle
+                          with its .pt.meta.json beside it, a directory holding one bundle,
+                          or a model description MODEL.json (compiled in memory)
 
 Options:
   --traces LOG            the event log (required): a file, an http(s) URL (a presigned

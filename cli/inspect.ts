@@ -21,21 +21,28 @@
 import type { Model, SidecarSpecEntry } from "../core/bundle.ts";
 import { quoteId } from "../core/net/quote_id.ts";
 import { modelVersion } from "../core/model_version.ts";
-import { bundleKind, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
+import {
+  type BundleKind,
+  bundleKind,
+  readBundle,
+  resolveBundlePath,
+} from "../adapter/deno/bundle_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
 
 const HELP = `Usage: cli.ts inspect BUNDLE
 
-Checks a bundle and prints a summary: which kind it is (.onnx or PETRA .pt), places and transitions (ids and labels), source places,
+Checks a bundle and prints a summary: which kind it is (.onnx, PETRA .pt, or a model
+description compiled in memory), places and transitions (ids and labels), source places,
 evaluation mode, firing, routing, sharpness, guard / inhibitor / duration counts, the
 sidecar's scenario and input specs, the ONNX file's SHA-256 and saved_at, and the model's
 version as the server reports it (the hash's first 12 hex digits).
 
 Arguments:
   BUNDLE      a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with its
-              .pt.meta.json beside it, or a directory holding one bundle of either kind
+              .pt.meta.json beside it, a directory holding one bundle of either kind, or a
+              model description MODEL.json (compiled in memory, as 'compile' would)
 
 Options:
   -h, --help  show this help
@@ -71,6 +78,12 @@ export const inspectCommand: Command = {
   },
 };
 
+const KIND_NAMES: Readonly<Record<BundleKind, string>> = {
+  onnx: "petri-serve .onnx",
+  pt: "PETRA .pt (read without running it, compiled to ONNX in memory)",
+  description: "model description petri-net-model/1 (compiled to ONNX in memory)",
+};
+
 /**
  * The summary `inspect` prints.
  *
@@ -89,12 +102,7 @@ export function describeBundle(path: string, model: Model): string {
   const sources = new Set(structure.sourcePlaces);
   const rows: [string, string][] = [
     ["bundle", path],
-    [
-      "kind",
-      bundleKind(path) === "pt"
-        ? "PETRA .pt (read without running it, compiled to ONNX in memory)"
-        : "petri-serve .onnx",
-    ],
+    ["kind", KIND_NAMES[bundleKind(path)]],
     ["scenario", sidecar.scenario_name ?? "(none)"],
     ["description", sidecar.scenario_description ?? "(none)"],
     ["places", String(net.places.length)],
