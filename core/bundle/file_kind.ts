@@ -109,5 +109,5 @@ function textHead(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
-  return /[\x00-\x08\x0e-\x1f]/.test(text) ? undefined : text;
+  return /(?![\t\n\v\f\r])\p{Cc}/u.test(text) ? undefined : text;
 }

@@ -115,7 +115,7 @@ export function readDescriptionFile(bytes: Uint8Array, name: string): PetriModel
 function printable(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.replace(
-    /[\x00-\x1f\x7f-\x9f\uFFFD]/g,
+    /[\p{Cc}\uFFFD]/gu,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }
