@@ -71,6 +71,8 @@ import { headerEntry, trailerEntry } from "./batch/part_meta.ts";
 
 const FORMATS = ["auto", "xes", "csv", "json", "jsonl"] as const;
 const MAX_BATCH_SIZE = 65536;
+/** The exit code of a run with failed traces under `--fail-on-errors`. */
+export const FAILED_TRACES_EXIT = 3;
 /** Batches in flight: one scoring while the next is read and the one before is written. */
 const PIPELINE_DEPTH = 2;
 /** The signals that stop a run writing a file, removing its temporary file. */
@@ -87,6 +89,7 @@ const OPTIONS = {
   "shard-mode": { type: "string" },
   "batch-size": { type: "string" },
   quiet: { type: "boolean", short: "q" },
+  "fail-on-errors": { type: "boolean" },
   ...RUNTIME_OPTIONS,
 } as const;
 
@@ -95,6 +98,7 @@ const HELP = `Usage: cli.ts batch BUNDLE --traces LOG [--format auto|xes|csv|jso
                     [-o FILE] [--output-format json|jsonl]
                     [--shard I/N] [--shard-mode auto|range|modulo]
                     [--batch-size auto|N] [--runtime wasm|native] [--threads N] [-q]
+                    [--fail-on-errors]
 
 Scores every trace of an event log with a bundle and writes a JSON list, one entry per trace
 in input order, as PETRA's score command writes it: attributes, per_transition_residuals,
@@ -134,6 +138,8 @@ Options:
                           cost per trace
 ${runtimeHelp(26)}
   -q, --quiet             no progress bar; only the summary line on stderr
+  --fail-on-errors        exit ${FAILED_TRACES_EXIT} (instead of 0) when any trace got an error entry; the
+                          output is written all the same
   -h, --help              show this help
 
 Sharding: run N processes with --shard 0/N ... --shard N-1/N on the same log, then merge
@@ -170,6 +176,8 @@ interface Settings {
   /** Undefined: measure it. */
   readonly batchSize: number | undefined;
   readonly quiet: boolean;
+  /** `--fail-on-errors`: a run with failed traces exits {@link FAILED_TRACES_EXIT}. */
+  readonly failOnErrors: boolean;
   /** `--runtime` and `--threads`. */
   readonly runtime: RuntimeChoice;
 }
@@ -270,7 +278,7 @@ async function scoreWith(
   }
   const now = performance.now();
   io.err(summaryLine(tally, (now - started) / 1000, (now - scoring) / 1000, settings, log));
-  return 0;
+  return settings.failOnErrors && tally.errors > 0 ? FAILED_TRACES_EXIT : 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -302,6 +310,7 @@ function readSettings(args: readonly string[]): Settings {
       "auto",
     batchSize: readBatchSize(flags["batch-size"]),
     quiet: flags.quiet === true,
+    failOnErrors: flags["fail-on-errors"] === true,
     runtime: readRuntime(flags),
   };
 }
@@ -474,8 +483,10 @@ function onSignals(stop: AbortController): Disposable {
 }
 
 /**
- * The last stderr line: traces, seconds (all of it; the rate counts reading and scoring only),
- * scored and failed traces (the first few by index), the shard, and the output file.
+ * The last stderr line: traces, seconds (all of it), the start-up's share (loading the model,
+ * measuring the batch size) and the rate after it, scored and failed traces (the first few by
+ * index), the shard (for a range shard: its bytes, and all the bytes read, the head and the
+ * scans at its edges included), and the output file.
  */
 function summaryLine(
   tally: Tally,
@@ -485,6 +496,7 @@ function summaryLine(
   log: OpenedLog,
 ): string {
   const rate = scoringSeconds > 0 ? Math.round(tally.traces / scoringSeconds) : 0;
+  const startUp = Math.max(0, seconds - scoringSeconds);
   const scored = tally.traces - tally.errors;
   let errors = plural(tally.errors, "error");
   if (tally.errors > 0) {
@@ -495,11 +507,11 @@ function summaryLine(
   const shard = plan.kind === "modulo"
     ? ` (shard ${plan.shard} of ${plural(tally.read, "trace")}, modulo)`
     : plan.kind === "range"
-    ? ` (shard ${plan.shard}: bytes ${plan.range.from}-${plan.range.to} of ${plan.range.size}, ` +
-      `${log.source.bytesRead} read)`
+    ? ` (shard ${plan.shard}: bytes ${plan.range.from}-${plan.range.to} of ${plan.range.size}; ` +
+      `${log.source.bytesRead} bytes read with the head and the edges' scans)`
     : "";
   return `batch: ${plural(tally.traces, "trace")}${shard} in ${seconds.toFixed(2)} s ` +
-    `(${rate} traces/s), ${scored} scored, ${errors}` +
+    `(start-up ${startUp.toFixed(2)} s, then ${rate} traces/s), ${scored} scored, ${errors}` +
     (settings.output === undefined ? "" : ` -> ${settings.output}`);
 }
 

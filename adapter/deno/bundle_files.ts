@@ -25,7 +25,7 @@ import {
   type LoadOptions,
   type Model,
 } from "../../core/bundle.ts";
-import { describeKind, type FileKind, sniffFile } from "../../core/bundle/file_kind.ts";
+import { describeKind, type FileKind, sniffFile } from "../../core/file_kind.ts";
 import { DescriptionFileError, readDescriptionFile } from "../../core/net/read_description_file.ts";
 import type { OrtModule } from "../../core/runtime.ts";
 import { type AnyBundleFiles, openBundle } from "../../core/open_bundle.ts";

@@ -17,7 +17,7 @@
  * @module
  */
 
-import { describeKind, sniffFile } from "../bundle/file_kind.ts";
+import { describeKind, sniffFile } from "../file_kind.ts";
 import { ModelDescriptionError } from "./model_description_error.ts";
 import { parseModelDescription } from "./parse.ts";
 import type { PetriModel } from "./types.ts";
