@@ -42,7 +42,7 @@ import type { Model } from "../core/bundle.ts";
 import type { OrtModule } from "../core/runtime.ts";
 import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";
-import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
+import { bundleLocation, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import {
   readRuntime,
   RUNTIME_OPTIONS,
@@ -64,7 +64,7 @@ import { type EntrySink, openEntrySink } from "./batch/entry_sink.ts";
 import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
 import { readingPasses } from "../core/batch/byte_counter.ts";
 import { ByteCounter, Progress } from "./batch/progress.ts";
-import { scoreLog, type Tally } from "./batch/score_log.ts";
+import { type LogTally, scoreLog } from "./batch/score_log.ts";
 import { Shard } from "./batch/shard.ts";
 import { type OpenedLog, openLog, SHARD_MODES, type ShardMode } from "./batch/log_plan.ts";
 import { headerEntry, trailerEntry } from "./batch/part_meta.ts";
@@ -109,7 +109,8 @@ thread) and writing overlap, a batch at a time, so memory stays flat as files gr
 Arguments:
   BUNDLE                  a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file
                           with its .pt.meta.json beside it, a directory holding one bundle,
-                          or a model description MODEL.json (compiled in memory)
+                          a model description MODEL.json (compiled in memory), or an
+                          http(s) URL of a bundle file
 
 Options:
   --traces LOG            the event log (required): a file, an http(s) URL (a presigned
@@ -199,7 +200,8 @@ export const batchCommand: Command = {
   async run(args, io) {
     const started = performance.now();
     const settings = readSettings(args);
-    const bundlePath = await resolveBundlePath(settings.bundle);
+    const location = bundleLocation(settings.bundle);
+    const bundlePath = typeof location === "string" ? await resolveBundlePath(location) : location;
     const log = await openLog(settings, io.err);
     try {
       await checkOutput(settings, log);
@@ -265,7 +267,7 @@ async function scoreWith(
   const layout = entryLayout(settings.outputFormat);
   const sink = openEntrySink(file, layout, io.out);
   const scoring = performance.now();
-  let tally: Tally;
+  let tally: LogTally;
   try {
     tally = await scoreFile(model, settings, log, batchSize, { sink, layout }, stop.signal, io);
   } catch (error) {
@@ -276,6 +278,8 @@ async function scoreWith(
     }
     throw error;
   }
+  const note = allFailedNote(tally);
+  if (note) io.err(note);
   const now = performance.now();
   io.err(summaryLine(tally, (now - started) / 1000, (now - scoring) / 1000, settings, log));
   return settings.failOnErrors && tally.errors > 0 ? FAILED_TRACES_EXIT : 0;
@@ -400,7 +404,7 @@ async function scoreFile(
   { sink, layout }: { readonly sink: EntrySink; readonly layout: EntryLayout },
   signal: AbortSignal,
   io: CliIo,
-): Promise<Tally> {
+): Promise<LogTally> {
   const { source, plan } = log;
   const range = plan.kind === "range" ? plan.range : undefined;
   const counter = new ByteCounter(
@@ -489,7 +493,7 @@ function onSignals(stop: AbortController): Disposable {
  * scans at its edges included), and the output file.
  */
 function summaryLine(
-  tally: Tally,
+  tally: LogTally,
   seconds: number,
   scoringSeconds: number,
   settings: Settings,
@@ -513,6 +517,22 @@ function summaryLine(
   return `batch: ${plural(tally.traces, "trace")}${shard} in ${seconds.toFixed(2)} s ` +
     `(start-up ${startUp.toFixed(2)} s, then ${rate} traces/s), ${scored} scored, ${errors}` +
     (settings.output === undefined ? "" : ` -> ${settings.output}`);
+}
+
+/**
+ * When every trace failed, the bundle and the log rarely belong together: one note with the
+ * first trace's error says so.
+ */
+function allFailedNote(tally: LogTally): string | undefined {
+  if (tally.traces === 0 || tally.errors < tally.traces || tally.firstError === undefined) return;
+  let error = tally.firstError;
+  try {
+    error = String(JSON.parse(tally.firstError).error ?? error);
+  } catch {
+    // A layout whose entry is not one JSON object: the text as it is.
+  }
+  return `note: every trace failed (trace ${tally.failed[0]}: ${error}); is the bundle the ` +
+    "one for this log? (inspect shows the attributes its input specs read)";
 }
 
 function plural(count: number, noun: string): string {

@@ -24,6 +24,7 @@ import { modelVersion } from "../core/model_version.ts";
 import {
   type BundleKind,
   bundleKind,
+  bundleLocation,
   readBundle,
   resolveBundlePath,
 } from "../adapter/deno/bundle_files.ts";
@@ -42,7 +43,8 @@ version as the server reports it (the hash's first 12 hex digits).
 Arguments:
   BUNDLE      a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with its
               .pt.meta.json beside it, a directory holding one bundle of either kind, or a
-              model description MODEL.json (compiled in memory, as 'compile' would)
+              model description MODEL.json (compiled in memory, as 'compile' would), or an
+              http(s) URL of a bundle file
 
 Options:
   -h, --help  show this help
@@ -71,9 +73,10 @@ export const inspectCommand: Command = {
           : `inspect takes one BUNDLE argument, got ${positionals.length}`,
       );
     }
-    const path = await resolveBundlePath(positionals[0]!);
+    const location = bundleLocation(positionals[0]!);
+    const path = typeof location === "string" ? await resolveBundlePath(location) : location;
     await using model = await readBundle(await loadOrt(), path);
-    io.out(describeBundle(path, model));
+    io.out(describeBundle(typeof path === "string" ? path : path.href, model));
     return 0;
   },
 };

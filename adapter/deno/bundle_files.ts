@@ -362,6 +362,15 @@ async function fetchFile(url: string): Promise<Uint8Array> {
   } catch (error) {
     throw new BundleError(`cannot fetch ${url} (${fetchFailure(error)})`);
   }
+  if (
+    /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(response.headers.get("content-type") ?? "")
+  ) {
+    await response.body?.cancel();
+    // A sign-in or error page (an expired link, a proxy), whatever its status.
+    throw new BundleError(
+      `${url} answered an HTML page (HTTP ${response.status}), not a bundle file`,
+    );
+  }
   if (response.status === 404) {
     await response.body?.cancel();
     throw new BundleError(`${url} is missing`);

@@ -50,6 +50,11 @@ import type { Shard } from "./shard.ts";
 
 export type { Tally };
 
+/** {@link Tally} and the error entry text of the first failed trace, if any. */
+export interface LogTally extends Tally {
+  readonly firstError?: string | undefined;
+}
+
 /**
  * Entry text gathered before a write: fewer writes whatever the batch size, yet few enough
  * entries that they die young (1 MB of entries measured 20–50 MiB more peak RSS).
@@ -91,8 +96,9 @@ export async function scoreLog(
   traces: AsyncIterable<Trace> | Iterable<Trace>,
   sink: EntrySink,
   options: ScoreLogOptions,
-): Promise<Tally> {
+): Promise<LogTally> {
   const { layout } = options;
+  let firstError: string | undefined;
   let writing: Promise<void> = Promise.resolve();
   let texts: string[] = [];
   let chars = 0;
@@ -109,13 +115,14 @@ export async function scoreLog(
         texts.push(text);
         chars += text.length;
       }
+      firstError ??= batch.errors.find((error) => error !== undefined);
       handed += batch.indices.length;
       if (chars >= WRITE_CHARS) await write();
       options.onProgress?.(handed - texts.length);
     }, options);
     await write();
     await writing;
-    return tally;
+    return firstError === undefined ? tally : { ...tally, firstError };
   } finally {
     // Let a write still going settle, so nothing rejects unobserved after a failure.
     await Promise.allSettled([writing]);
