@@ -57,7 +57,7 @@ Deno.test("resolveBundlePath() takes a .onnx file or a directory holding exactly
     await assertRejectsWith(
       () => resolveBundlePath(`${dir}/none`),
       BundleError,
-      `Cannot load bundle: directory ${dir}/none holds no bundle (no .onnx or .pt file)`,
+      `Cannot load bundle: directory ${dir}/none holds no bundle (no .onnx or .pt file; it is empty)`,
     );
     await writeExample(`${dir}/two/a.onnx`);
     await writeExample(`${dir}/two/b.onnx`);

@@ -13,6 +13,7 @@
 import assert from "node:assert/strict";
 import { bundleFiles, REFERENCE_BUNDLES, serverCases } from "./cases.ts";
 import { denoConsumer } from "./consumer_project.ts";
+import { startService } from "./service_process.ts";
 import { denoAddImports, librarySection, readmeCommands, readmeFile } from "./readme.ts";
 
 /**
@@ -29,65 +30,6 @@ async function serviceCommand(): Promise<string[]> {
   const command = /`deno (run [^`]* service\.ts) model\.onnx`/.exec(await librarySection());
   assert.ok(command, "README.md's library section shows no `deno run ... service.ts model.onnx`");
   return command[1]!.split(" ");
-}
-
-/** A running `deno` subprocess whose first stdout line holds its URL. */
-interface Service extends AsyncDisposable {
-  readonly url: string;
-  kill(signal: Deno.Signal): void;
-  finished(): Promise<{ code: number; stderr: string }>;
-}
-
-async function startService(dir: string, args: readonly string[]): Promise<Service> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...args],
-    cwd: dir,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1", PORT: "0" },
-  }).spawn();
-  let stderr = "";
-  const collected = (async () => {
-    for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) stderr += text;
-  })();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let stdout = "";
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  while (!stdout.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    stdout += value;
-  }
-  clearTimeout(timer);
-  const drained = (async () => {
-    while (!(await lines.read()).done) { /* later output is not needed */ }
-  })();
-  let result: Promise<{ code: number; stderr: string }> | undefined;
-  const finished = () =>
-    result ??= Promise.all([child.status, collected, drained]).then(([status]) => ({
-      code: status.code,
-      stderr,
-    }));
-  const url = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout)?.[0];
-  if (url === undefined) {
-    child.kill("SIGKILL");
-    const { stderr } = await finished();
-    throw new Error(`service.ts printed no URL: ${JSON.stringify(stdout)}; stderr: ${stderr}`);
-  }
-  let exited = false;
-  child.status.then(() => exited = true);
-  return {
-    url,
-    kill: (signal) => {
-      if (!exited) child.kill(signal);
-    },
-    finished,
-    async [Symbol.asyncDispose]() {
-      if (!exited) child.kill("SIGKILL");
-      await finished();
-    },
-  };
 }
 
 Deno.test("the README's Deno service answers as the server does, on an .onnx and a .pt bundle", async (t) => {
@@ -108,7 +50,10 @@ Deno.test("the README's Deno service answers as the server does, on an .onnx and
       const { model, sidecar } = await bundleFiles(bundle);
       await project.write(bundle.name, model);
       await project.write(`${bundle.name}.meta.json`, sidecar);
-      await using service = await startService(project.dir, [...command, bundle.name]);
+      await using service = await startService(project.dir, Deno.execPath(), [
+        ...command,
+        bundle.name,
+      ]);
       const mine = cases.filter((c) => c.bundle === bundle.name);
       for (const { path, body, answer } of mine) {
         const response = await fetch(`${service.url}${path}`, {
