@@ -7,7 +7,7 @@
  * (`Bun.serve`, npm's `bun` package installed with `--ignore-scripts`: its platform package
  * holds the binary). Each serves the recorded conformance models one at a time and answers
  * every recorded exchange of the four operations by its `expect.compare` rule, as
- * `cli.ts serve` does, and serves `/docs` and `/openapi.json`.
+ * `cli.ts serve` does, and serves `/docs`, `/openapi.json`, `/metrics` and `/v2`.
  *
  * @module
  */
@@ -99,6 +99,11 @@ Deno.test({
           assert.ok((await swagger.arrayBuffer()).byteLength > 100_000);
           const openapi = await (await fetch(`${service.url}/openapi.json`)).json();
           assert.equal(openapi.info.title, "Loans");
+          const metrics = await (await fetch(`${service.url}/metrics`)).text();
+          assert.match(metrics, /^petri_serve_requests_total\{.*route="\/forward".*\} \d+$/m);
+          const ready = await fetch(`${service.url}/v2/health/ready`);
+          assert.equal(ready.status, 200);
+          await ready.body?.cancel();
           service.kill("SIGTERM");
           await service.finished();
         });
