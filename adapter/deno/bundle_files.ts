@@ -2,8 +2,11 @@
  * Bundle files on disk (or behind a URL): finding the model file of a bundle path, reading
  * the pair into a {@link Model}, and writing a compiled pair. A bundle is either petri-serve's
  * (`NAME.onnx` + `NAME.onnx.meta.json`) or PETRA's own (`NAME.pt` + `NAME.pt.meta.json`, read
- * safely and compiled in memory by `core/pt/`). This is the Deno edge of `core/bundle.ts` and
- * `core/pt/`; every failure is a {@link BundleError} naming the path at fault.
+ * safely and compiled in memory by `core/pt/`); a model description (`NAME.json`) is compiled
+ * in memory too. The model file's first bytes are checked before its sidecar is looked for, so
+ * an event log or an HTML page given as a bundle is named as what it is. This is the Deno edge
+ * of `core/bundle.ts` and `core/pt/`; every failure is a {@link BundleError} naming the path at
+ * fault.
  *
  * @example
  * ```ts
@@ -169,9 +172,10 @@ export async function resolveBundlePath(path: string): Promise<string> {
 }
 
 /**
- * Reads a bundle (a `.onnx` or `.pt` path, a directory holding one bundle, or a URL of either
- * file) and loads it with `core/open_bundle.ts`: `.onnx` with `loadBundle`, `.pt` with
- * `loadPtBundle` (read without running anything from the file, then compiled in memory).
+ * Reads a bundle (a `.onnx` or `.pt` path, a directory holding one bundle, a model description
+ * `.json`, or a URL of any of these files) and loads it with `core/open_bundle.ts`: `.onnx` with
+ * `loadBundle`, `.pt` with `loadPtBundle` (read without running anything from the file, then
+ * compiled in memory); a description is compiled in memory and loaded as a `.onnx`.
  *
  * @throws {BundleError} naming the missing, unreadable or invalid file.
  *
