@@ -29,7 +29,9 @@
  *   layout,
  * });
  * await sink.close();
- * assert.deepEqual(tally, { read: 2, traces: 2, errors: 1, failed: [1] });
+ * const { firstError, ...counts } = tally;
+ * assert.deepEqual(counts, { read: 2, traces: 2, errors: 1, failed: [1] });
+ * assert.match(firstError!, /risk_score/); // the first error entry, for the all-failed note
  * assert.equal(text.split("\n").length, 3); // two lines, in input order
  * ```
  *
