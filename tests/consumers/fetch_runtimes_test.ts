@@ -17,7 +17,13 @@ import { compileBundle } from "../../core/bundle.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { exchangeContext, readExchanges, replayExchanges } from "../conformance/check_exchange.ts";
 import { CONFORMANCE, readConformanceDescription } from "../conformance/fixtures.ts";
-import { type ConsumerProject, denoConsumer, succeeded } from "./consumer_project.ts";
+import {
+  type ConsumerProject,
+  denoConsumer,
+  installed,
+  npmInstall,
+  succeeded,
+} from "./consumer_project.ts";
 import { OPERATION_PATHS } from "./cases.ts";
 import { denoAddImports, readmeCommands, readmeFile } from "./readme.ts";
 import { startService } from "./service_process.ts";
@@ -28,21 +34,7 @@ const MODELS = ["credit_approval_coloured", "triage_softmax_ste"];
 /** npm's Bun, pinned; its binary comes in a package per platform. */
 const BUN = "bun@1.4.4";
 
-function installed(command: string): boolean {
-  try {
-    return new Deno.Command(command, { args: ["--version"] }).outputSync().success;
-  } catch {
-    return false;
-  }
-}
-
 const hasNode = installed("node") && installed("npm");
-
-/** `npm install ...packages` in the project, offline when npm's cache has them. */
-async function npmInstall(project: ConsumerProject, args: readonly string[]): Promise<void> {
-  const all = ["install", "--no-audit", "--no-fund", "--prefer-offline", ...args];
-  succeeded(`npm ${all.join(" ")}`, await project.run("npm", all));
-}
 
 /** The Bun binary npm installed, from the platform package (no install script ran). */
 function bunBinary(project: ConsumerProject): string {
