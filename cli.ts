@@ -2,7 +2,7 @@
  * The petri-serve command line: `compile`, `inspect`, `serve`, `batch` and `merge`. Each subcommand is a
  * module under `cli/` listed in {@link COMMANDS}. Exit codes: 0
  * on success, 2 on bad usage or unreadable input (one line on stderr), 1 on an unexpected
- * failure.
+ * failure, 3 from `batch --fail-on-errors` when some traces failed.
  *
  * @example
  * ```ts

@@ -190,7 +190,7 @@ async function measureLog(dir: string, format: "xes" | "json", traces: number): 
             `${i}/${count}`,
           ]);
           const read = source === "disk"
-            ? Number(/, (\d+) read\)/.exec(run.stderr)?.[1] ?? NaN)
+            ? Number(/; (\d+) bytes read /.exec(run.stderr)?.[1] ?? NaN)
             : server.sent();
           cpu += run.cpu;
           wall += run.wall;

@@ -18,9 +18,9 @@ import { listen } from "../adapter/deno/listen.ts";
 import { createApp } from "../server/mod.ts";
 
 await using model = await readBundle(await loadWorkerOrt(), Deno.args[0] ?? EXAMPLE_BUNDLE_URL);
-const { scenario_name: name, scenario_description: description } = model.sidecar;
+const description = model.sidecar.scenario_description;
 const app = await createApp(model, {
-  ...(name ? { title: name } : {}),
+  title: model.name,
   version: PACKAGE_VERSION,
   ...(description ? { description } : {}),
 });

@@ -97,7 +97,7 @@ async function runBatch(log: string, out: string): Promise<{ wall: number; rate:
   }).output();
   const wall = (performance.now() - started) / 1000;
   const stderr = new TextDecoder().decode(result.stderr);
-  const rate = /\((\d+) traces\/s\)/.exec(stderr);
+  const rate = /then (\d+) traces\/s\)/.exec(stderr);
   if (!result.success || !rate) throw new Error(`batch failed: ${stderr}`);
   return { wall, rate: Number(rate[1]) };
 }

@@ -42,7 +42,7 @@ import type { Model } from "../core/bundle.ts";
 import type { OrtModule } from "../core/runtime/mod.ts";
 import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";
-import { readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
+import { bundleLocation, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import {
   readRuntime,
   RUNTIME_OPTIONS,
@@ -64,13 +64,15 @@ import { type EntrySink, openEntrySink } from "./batch/entry_sink.ts";
 import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
 import { readingPasses } from "../core/batch/byte_counter.ts";
 import { ByteCounter, Progress } from "./batch/progress.ts";
-import { scoreLog, type Tally } from "./batch/score_log.ts";
+import { type LogTally, scoreLog } from "./batch/score_log.ts";
 import { Shard } from "./batch/shard.ts";
 import { type OpenedLog, openLog, SHARD_MODES, type ShardMode } from "./batch/log_plan.ts";
 import { headerEntry, trailerEntry } from "./batch/part_meta.ts";
 
 const FORMATS = ["auto", "xes", "csv", "json", "jsonl"] as const;
 const MAX_BATCH_SIZE = 65536;
+/** The exit code of a run with failed traces under `--fail-on-errors`. */
+export const FAILED_TRACES_EXIT = 3;
 /** Batches in flight: one scoring while the next is read and the one before is written. */
 const PIPELINE_DEPTH = 2;
 /** The signals that stop a run writing a file, removing its temporary file. */
@@ -87,6 +89,7 @@ const OPTIONS = {
   "shard-mode": { type: "string" },
   "batch-size": { type: "string" },
   quiet: { type: "boolean", short: "q" },
+  "fail-on-errors": { type: "boolean" },
   ...RUNTIME_OPTIONS,
 } as const;
 
@@ -95,6 +98,7 @@ const HELP = `Usage: cli.ts batch BUNDLE --traces LOG [--format auto|xes|csv|jso
                     [-o FILE] [--output-format json|jsonl]
                     [--shard I/N] [--shard-mode auto|range|modulo]
                     [--batch-size auto|N] [--runtime wasm|native] [--threads N] [-q]
+                    [--fail-on-errors]
 
 Scores every trace of an event log with a bundle and writes a JSON list, one entry per trace
 in input order, as PETRA's score command writes it: attributes, per_transition_residuals,
@@ -104,7 +108,9 @@ thread) and writing overlap, a batch at a time, so memory stays flat as files gr
 
 Arguments:
   BUNDLE                  a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file
-                          with its .pt.meta.json beside it, or a directory holding one bundle
+                          with its .pt.meta.json beside it, a directory holding one bundle,
+                          a model description MODEL.json (compiled in memory), or an
+                          http(s) URL of a bundle file
 
 Options:
   --traces LOG            the event log (required): a file, an http(s) URL (a presigned
@@ -133,6 +139,8 @@ Options:
                           cost per trace
 ${runtimeHelp(26)}
   -q, --quiet             no progress bar; only the summary line on stderr
+  --fail-on-errors        exit ${FAILED_TRACES_EXIT} (instead of 0) when any trace got an error entry; the
+                          output is written all the same
   -h, --help              show this help
 
 Sharding: run N processes with --shard 0/N ... --shard N-1/N on the same log, then merge
@@ -169,6 +177,8 @@ interface Settings {
   /** Undefined: measure it. */
   readonly batchSize: number | undefined;
   readonly quiet: boolean;
+  /** `--fail-on-errors`: a run with failed traces exits {@link FAILED_TRACES_EXIT}. */
+  readonly failOnErrors: boolean;
   /** `--runtime` and `--threads`. */
   readonly runtime: RuntimeChoice;
 }
@@ -190,7 +200,8 @@ export const batchCommand: Command = {
   async run(args, io) {
     const started = performance.now();
     const settings = readSettings(args);
-    const bundlePath = await resolveBundlePath(settings.bundle);
+    const location = bundleLocation(settings.bundle);
+    const bundlePath = typeof location === "string" ? await resolveBundlePath(location) : location;
     const log = await openLog(settings, io.err);
     try {
       await checkOutput(settings, log);
@@ -256,7 +267,7 @@ async function scoreWith(
   const layout = entryLayout(settings.outputFormat);
   const sink = openEntrySink(file, layout, io.out);
   const scoring = performance.now();
-  let tally: Tally;
+  let tally: LogTally;
   try {
     tally = await scoreFile(model, settings, log, batchSize, { sink, layout }, stop.signal, io);
   } catch (error) {
@@ -267,9 +278,11 @@ async function scoreWith(
     }
     throw error;
   }
+  const note = allFailedNote(tally);
+  if (note) io.err(note);
   const now = performance.now();
   io.err(summaryLine(tally, (now - started) / 1000, (now - scoring) / 1000, settings, log));
-  return 0;
+  return settings.failOnErrors && tally.errors > 0 ? FAILED_TRACES_EXIT : 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -301,6 +314,7 @@ function readSettings(args: readonly string[]): Settings {
       "auto",
     batchSize: readBatchSize(flags["batch-size"]),
     quiet: flags.quiet === true,
+    failOnErrors: flags["fail-on-errors"] === true,
     runtime: readRuntime(flags),
   };
 }
@@ -390,7 +404,7 @@ async function scoreFile(
   { sink, layout }: { readonly sink: EntrySink; readonly layout: EntryLayout },
   signal: AbortSignal,
   io: CliIo,
-): Promise<Tally> {
+): Promise<LogTally> {
   const { source, plan } = log;
   const range = plan.kind === "range" ? plan.range : undefined;
   const counter = new ByteCounter(
@@ -473,17 +487,20 @@ function onSignals(stop: AbortController): Disposable {
 }
 
 /**
- * The last stderr line: traces, seconds (all of it; the rate counts reading and scoring only),
- * scored and failed traces (the first few by index), the shard, and the output file.
+ * The last stderr line: traces, seconds (all of it), the start-up's share (loading the model,
+ * measuring the batch size) and the rate after it, scored and failed traces (the first few by
+ * index), the shard (for a range shard: its bytes, and all the bytes read, the head and the
+ * scans at its edges included), and the output file.
  */
 function summaryLine(
-  tally: Tally,
+  tally: LogTally,
   seconds: number,
   scoringSeconds: number,
   settings: Settings,
   log: OpenedLog,
 ): string {
   const rate = scoringSeconds > 0 ? Math.round(tally.traces / scoringSeconds) : 0;
+  const startUp = Math.max(0, seconds - scoringSeconds);
   const scored = tally.traces - tally.errors;
   let errors = plural(tally.errors, "error");
   if (tally.errors > 0) {
@@ -494,12 +511,28 @@ function summaryLine(
   const shard = plan.kind === "modulo"
     ? ` (shard ${plan.shard} of ${plural(tally.read, "trace")}, modulo)`
     : plan.kind === "range"
-    ? ` (shard ${plan.shard}: bytes ${plan.range.from}-${plan.range.to} of ${plan.range.size}, ` +
-      `${log.source.bytesRead} read)`
+    ? ` (shard ${plan.shard}: bytes ${plan.range.from}-${plan.range.to} of ${plan.range.size}; ` +
+      `${log.source.bytesRead} bytes read with the head and the edges' scans)`
     : "";
   return `batch: ${plural(tally.traces, "trace")}${shard} in ${seconds.toFixed(2)} s ` +
-    `(${rate} traces/s), ${scored} scored, ${errors}` +
+    `(start-up ${startUp.toFixed(2)} s, then ${rate} traces/s), ${scored} scored, ${errors}` +
     (settings.output === undefined ? "" : ` -> ${settings.output}`);
+}
+
+/**
+ * When every trace failed, the bundle and the log rarely belong together: one note with the
+ * first trace's error says so.
+ */
+function allFailedNote(tally: LogTally): string | undefined {
+  if (tally.traces === 0 || tally.errors < tally.traces || tally.firstError === undefined) return;
+  let error = tally.firstError;
+  try {
+    error = String(JSON.parse(tally.firstError).error ?? error);
+  } catch {
+    // A layout whose entry is not one JSON object: the text as it is.
+  }
+  return `note: every trace failed (trace ${tally.failed[0]}: ${error}); is the bundle the ` +
+    "one for this log? (inspect shows the attributes its input specs read)";
 }
 
 function plural(count: number, noun: string): string {

@@ -20,12 +20,13 @@
  */
 
 import { compileBundle } from "../core/bundle.ts";
-import { ModelDescriptionError, parseModelDescription } from "../core/net/parse.ts";
+import { DescriptionFileError, readDescriptionFile } from "../core/net/read_description_file.ts";
 import type { PetriModel } from "../core/net/types.ts";
 import { bundleKind, readPtFiles, writeBundle } from "../adapter/deno/bundle_files.ts";
 import { readPtModel } from "../core/pt/read_pt_model.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type Command, InputError } from "./command.ts";
+import { fileProblem } from "./file_problems.ts";
 
 const OPTIONS = {
   output: { type: "string", short: "o" },
@@ -108,33 +109,23 @@ function parseTime(text: string): Date {
   return date;
 }
 
+/** What `compile` says of a file that is already a bundle. */
+const COMPILED_HINTS: Readonly<Record<string, string>> = {
+  onnx: "; it is compiled already: serve, inspect or batch it",
+  zip: "; a PETRA bundle is read by its name: name it MODEL.pt, its sidecar MODEL.pt.meta.json",
+};
+
 async function readModel(path: string): Promise<PetriModel> {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await Deno.readTextFile(path);
+    bytes = await Deno.readFile(path);
   } catch (error) {
-    const why = error instanceof Deno.errors.NotFound
-      ? "no such file"
-      : error instanceof Error
-      ? error.message
-      : String(error);
-    throw new InputError(`cannot read ${path}: ${why}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`${path} is not valid JSON (${(error as Error).message})`);
+    throw new InputError(`cannot read ${path}: ${fileProblem(error)}`);
   }
   try {
-    return parseModelDescription(json);
+    return readDescriptionFile(bytes, path);
   } catch (error) {
-    if (!(error instanceof ModelDescriptionError)) throw error;
-    // Every issue, on the one line the CLI prints (the format reports all problems at once).
-    const issues = error.issues.map(({ path, message }) => `${path}: ${message}`);
-    const count = issues.length === 1 ? "1 issue" : `${issues.length} issues`;
-    throw new InputError(
-      `${path} is not a valid model description (${count}): ${issues.join("; ")}`,
-    );
+    if (!(error instanceof DescriptionFileError)) throw error;
+    throw new InputError(error.message + (COMPILED_HINTS[error.kind] ?? ""));
   }
 }

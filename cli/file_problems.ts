@@ -15,8 +15,8 @@
  */
 
 /**
- * Why reading a file failed: `no such file`, the missing read permission, or the error's own
- * message.
+ * Why reading a file failed: `no such file`, `it is a directory`, the missing read permission,
+ * or the error's own message.
  *
  * @example
  * ```ts
@@ -31,6 +31,7 @@
  */
 export function fileProblem(error: unknown): string {
   if (error instanceof Deno.errors.NotFound) return "no such file";
+  if (error instanceof Deno.errors.IsADirectory) return "it is a directory";
   if (error instanceof Deno.errors.NotCapable) {
     return "no read permission (run deno with --allow-read)";
   }

@@ -21,21 +21,30 @@
 import type { Model, SidecarSpecEntry } from "../core/bundle.ts";
 import { quoteId } from "../core/net/quote_id.ts";
 import { modelVersion } from "../core/model_version.ts";
-import { bundleKind, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
+import {
+  type BundleKind,
+  bundleKind,
+  bundleLocation,
+  readBundle,
+  resolveBundlePath,
+} from "../adapter/deno/bundle_files.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
 
 const HELP = `Usage: cli.ts inspect BUNDLE
 
-Checks a bundle and prints a summary: which kind it is (.onnx or PETRA .pt), places and transitions (ids and labels), source places,
+Checks a bundle and prints a summary: which kind it is (.onnx, PETRA .pt, or a model
+description compiled in memory), places and transitions (ids and labels), source places,
 evaluation mode, firing, routing, sharpness, guard / inhibitor / duration counts, the
 sidecar's scenario and input specs, the ONNX file's SHA-256 and saved_at, and the model's
 version as the server reports it (the hash's first 12 hex digits).
 
 Arguments:
   BUNDLE      a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with its
-              .pt.meta.json beside it, or a directory holding one bundle of either kind
+              .pt.meta.json beside it, a directory holding one bundle of either kind, or a
+              model description MODEL.json (compiled in memory, as 'compile' would), or an
+              http(s) URL of a bundle file
 
 Options:
   -h, --help  show this help
@@ -64,11 +73,18 @@ export const inspectCommand: Command = {
           : `inspect takes one BUNDLE argument, got ${positionals.length}`,
       );
     }
-    const path = await resolveBundlePath(positionals[0]!);
+    const location = bundleLocation(positionals[0]!);
+    const path = typeof location === "string" ? await resolveBundlePath(location) : location;
     await using model = await readBundle(await loadOrt(), path);
-    io.out(describeBundle(path, model));
+    io.out(describeBundle(typeof path === "string" ? path : path.href, model));
     return 0;
   },
+};
+
+const KIND_NAMES: Readonly<Record<BundleKind, string>> = {
+  onnx: "petri-serve .onnx",
+  pt: "PETRA .pt (read without running it, compiled to ONNX in memory)",
+  description: "model description petri-net-model/1 (compiled to ONNX in memory)",
 };
 
 /**
@@ -89,12 +105,7 @@ export function describeBundle(path: string, model: Model): string {
   const sources = new Set(structure.sourcePlaces);
   const rows: [string, string][] = [
     ["bundle", path],
-    [
-      "kind",
-      bundleKind(path) === "pt"
-        ? "PETRA .pt (read without running it, compiled to ONNX in memory)"
-        : "petri-serve .onnx",
-    ],
+    ["kind", KIND_NAMES[bundleKind(path)]],
     ["scenario", sidecar.scenario_name ?? "(none)"],
     ["description", sidecar.scenario_description ?? "(none)"],
     ["places", String(net.places.length)],

@@ -20,6 +20,7 @@
  * @module
  */
 
+import { fileURLToPath } from "node:url";
 import { loadOrt, loadWorkerOrt } from "../adapter/deno/ort.ts";
 import type { OrtModule } from "../core/runtime/mod.ts";
 import { MAX_ORT_THREADS, type OrtRuntime } from "../adapter/deno/native_ort.ts";
@@ -138,7 +139,12 @@ export interface RuntimeLoaders {
  * ```
  */
 export function runtimeLoaders(command: string, choice: RuntimeChoice): RuntimeLoaders {
-  if (choice.runtime === "wasm") return { loadOrt, loadWorkerOrt };
+  if (choice.runtime === "wasm") {
+    return {
+      loadOrt: () => (requireWasmRead(command), loadOrt()),
+      loadWorkerOrt: () => (requireWasmRead(command), loadWorkerOrt()),
+    };
+  }
   const native = async (inWorker: boolean): Promise<OrtModule> => {
     // A dynamic import: a wasm run never loads (nor downloads) onnxruntime-node.
     const { loadNativeOrt, loadNativeWorkerOrt, NativeRuntimeError } = await import(
@@ -154,3 +160,30 @@ export function runtimeLoaders(command: string, choice: RuntimeChoice): RuntimeL
   };
   return { loadOrt: () => native(false), loadWorkerOrt: () => native(true) };
 }
+
+/**
+ * Refuses, in one line, to start onnxruntime-web when Deno may not read its `.wasm` file (a
+ * `--allow-read` scoped to the bundle and the log): it would print Emscripten's own lines and
+ * fail with a message that names neither the flag nor the file.
+ */
+function requireWasmRead(command: string): void {
+  let wasm: string;
+  try {
+    wasm = fileURLToPath(new URL(WASM_FILE, import.meta.resolve("onnxruntime-web")));
+  } catch {
+    return; // Not a file in Deno's npm cache: nothing to ask for.
+  }
+  const { state } = Deno.permissions.querySync({ name: "read", path: wasm });
+  const asked = state === "prompt" && Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
+  if (state === "granted" || asked) return;
+  const dir = wasm.slice(0, wasm.lastIndexOf(SEP) + 1);
+  throw new InputError(
+    `${command}: no read permission for onnxruntime-web's WASM file ${wasm}: run deno with ` +
+      `--allow-read, or add ${dir} to its list`,
+  );
+}
+
+/** The file onnxruntime-web's WASM backend reads beside its module. */
+const WASM_FILE = "ort-wasm-simd-threaded.wasm";
+
+const SEP = Deno.build.os === "windows" ? "\\" : "/";

@@ -41,7 +41,7 @@ import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
-import type { CliIo, Command } from "./command.ts";
+import { type CliIo, type Command, InputError } from "./command.ts";
 import { readRuntime, RUNTIME_OPTIONS, runtimeHelp, runtimeLoaders } from "./runtime_flags.ts";
 import { DEFAULT_MAX_BATCH_ROWS, type OrtModule } from "../core/runtime/mod.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
@@ -92,8 +92,9 @@ the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it drains: /ready
 Arguments:
   BUNDLE                a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with
                         its .pt.meta.json beside it, a directory holding one bundle of either
-                        kind, or an http(s) URL of a bundle file (the sidecar's URL adds
-                        .meta.json) (default: the embedded credit_approval_coloured example)
+                        kind, a model description MODEL.json (compiled in memory), or an
+                        http(s) URL of a bundle file (the sidecar's URL adds .meta.json)
+                        (default: the embedded credit_approval_coloured example)
 
 Options:
   --host HOST           address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
@@ -283,9 +284,10 @@ export const serveCommand: ServeCommand = {
     const readiness = new Readiness();
     let modelFailed = false;
     const accessLog = accessLogFlag === "on" ? new AccessLog((text) => io.out(text)) : undefined;
-    const { scenario_name: name, scenario_description: description } = model.sidecar;
+    const { name } = model;
+    const description = model.sidecar.scenario_description;
     const app = await createApp(model, {
-      ...(name ? { title: name } : {}),
+      title: name,
       version: PACKAGE_VERSION,
       ...(description ? { description } : {}),
       maxBodyBytes,
@@ -308,21 +310,23 @@ export const serveCommand: ServeCommand = {
       extraMetrics: processMetrics,
       ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
     });
-    const running = listen(app, {
-      hostname: flags.host ?? "127.0.0.1",
-      port,
-      drainMs,
-      onDrain: () => {
-        readiness.drain();
-        io.err(
-          `draining (at most ${drainMs} ms): /readyz answers 503, requests on open ` +
-            "connections finish, new connections get 503 except the probes",
-        );
-      },
-      onDeadline: () => readiness.cutOff(),
-      log: (line) => io.err(line),
-    });
-    io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
+    const hostname = flags.host ?? "127.0.0.1";
+    const running = listenOn(hostname, port, () =>
+      listen(app, {
+        hostname,
+        port,
+        drainMs,
+        onDrain: () => {
+          readiness.drain();
+          io.err(
+            `draining (at most ${drainMs} ms): /readyz answers 503, requests on open ` +
+              "connections finish, new connections get 503 except the probes",
+          );
+        },
+        onDeadline: () => readiness.cutOff(),
+        log: (line) => io.err(line),
+      }));
+    io.err(`serving ${name} on ${running.url} (docs: ${running.url}/docs)`);
     const openFiles = await readOpenFileLimit();
     const lowOpenFiles = openFiles && openFileLimitWarning(openFiles);
     if (lowOpenFiles) io.err(lowOpenFiles);
@@ -365,6 +369,42 @@ function releasedWithin(resource: AsyncDisposable, ms: number): AsyncDisposable 
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * `open()`'s listener; the errors of opening it, which name no address, become one line that
+ * does (exit 2).
+ */
+function listenOn<T>(hostname: string, port: number, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    const address = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new InputError(
+        `cannot listen on ${address}: the address is already in use (another server has it; ` +
+          "pick another --port, or --port 0 for a free one)",
+      );
+    }
+    if (error instanceof Deno.errors.AddrNotAvailable) {
+      throw new InputError(`cannot listen on ${address}: --host is not an address of this machine`);
+    }
+    if (error instanceof Deno.errors.PermissionDenied) {
+      throw new InputError(
+        `cannot listen on ${address}: permission denied (ports below 1024 need privileges)`,
+      );
+    }
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new InputError(
+        `cannot listen on ${address}: no net permission (run deno with --allow-net)`,
+      );
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (/lookup address/i.test(message)) {
+      throw new InputError(`cannot listen on ${address}: --host '${hostname}' is not a known host`);
+    }
+    throw error;
+  }
 }
 
 function integerFlag(flag: string, text: string, min: number, max: number): number {

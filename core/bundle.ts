@@ -63,10 +63,12 @@ import { BundleError, invalidModelError, messageOf } from "./bundle/bundle_error
 import { METADATA_KEYS } from "./bundle/compile_bundle.ts";
 import { contractError, contractProblems, widthProblems } from "./bundle/graph_contract.ts";
 import { readSidecar, sha256Hex, type Sidecar } from "./bundle/sidecar.ts";
+import { modelName } from "./bundle/model_name.ts";
 
 // The rest of the bundle's API, re-exported so that one import serves every user of bundles.
 export { BundleError } from "./bundle/bundle_error.ts";
 export { compileBundle, type CompiledBundle, METADATA_KEYS } from "./bundle/compile_bundle.ts";
+export { fileStem, modelName } from "./bundle/model_name.ts";
 export {
   BUNDLE_FORMAT,
   type BundleOptions,
@@ -87,6 +89,11 @@ export interface BundleFiles {
   readonly onnxName: string;
   /** How messages name the sidecar. */
   readonly sidecarName: string;
+  /**
+   * The file whose stem names the model when the sidecar has no `scenario_name` (default:
+   * `onnxName`), e.g. the `.pt` file a bundle was compiled from.
+   */
+  readonly modelFile?: string | undefined;
 }
 
 /** Options of {@link loadBundle}. */
@@ -104,6 +111,11 @@ export interface Model extends AsyncDisposable {
   readonly structure: NetStructure;
   /** The checked sidecar. */
   readonly sidecar: Sidecar;
+  /**
+   * The model's name, one on every face: the sidecar's `scenario_name`, else the model file's
+   * stem (`models/big.onnx` is `big`); see `bundle/model_name.ts`.
+   */
+  readonly name: string;
   /** The sidecar's `input_marking_spec` as a map (ids such as `__proto__` are ordinary keys). */
   readonly inputMarkingSpec: InputSpec;
   /** The sidecar's `input_values_spec` as a map. */
@@ -158,7 +170,8 @@ export async function loadBundle(
   if (digest !== sidecar.onnx_sha256) {
     throw new BundleError(
       `${onnxName} does not match ${sidecarName}: its sha256 is ${digest.slice(0, 12)}…, ` +
-        `the sidecar's onnx_sha256 is ${sidecar.onnx_sha256.slice(0, 12)}…`,
+        `the sidecar's onnx_sha256 is ${sidecar.onnx_sha256.slice(0, 12)}… (the sidecar was ` +
+        "written for another .onnx file, or the .onnx file was changed)",
     );
   }
   const proto = decodeOnnx(files.onnx, onnxName);
@@ -176,7 +189,8 @@ export async function loadBundle(
       cause: error,
     });
   }
-  return new LoadedModel(petriModel, sidecar, session);
+  const name = modelName(sidecar.scenario_name, files.modelFile ?? onnxName);
+  return new LoadedModel(petriModel, sidecar, name, session);
 }
 
 class LoadedModel implements Model {
@@ -185,16 +199,18 @@ class LoadedModel implements Model {
   readonly parameters: Parameters;
   readonly structure: NetStructure;
   readonly sidecar: Sidecar;
+  readonly name: string;
   readonly inputMarkingSpec: InputSpec;
   readonly inputValuesSpec: InputSpec;
   readonly session: ModelSession;
 
-  constructor(model: PetriModel, sidecar: Sidecar, session: ModelSession) {
+  constructor(model: PetriModel, sidecar: Sidecar, name: string, session: ModelSession) {
     this.net = model.net;
     this.module = model.module;
     this.parameters = model.parameters;
     this.structure = netStructure(model.net);
     this.sidecar = sidecar;
+    this.name = name;
     this.inputMarkingSpec = model.inputMarkingSpec;
     this.inputValuesSpec = model.inputValuesSpec;
     this.session = session;

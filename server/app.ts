@@ -45,7 +45,7 @@ import { loadPackages, type PackageLoaders } from "./packages.ts";
 import { Readiness } from "./readiness.ts";
 import type { RequestRecord } from "./access_log.ts";
 import { metricsFor } from "./metrics.ts";
-import { createOip, oipModelName } from "./oip.ts";
+import { createOip } from "./oip.ts";
 import { REDOC_ASSETS } from "./redoc.ts";
 import { checkRequestBody, resolveRequestLimits } from "./request_limits.ts";
 import { Cors } from "./cors.ts";
@@ -171,8 +171,8 @@ export interface AppOptions {
   /** Read by `GET /readyz`; the listener flips it when it drains. Default: always ready. */
   readonly readiness?: Readiness | undefined;
   /**
-   * The model's name under `/v2/models/` (Open Inference Protocol); default: the bundle's
-   * `scenario_name`, else `"model"`.
+   * The model's name under `/v2/models/` (Open Inference Protocol); default: the model's name
+   * (`scenario_name`, else its file's stem).
    */
   readonly modelName?: string | undefined;
   /**
@@ -327,7 +327,7 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
 
   const { net, session } = model;
   const readiness = options.readiness ?? new Readiness();
-  const modelName = options.modelName ?? oipModelName(model);
+  const modelName = options.modelName ?? model.name;
   const requestLimits = resolveRequestLimits(options, {
     places: net.places.length,
     transitions: net.transitions.length,

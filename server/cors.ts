@@ -169,7 +169,9 @@ export class Cors {
   apply(request: Request, response: Response): Response {
     const origin = request.headers.get("origin");
     if (response.headers.has("access-control-allow-origin")) return response; // a preflight
-    const vary = this.#any ? {} : { vary: addVary(response.headers.get("vary"), "origin") };
+    const vary: Record<string, string> = this.#any
+      ? {}
+      : { vary: addVary(response.headers.get("vary"), "origin") };
     if (origin === null || !this.#allows(origin)) {
       return this.#any ? response : withHeaders(response, vary);
     }

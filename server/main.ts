@@ -72,9 +72,10 @@ const runtime = await ortRuntime(
   integerEnv("PETRI_SERVE_THREADS", 1) ?? 1,
 );
 const model = await load(Deno.env.get("PETRI_SERVE_BUNDLE"));
-const { scenario_name: name, scenario_description: description } = model.sidecar;
+const { name } = model;
+const description = model.sidecar.scenario_description;
 const app = await createApp(model, {
-  ...(name ? { title: name } : {}),
+  title: name,
   version: PACKAGE_VERSION,
   ...(description ? { description } : {}),
   mount: [PLAYGROUND_PREFIX, playgroundHandler()],

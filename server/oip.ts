@@ -243,23 +243,6 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
   };
 }
 
-/**
- * The model's protocol name: the bundle sidecar's `scenario_name` when `model` has one, else
- * `"model"`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { oipModelName } from "./oip.ts";
- * assert.equal(oipModelName({ sidecar: { scenario_name: "loans" } }), "loans");
- * assert.equal(oipModelName({}), "model");
- * ```
- */
-export function oipModelName(model: object): string {
-  const name = (model as { sidecar?: { scenario_name?: unknown } }).sidecar?.scenario_name;
-  return typeof name === "string" && name !== "" ? name : "model";
-}
-
 function decoded(segment: string): string {
   try {
     return decodeURIComponent(segment);

@@ -2,8 +2,11 @@
  * Bundle files on disk (or behind a URL): finding the model file of a bundle path, reading
  * the pair into a {@link Model}, and writing a compiled pair. A bundle is either petri-serve's
  * (`NAME.onnx` + `NAME.onnx.meta.json`) or PETRA's own (`NAME.pt` + `NAME.pt.meta.json`, read
- * safely and compiled in memory by `core/pt/`). This is the Deno edge of `core/bundle.ts` and
- * `core/pt/`; every failure is a {@link BundleError} naming the path at fault.
+ * safely and compiled in memory by `core/pt/`); a model description (`NAME.json`) is compiled
+ * in memory too. The model file's first bytes are checked before its sidecar is looked for, so
+ * an event log or an HTML page given as a bundle is named as what it is. This is the Deno edge
+ * of `core/bundle.ts` and `core/pt/`; every failure is a {@link BundleError} naming the path at
+ * fault.
  *
  * @example
  * ```ts
@@ -18,7 +21,15 @@
  * @module
  */
 
-import { BundleError, type LoadOptions, type Model } from "../../core/bundle.ts";
+import {
+  BundleError,
+  compileBundle,
+  loadBundle,
+  type LoadOptions,
+  type Model,
+} from "../../core/bundle.ts";
+import { describeKind, type FileKind, sniffFile } from "../../core/file_kind.ts";
+import { DescriptionFileError, readDescriptionFile } from "../../core/net/read_description_file.ts";
 import type { OrtModule } from "../../core/runtime/mod.ts";
 import { type AnyBundleFiles, openBundle } from "../../core/open_bundle.ts";
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
@@ -45,8 +56,11 @@ export const EXAMPLE_BUNDLE_URL: URL = new URL(
 /** The suffix that turns a bundle's `.onnx` path into its sidecar's. */
 export const SIDECAR_SUFFIX = ".meta.json";
 
-/** The two kinds of bundle: petri-serve's compiled `.onnx`, or PETRA's own `.pt`. */
-export type BundleKind = "onnx" | "pt";
+/**
+ * The kinds of bundle: petri-serve's compiled `.onnx`, PETRA's own `.pt`, or a model
+ * description (`.json`, format `petri-net-model/1`) compiled in memory.
+ */
+export type BundleKind = "onnx" | "pt" | "description";
 
 /** The largest bundle file read from a URL (1 GiB); larger answers are refused unread. */
 export const MAX_FETCHED_BYTES = 1 << 30;
@@ -75,19 +89,21 @@ export function bundleLocation(text: string): string | URL {
 }
 
 /**
- * Which kind of bundle a model file is, by its name: `pt` for `*.pt`, otherwise `onnx`.
+ * Which kind of bundle a model file is, by its name: `pt` for `*.pt`, `description` for
+ * `*.json`, otherwise `onnx`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { bundleKind } from "./bundle_files.ts";
  * assert.equal(bundleKind("models/credit.pt"), "pt");
+ * assert.equal(bundleKind("models/credit.model.json"), "description");
  * assert.equal(bundleKind(new URL("https://example.com/models/credit.onnx")), "onnx");
  * ```
  */
 export function bundleKind(path: string | URL): BundleKind {
-  const name = path instanceof URL ? path.pathname : path;
-  return name.endsWith(".pt") ? "pt" : "onnx";
+  const name = (path instanceof URL ? path.pathname : path).toLowerCase();
+  return name.endsWith(".pt") ? "pt" : name.endsWith(".json") ? "description" : "onnx";
 }
 
 /**
@@ -125,17 +141,26 @@ export async function resolveBundlePath(path: string): Promise<string> {
   }
   if (!info.isDirectory) return path;
   const found: string[] = [];
+  const others: string[] = [];
   try {
     for await (const entry of Deno.readDir(path)) {
       const model = entry.name.endsWith(".onnx") || entry.name.endsWith(".pt");
       if (model && !entry.isDirectory) found.push(entry.name);
+      else if (others.length < MAX_LISTED) others.push(entry.name + (entry.isDirectory ? "/" : ""));
     }
   } catch (error) {
     throw new BundleError(`cannot read directory ${path} (${messageOf(error)})`);
   }
   found.sort();
   if (found.length === 0) {
-    throw new BundleError(`directory ${path} holds no bundle (no .onnx or .pt file)`);
+    others.sort();
+    const held = others.length === 0
+      ? "it is empty"
+      : `it holds ${others.slice(0, 5).join(", ")}${others.length > 5 ? ", …" : ""}`;
+    throw new BundleError(
+      `directory ${path} holds no bundle (no .onnx or .pt file; ${held}); ` +
+        "a model description (.json) is given as the file itself",
+    );
   }
   if (found.length > 1) {
     throw new BundleError(
@@ -147,9 +172,10 @@ export async function resolveBundlePath(path: string): Promise<string> {
 }
 
 /**
- * Reads a bundle (a `.onnx` or `.pt` path, a directory holding one bundle, or a URL of either
- * file) and loads it with `core/open_bundle.ts`: `.onnx` with `loadBundle`, `.pt` with
- * `loadPtBundle` (read without running anything from the file, then compiled in memory).
+ * Reads a bundle (a `.onnx` or `.pt` path, a directory holding one bundle, a model description
+ * `.json`, or a URL of any of these files) and loads it with `core/open_bundle.ts`: `.onnx` with
+ * `loadBundle`, `.pt` with `loadPtBundle` (read without running anything from the file, then
+ * compiled in memory); a description is compiled in memory and loaded as a `.onnx`.
  *
  * @throws {BundleError} naming the missing, unreadable or invalid file.
  *
@@ -182,13 +208,83 @@ export async function readBundle(
     sidecarName = modelName + SIDECAR_SUFFIX;
     read = readLocalFile;
   }
-  const { bytes, sidecar } = await readPair(read, modelName, sidecarName);
   // A URL's kind is its path's (a signed URL's query string comes after the name).
-  const kindOf = path instanceof URL && path.protocol !== "file:" ? path.pathname : modelName;
-  const files: AnyBundleFiles = bundleKind(kindOf) === "pt"
+  const kind = bundleKind(path instanceof URL && path.protocol !== "file:" ? path : modelName);
+  const bytes = await read(modelName);
+  // What the file holds is checked before its sidecar is looked for.
+  refuseWrongFile(modelName, bytes, kind);
+  if (kind === "description") return await compiledInMemory(ort, modelName, bytes, options);
+  const sidecar = sidecarText(sidecarName, await read(sidecarName));
+  const files: AnyBundleFiles = kind === "pt"
     ? { pt: bytes, sidecar, ptName: modelName, sidecarName }
     : { onnx: bytes, sidecar, onnxName: modelName, sidecarName };
   return await openBundle(ort, files, options);
+}
+
+/** Directory entries named in a message about a directory without a bundle. */
+const MAX_LISTED = 64;
+
+/**
+ * Refuses a model file whose first bytes show it is something else than its `kind`: an
+ * event log, an HTML page (a URL that answered one), a `.pt` zip named otherwise, ….
+ */
+function refuseWrongFile(name: string, bytes: Uint8Array, kind: BundleKind): void {
+  const found = sniffFile(bytes);
+  if (bytes.length === 0) throw new BundleError(`${name} is empty`);
+  const expected: Readonly<Record<BundleKind, readonly FileKind[]>> = {
+    onnx: ["onnx", "binary"],
+    pt: ["zip", "binary"],
+    description: ["json"],
+  };
+  if (expected[kind].includes(found)) return;
+  const wanted = kind === "onnx"
+    ? "an ONNX model"
+    : kind === "pt"
+    ? "a PETRA .pt file (a zip archive)"
+    : "a model description (JSON)";
+  const hint = found === "zip" && kind === "onnx"
+    ? "; a PETRA bundle is read by its name: name it MODEL.pt, its sidecar MODEL.pt.meta.json"
+    : found === "json" && kind !== "description"
+    ? "; a model description is read from a file named .json"
+    : found === "onnx" && kind !== "onnx"
+    ? "; a compiled bundle is read from a file named .onnx"
+    : ["csv", "xml", "gzip", "utf16"].includes(found)
+    ? "; an event log is scored with batch BUNDLE --traces LOG"
+    : "";
+  throw new BundleError(`${name} is ${describeKind(found)}, not ${wanted}${hint}`);
+}
+
+/** A model description compiled to a bundle in memory, then loaded as one. */
+async function compiledInMemory(
+  ort: OrtModule,
+  name: string,
+  bytes: Uint8Array,
+  options: LoadOptions,
+): Promise<Model> {
+  let description;
+  try {
+    description = readDescriptionFile(bytes, name);
+  } catch (error) {
+    if (error instanceof DescriptionFileError) throw new BundleError(error.message);
+    throw error;
+  }
+  const compiled = await compileBundle(description);
+  return await loadBundle(ort, {
+    onnx: compiled.onnx,
+    sidecar: compiled.sidecar,
+    onnxName: `${name} (compiled in memory)`,
+    sidecarName: `${name} (compiled in memory)`,
+    modelFile: name,
+  }, options);
+}
+
+/** A sidecar's text; an HTML page or a file that is not JSON is refused naming what it is. */
+function sidecarText(name: string, bytes: Uint8Array): string {
+  const found = sniffFile(bytes);
+  if (bytes.length > 0 && found !== "json") {
+    throw new BundleError(`${name} is ${describeKind(found)}, not a sidecar (JSON)`);
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 /**
@@ -208,19 +304,10 @@ export async function readBundle(
  */
 export async function readPtFiles(path: string): Promise<PtBundleFiles> {
   const sidecarName = path + SIDECAR_SUFFIX;
-  const { bytes, sidecar } = await readPair(readLocalFile, path, sidecarName);
+  const bytes = await readLocalFile(path);
+  refuseWrongFile(path, bytes, "pt");
+  const sidecar = sidecarText(sidecarName, await readLocalFile(sidecarName));
   return { pt: bytes, sidecar, ptName: path, sidecarName };
-}
-
-/** Reads a bundle's model file, then its sidecar as text, with `read`. */
-async function readPair(
-  read: (name: string) => Promise<Uint8Array>,
-  modelName: string,
-  sidecarName: string,
-): Promise<{ readonly bytes: Uint8Array; readonly sidecar: string }> {
-  const bytes = await read(modelName);
-  const sidecar = new TextDecoder().decode(await read(sidecarName));
-  return { bytes, sidecar };
 }
 
 /** Where {@link writeBundle} put the two files. */
@@ -278,6 +365,15 @@ async function fetchFile(url: string): Promise<Uint8Array> {
     response = await fetch(url, { signal });
   } catch (error) {
     throw new BundleError(`cannot fetch ${url} (${fetchFailure(error)})`);
+  }
+  if (
+    /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(response.headers.get("content-type") ?? "")
+  ) {
+    await response.body?.cancel();
+    // A sign-in or error page (an expired link, a proxy), whatever its status.
+    throw new BundleError(
+      `${url} answered an HTML page (HTTP ${response.status}), not a bundle file`,
+    );
   }
   if (response.status === 404) {
     await response.body?.cancel();

@@ -328,6 +328,11 @@ class Fetcher {
       clearTimeout(timer);
     }
     // 416: a range past the end, as a probe of an empty log gets; its Content-Range has the size.
+    if (isHtml(response)) {
+      await response.body?.cancel();
+      // A sign-in or error page served with 200 (an expired link, a proxy), not a log.
+      throw this.error(`it answered an HTML page (HTTP ${response.status}), not an event log`);
+    }
     if (response.ok || (response.status === 416 && start !== undefined)) return response;
     await response.body?.cancel();
     throw this.error(
@@ -565,4 +570,11 @@ class ForwardRanges implements ByteSource {
     this.#kept = [];
     this.#keptLength = 0;
   }
+}
+
+/** Whether an answer says it is an HTML page. */
+function isHtml(response: Response): boolean {
+  return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(
+    response.headers.get("content-type") ?? "",
+  );
 }

@@ -118,11 +118,14 @@ export async function openLog(
   }
   // A file's problems come first (a directory has no format either).
   const fileSize = stdin || url ? undefined : await statLog(request.traces);
-  const { format, gzip } = detect(
+  const detected = detect(
     url ? url.pathname : request.traces,
     request,
     url ? request.traces : undefined,
   );
+  const format = detected.format;
+  // A file's first bytes tell gzip, whatever its name (the readers also check every stream).
+  const gzip = fileSize === undefined ? detected.gzip : await startsWithGzip(request.traces);
   const splittable = isSplittable(format, gzip);
   const wantsRange = request.shard !== undefined && request.shardMode !== "modulo";
   if (wantsRange && request.shardMode === "range" && (!splittable || stdin)) {
@@ -223,6 +226,23 @@ async function openSource(
     }
   }
   return fileSize === undefined ? stdinLogSource() : fileLogSource(traces, fileSize);
+}
+
+/** Whether the file starts with gzip's magic bytes. */
+async function startsWithGzip(path: string): Promise<boolean> {
+  const head = new Uint8Array(2);
+  let length = 0;
+  try {
+    using file = await Deno.open(path);
+    while (length < 2) {
+      const read = await file.read(head.subarray(length));
+      if (read === null) break;
+      length += read;
+    }
+  } catch (error) {
+    throw new InputError(`${path}: ${fileProblem(error)}`);
+  }
+  return length === 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
 /** A log file's size; it must be a readable file. */

@@ -29,7 +29,9 @@
  *   layout,
  * });
  * await sink.close();
- * assert.deepEqual(tally, { read: 2, traces: 2, errors: 1, failed: [1] });
+ * const { firstError, ...counts } = tally;
+ * assert.deepEqual(counts, { read: 2, traces: 2, errors: 1, failed: [1] });
+ * assert.match(firstError!, /risk_score/); // the first error entry, for the all-failed note
  * assert.equal(text.split("\n").length, 3); // two lines, in input order
  * ```
  *
@@ -49,6 +51,11 @@ import type { EntrySink } from "./entry_sink.ts";
 import type { Shard } from "./shard.ts";
 
 export type { Tally };
+
+/** {@link Tally} and the error entry text of the first failed trace, if any. */
+export interface LogTally extends Tally {
+  readonly firstError?: string | undefined;
+}
 
 /**
  * Entry text gathered before a write: fewer writes whatever the batch size, yet few enough
@@ -91,8 +98,9 @@ export async function scoreLog(
   traces: AsyncIterable<Trace> | Iterable<Trace>,
   sink: EntrySink,
   options: ScoreLogOptions,
-): Promise<Tally> {
+): Promise<LogTally> {
   const { layout } = options;
+  let firstError: string | undefined;
   let writing: Promise<void> = Promise.resolve();
   let texts: string[] = [];
   let chars = 0;
@@ -109,13 +117,14 @@ export async function scoreLog(
         texts.push(text);
         chars += text.length;
       }
+      firstError ??= batch.errors.find((error) => error !== undefined);
       handed += batch.indices.length;
       if (chars >= WRITE_CHARS) await write();
       options.onProgress?.(handed - texts.length);
     }, options);
     await write();
     await writing;
-    return tally;
+    return firstError === undefined ? tally : { ...tally, firstError };
   } finally {
     // Let a write still going settle, so nothing rejects unobserved after a failure.
     await Promise.allSettled([writing]);

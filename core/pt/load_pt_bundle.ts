@@ -64,5 +64,6 @@ export async function loadPtBundle(
     sidecar: bundle.sidecar,
     onnxName: `${files.ptName} (compiled in memory)`,
     sidecarName: files.sidecarName,
+    modelFile: files.ptName,
   }, options);
 }

@@ -31,14 +31,19 @@ import { errorText, TraceReadError } from "./errors.ts";
  * ```
  */
 export interface BytesOptions {
-  /** Gunzip the stream first (`.gz` files). */
+  /**
+   * What the name says (`.gz`); the data's first bytes decide: gzip's magic bytes are
+   * gunzipped whatever the name, and bytes without them are read as they are.
+   */
   gzip?: boolean | undefined;
+  /** Yield the bytes as they are, never gunzipped: a part of a file, read from an offset. */
+  raw?: boolean | undefined;
 }
 
 /**
- * Yields the chunks of `stream` (gunzipped when asked); a read or decompression failure
- * becomes a {@link TraceReadError} naming the input. Stopping the iteration early cancels the
- * stream, so an open file is closed.
+ * Yields the chunks of `stream`, gunzipped when it starts with gzip's magic bytes (`1f 8b`),
+ * whatever its name; a read or decompression failure becomes a {@link TraceReadError} naming
+ * the input. Stopping the iteration early cancels the stream, so an open file is closed.
  *
  * @example
  * ```ts
@@ -47,6 +52,10 @@ export interface BytesOptions {
  * let length = 0;
  * for await (const bytes of readBytes(new Blob(["abc"]).stream(), "traces.csv")) length += bytes.length;
  * assert.equal(length, 3);
+ * // A gzipped log named as a plain one is gunzipped all the same.
+ * const gz = new Blob(["<log/>"]).stream().pipeThrough(new CompressionStream("gzip"));
+ * const chunks = await Array.fromAsync(readBytes(gz, "log.xes"));
+ * assert.equal(new TextDecoder().decode(chunks[0]), "<log/>");
  * ```
  */
 export async function* readBytes(
@@ -54,7 +63,10 @@ export async function* readBytes(
   name: string,
   options: BytesOptions = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const source = options.gzip ? gunzip(stream) : stream;
+  const { stream: bytes, gzip } = options.raw
+    ? { stream, gzip: false }
+    : await sniffGzip(stream, name);
+  const source = gzip ? gunzip(bytes) : bytes;
   const reader = source.getReader();
   let done = false;
   try {
@@ -64,7 +76,7 @@ export async function* readBytes(
         result = await reader.read();
       } catch (error) {
         done = true;
-        const what = options.gzip ? "cannot decompress the gzip data" : "cannot read the input";
+        const what = gzip ? "cannot decompress the gzip data" : "cannot read the input";
         throw new TraceReadError(`${name}: ${what}: ${errorText(error)}`, { cause: error });
       }
       if (result.done) {
@@ -77,6 +89,48 @@ export async function* readBytes(
     if (!done) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
+}
+
+/** `stream` again, whole, and whether its first two bytes are gzip's magic bytes. */
+async function sniffGzip(
+  stream: ReadableStream<Uint8Array>,
+  name: string,
+): Promise<{ stream: ReadableStream<Uint8Array>; gzip: boolean }> {
+  const reader = stream.getReader();
+  const head: Uint8Array[] = [];
+  let length = 0;
+  let ended = false;
+  try {
+    while (length < 2) {
+      const next = await reader.read();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      head.push(next.value);
+      length += next.value.length;
+    }
+  } catch (error) {
+    reader.releaseLock();
+    throw new TraceReadError(`${name}: cannot read the input: ${errorText(error)}`, {
+      cause: error,
+    });
+  }
+  const first = head.find((chunk) => chunk.length > 0)?.[0];
+  const second = head.flatMap((chunk) => [...chunk.subarray(0, 2)])[1];
+  const whole = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of head) controller.enqueue(chunk);
+      if (ended) controller.close();
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return { stream: whole, gzip: first === 0x1f && second === 0x8b };
 }
 
 /**
@@ -109,6 +163,13 @@ export async function* decodeText(
     try {
       text = decoder.decode(bytes, { stream: true });
     } catch (error) {
+      if (offset === 0 && decoder.encoding === "utf-8" && looksUtf16(bytes)) {
+        throw new TraceReadError(
+          `${name}: the text is UTF-16, not UTF-8 (convert the file to UTF-8; an XES log may ` +
+            "be UTF-16)",
+          { cause: error },
+        );
+      }
       throw invalidText(name, decoder.encoding, offset, offset + bytes.length, error);
     }
     offset += bytes.length;
@@ -184,4 +245,11 @@ function invalidText(
 ): TraceReadError {
   const where = end > start ? `in bytes ${start}-${end - 1}` : `at its end (byte ${start})`;
   return new TraceReadError(`${name}: the text is not valid ${encoding} ${where}`, { cause });
+}
+
+/** A UTF-16 byte-order mark, or ASCII text as UTF-16 (every other byte zero) at the start. */
+function looksUtf16(bytes: Uint8Array): boolean {
+  const [a, b, c, d] = bytes;
+  if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff)) return true;
+  return (a !== 0 && b === 0 && c !== 0 && d === 0) || (a === 0 && b !== 0 && c === 0 && d !== 0);
 }

@@ -42,6 +42,7 @@
 import { DEFAULT_NAME, TraceReadError } from "./errors.ts";
 import type { TraceFormat } from "./format.ts";
 import { readBytes, streamFrom } from "./input.ts";
+import { sniffFile } from "../file_kind.ts";
 import { concatBytes } from "../concat_bytes.ts";
 import { jsonTraces } from "./json.ts";
 import { JsonScanner } from "./json_scan.ts";
@@ -262,7 +263,7 @@ export async function openTraceRange(
     const raw = start < size ? source.read(start, Math.min(size, to + READ_AHEAD)) : empty();
     const watched = watch ? watch(raw) : raw;
     const scanner = exactScanner(format, to);
-    const body = cut(readBytes(watched, name), start, scanner, size, (at) => end = at);
+    const body = cut(readBytes(watched, name, RAW), start, scanner, size, (at) => end = at);
     const bytes = streamFrom(withHead(format === "jsonl" ? [] : head, body));
     // Read at the end: a shard that reaches the end of the log checks the document's end.
     const fragment = {
@@ -334,7 +335,8 @@ async function readHead(
   const head: Uint8Array[] = [];
   let base = 0;
   let first = size;
-  for await (const chunk of readBytes(source.read(0, Math.min(size, READ_AHEAD)), name)) {
+  for await (const chunk of readBytes(source.read(0, Math.min(size, READ_AHEAD)), name, RAW)) {
+    if (base === 0) refuseUnscannable(chunk, name);
     const hit = scanner.scan(chunk, base);
     head.push(chunk);
     base += chunk.length;
@@ -352,6 +354,21 @@ async function readHead(
   }
   if (format === "xes") checkEncoding(head, name);
   return { first, head };
+}
+
+/** Range reads take the bytes as they are. */
+const RAW = { raw: true } as const;
+
+/** A gzipped or UTF-16 log cannot be entered at an offset (see {@link checkEncoding}). */
+function refuseUnscannable(first: Uint8Array, name: string): void {
+  const kind = sniffFile(first);
+  if (kind === "gzip") throw new UnsplittableLog(`${name}: it is gzip-compressed`);
+  if (kind === "utf16") {
+    throw new UnsplittableLog(
+      `${name}: it is UTF-16, whose bytes cannot be scanned for markup (UTF-8 or a single-byte ` +
+        "encoding can)",
+    );
+  }
 }
 
 /** Range shards scan bytes for ASCII markup: the encoding must keep ASCII bytes ASCII. */
@@ -394,7 +411,7 @@ async function resync(
     : new JsonlScanner({ from, lineStart: at === first });
   let base = at;
   for await (
-    const chunk of readBytes(source.read(at, Math.min(size, from + READ_AHEAD)), name)
+    const chunk of readBytes(source.read(at, Math.min(size, from + READ_AHEAD)), name, RAW)
   ) {
     const hit = scanner.scan(chunk, base);
     if (hit !== -1) return hit;

@@ -6,8 +6,9 @@
  * likewise, named by its `concept:name` (or `""`). Log-level attributes, extensions, globals,
  * classifiers, lists, containers and attributes nested in attributes are ignored.
  *
- * The XML is parsed incrementally with `saxes`, so memory holds one trace at a time. A
- * declared encoding (`<?xml … encoding="ISO-8859-1"?>`) is honoured; UTF-8 otherwise.
+ * The XML is parsed incrementally with `saxes`, so memory holds one trace at a time. UTF-16
+ * (with a byte-order mark, or without one as XML allows) and a declared encoding
+ * (`<?xml … encoding="ISO-8859-1"?>`) are honoured; UTF-8 otherwise.
  *
  * @example
  * ```ts
@@ -214,7 +215,7 @@ async function* xesText(
     await bytes.return();
     throw error;
   }
-  const encoding = declaredEncoding(head) ?? "utf-8";
+  const encoding = xesEncoding(head, name);
   async function* all(): AsyncGenerator<Uint8Array, void, undefined> {
     try {
       yield* head;
@@ -224,6 +225,40 @@ async function* xesText(
     }
   }
   yield* decodeText(all(), name, encoding);
+}
+
+/**
+ * The encoding of an XES document from its first bytes, as XML tells it: UTF-16 by its
+ * byte-order mark, or by `<` as two bytes (`3C 00` little-endian, `00 3C` big-endian); else
+ * the declaration's `encoding`, or UTF-8.
+ *
+ * @throws {TraceReadError} for a declaration of UTF-16 on bytes that are not.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { xesEncoding } from "./xes.ts";
+ * const le = new Uint8Array([0xff, 0xfe, 0x3c, 0x00, 0x6c, 0x00]);
+ * assert.equal(xesEncoding([le], "log.xes"), "utf-16le");
+ * assert.equal(xesEncoding([new Uint8Array([0x00, 0x3c, 0x00, 0x3f])], "log.xes"), "utf-16be");
+ * assert.equal(xesEncoding([new TextEncoder().encode("<log/>")], "log.xes"), "utf-8");
+ * ```
+ */
+export function xesEncoding(head: readonly Uint8Array[], name: string): string {
+  const bytes = head.flatMap((chunk) => [...chunk.subarray(0, 4)]).slice(0, 4);
+  const [a, b, c, d] = bytes;
+  if ((a === 0xff && b === 0xfe) || (a === 0x3c && b === 0 && c !== undefined && d === 0)) {
+    return "utf-16le";
+  }
+  if ((a === 0xfe && b === 0xff) || (a === 0 && b === 0x3c && c === 0)) return "utf-16be";
+  const declared = declaredEncoding(head);
+  if (declared !== undefined && /^utf-?16/i.test(declared)) {
+    throw new TraceReadError(
+      `${name}: its XML declaration says encoding="${declared}" but its bytes are not UTF-16 ` +
+        "(no byte-order mark, '<' is one byte): fix the declaration or the file",
+    );
+  }
+  return declared ?? "utf-8";
 }
 
 /**

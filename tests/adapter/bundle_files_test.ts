@@ -57,7 +57,7 @@ Deno.test("resolveBundlePath() takes a .onnx file or a directory holding exactly
     await assertRejectsWith(
       () => resolveBundlePath(`${dir}/none`),
       BundleError,
-      `Cannot load bundle: directory ${dir}/none holds no bundle (no .onnx or .pt file)`,
+      `Cannot load bundle: directory ${dir}/none holds no bundle (no .onnx or .pt file; it is empty)`,
     );
     await writeExample(`${dir}/two/a.onnx`);
     await writeExample(`${dir}/two/b.onnx`);
@@ -136,4 +136,51 @@ Deno.test("readBundle() loads the embedded example bundle", async () => {
   await using model = await readBundle(ORT, EXAMPLE_BUNDLE_URL);
   assert.equal(model.sidecar.scenario_name, "credit_approval_coloured");
   assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
+});
+
+Deno.test("readBundle() compiles a model description in memory; Model.name is the scenario, else the stem", async () => {
+  await withTempDir(async (dir) => {
+    const description = JSON.parse(
+      await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+    );
+    await Deno.writeTextFile(`${dir}/loans.model.json`, JSON.stringify(description));
+    {
+      await using model = await readBundle(ORT, `${dir}/loans.model.json`);
+      assert.equal(model.name, "rest_serving");
+      assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
+    }
+    delete description.scenario_name;
+    await Deno.writeTextFile(`${dir}/loans.model.json`, JSON.stringify(description));
+    {
+      await using model = await readBundle(ORT, `${dir}/loans.model.json`);
+      assert.equal(model.sidecar.scenario_name, null);
+      assert.equal(model.name, "loans");
+    }
+    await writeExample(`${dir}/big.onnx`);
+    const sidecar = JSON.parse(await Deno.readTextFile(`${dir}/big.onnx.meta.json`));
+    await Deno.writeTextFile(
+      `${dir}/big.onnx.meta.json`,
+      JSON.stringify({ ...sidecar, scenario_name: null }),
+    );
+    await using model = await readBundle(ORT, new URL(`file://${dir}/big.onnx`));
+    assert.equal(model.name, "big");
+  });
+});
+
+Deno.test("readBundle() names what a wrong model file holds before looking for its sidecar", async () => {
+  await withTempDir(async (dir) => {
+    const cases: [string, string | Uint8Array, string][] = [
+      ["log.onnx", "case_id,activity\nA,submit\n", "log.onnx is CSV text (an event log?)"],
+      ["page.pt", "<!doctype html><html></html>", "page.pt is an HTML page, not a PETRA .pt"],
+      ["model.json", Uint8Array.of(8, 8, 18, 12), "model.json is an ONNX model, not a model"],
+      ["empty.onnx", "", "empty.onnx is empty"],
+    ];
+    for (const [name, bytes, message] of cases) {
+      await Deno.writeFile(
+        `${dir}/${name}`,
+        typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes,
+      );
+      await assertRejectsWith(() => readBundle(ORT, `${dir}/${name}`), BundleError, message);
+    }
+  });
 });

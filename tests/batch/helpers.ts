@@ -74,7 +74,7 @@ export function assertInputFailure(result: Result, ...texts: string[]): void {
 
 /** The summary line `batch` ends with, as a pattern over its counts. */
 export const SUMMARY =
-  /^batch: (\d+) traces? in \d+\.\d\d s \(\d+ traces\/s\), (\d+) scored, (\d+) errors?( \(traces? [\d, …]+\))?( -> \S+)?$/;
+  /^batch: (\d+) traces? in \d+\.\d\d s \(start-up \d+\.\d\d s, then \d+ traces\/s\), (\d+) scored, (\d+) errors?( \(traces? [\d, …]+\))?( -> \S+)?$/;
 
 /**
  * Checks that `stderr` ends with the summary line and that it counts `traces` and `errors`.
@@ -82,7 +82,7 @@ export const SUMMARY =
  * @example
  * ```ts
  * import { assertSummary } from "./helpers.ts";
- * assertSummary("batch: 2 traces in 0.10 s (20 traces/s), 2 scored, 0 errors\n", 2, 0);
+ * assertSummary("batch: 2 traces in 0.10 s (start-up 0.05 s, then 40 traces/s), 2 scored, 0 errors\n", 2, 0);
  * ```
  */
 export function assertSummary(stderr: string, traces: number, errors: number): void {

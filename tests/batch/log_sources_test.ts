@@ -65,7 +65,10 @@ Deno.test("range shards read a log over HTTP with Range requests, each fetching 
             );
             assert.ok(server.bytes >= share * 0.9, `${server.bytes} bytes for ${share}`);
             // The summary names the URL without its signature, and the bytes read.
-            assert.match(run.stderr, /bytes \d+-\d+ of \d+, \d+ read\)/);
+            assert.match(
+              run.stderr,
+              /bytes \d+-\d+ of \d+; \d+ bytes read with the head and the edges' scans\)/,
+            );
             assert.ok(!run.stderr.includes("secret"), run.stderr);
             const part = `${dir}/${format}.${i}of${count}.json`;
             await Deno.writeTextFile(part, run.stdout);
@@ -103,7 +106,7 @@ Deno.test("a server that ignores Range: a note, one request a shard, the same sc
         /^note: 127\.0\.0\.1:\d+ ignores HTTP Range requests \(it answered 200 with the whole log\); the shard reads the log from its start, skipping to its share$/m,
       );
       assert.equal(server.requests, 1, "the probe's answer is the stream all reads share");
-      const read = Number(/, (\d+) read\)/.exec(run.stderr)![1]);
+      const read = Number(/; (\d+) bytes read /.exec(run.stderr)![1]);
       const end = Math.floor((i + 1) * bytes.length / 3);
       assert.ok(read <= end + MiB, `shard ${i} read ${read} bytes to reach byte ${end}`);
       parts.push(`${dir}/p${i}.json`);

@@ -2,9 +2,9 @@
  * A browser app built on the core, as the README's browser section builds one: a consumer
  * project outside the repository (`deno add jsr:@petri/serve npm:onnxruntime-web@1.30.0`,
  * resolved through `links` to this checkout) bundled with `deno bundle --platform browser`,
- * served by a plain static server with onnxruntime-web's `.wasm` files, and opened in Debian's
- * Chromium. The README's `app.ts` and `index.html` run as written and show the server's
- * number; a second page, bundled the same way, runs forward, anomaly, counterfactual and
+ * served by a plain static server, and opened in Debian's Chromium. The README's `app.ts` and
+ * `index.html` run as written, served with exactly the files the README lists (any other request
+ * is answered 404 and fails the test), and show the server's number; a second page, bundled the same way, runs forward, anomaly, counterfactual and
  * sensitivity on the example `.onnx` bundle and a PETRA `.pt` bundle and gets exactly the
  * server's answers. The minified and gzipped sizes of both apps without onnxruntime-web are
  * held to a budget (see {@link BUDGETS}).
@@ -22,7 +22,7 @@ import {
   serverCases,
 } from "./cases.ts";
 import { type ConsumerProject, denoConsumer, succeeded } from "./consumer_project.ts";
-import { denoAddImports, readmeCommands, readmeFile } from "./readme.ts";
+import { browserSiteFiles, denoAddImports, readmeCommands, readmeFile } from "./readme.ts";
 import { hasChromium, launchChromium } from "../web/browser.ts";
 
 /**
@@ -68,20 +68,34 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 /** onnxruntime-web's `dist/` directory in Deno's npm cache. */
 const ORT_DIST = new URL(".", import.meta.resolve("onnxruntime-web/ort-wasm-simd-threaded.wasm"));
 
-/** Serves the project's directory at `/` and onnxruntime-web's `dist/` at `/ort/`. */
-function staticSite(project: ConsumerProject): Deno.HttpServer<Deno.NetAddr> {
+/** The browser asks for it by itself; no page refers to it. */
+const FAVICON = "/favicon.ico";
+
+/**
+ * Serves the project's files at `/` and onnxruntime-web's `dist/` at `/ort/`, those `served`
+ * allows; every other path is answered 404 and recorded in `refused`.
+ */
+function staticSite(
+  project: ConsumerProject,
+  served: (path: string) => boolean,
+  refused: string[],
+): Deno.HttpServer<Deno.NetAddr> {
   return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
     const path = decodeURIComponent(new URL(request.url).pathname);
-    if (path.split("/").includes("..")) return new Response("no", { status: 404 });
-    const file = path.startsWith("/ort/")
-      ? new URL(path.slice("/ort/".length), ORT_DIST)
-      : `${project.dir}${path === "/" ? "/index.html" : path}`;
+    const name = path === "/" ? "/index.html" : path;
+    if (path.split("/").includes("..") || !served(name)) {
+      if (path !== FAVICON) refused.push(path);
+      return new Response("not found", { status: 404 });
+    }
+    const file = name.startsWith("/ort/")
+      ? new URL(name.slice("/ort/".length), ORT_DIST)
+      : `${project.dir}${name}`;
     try {
       const body = await Deno.readFile(file);
-      const name = typeof file === "string" ? file : file.pathname;
       const type = CONTENT_TYPES[extname(name)] ?? "application/octet-stream";
       return new Response(body, { headers: { "content-type": type } });
     } catch {
+      refused.push(path);
       return new Response("not found", { status: 404 });
     }
   });
@@ -163,7 +177,20 @@ Deno.test({
       "all.ts",
     ], "all.js");
 
-    const site = staticSite(project);
+    // The README's page gets exactly the files the README lists; the second page its own too.
+    const listed = new Set(await browserSiteFiles());
+    assert.ok(
+      listed.has("/app.js") && [...listed].some((p) => p.startsWith("/ort/")),
+      [...listed].join(),
+    );
+    const own = /^\/(all\.(html|js)|cases\.json|bundles\/[^/]+)$/;
+    let allPage = false;
+    const refused: string[] = [];
+    const site = staticSite(
+      project,
+      (path) => listed.has(path) || allPage && own.test(path),
+      refused,
+    );
     try {
       const origin = `http://127.0.0.1:${site.addr.port}`;
       await using browser = await launchChromium("wasm");
@@ -184,11 +211,13 @@ Deno.test({
         }).answer as { transition_activations: { t_approve: number } };
         assert.equal(shown, `approve: ${expected.transition_activations.t_approve}`);
         assert.deepEqual(errors, []);
+        assert.deepEqual(refused, [], "the page asked for files the README does not list");
       });
 
       await t.step(
         "forward, anomaly, counterfactual, sensitivity on an .onnx and a .pt",
         async () => {
+          allPage = true;
           await page.goto(`${origin}/all.html`);
           const handle = await page.waitForFunction(
             () => {
@@ -209,6 +238,7 @@ Deno.test({
             );
           });
           assert.deepEqual(errors, []);
+          assert.deepEqual(refused, []);
         },
       );
       await page.close();

@@ -106,3 +106,22 @@ export function succeeded(what: string, output: Output): string {
   }
   return output.stdout;
 }
+
+/** Whether `command --version` runs. */
+export function installed(command: string): boolean {
+  try {
+    return new Deno.Command(command, { args: ["--version"] }).outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+/** `npm install ...args` in the project, offline when npm's cache has them. */
+export async function npmInstall(
+  project: ConsumerProject,
+  packages: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<void> {
+  const args = ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages];
+  succeeded(`npm ${args.join(" ")}`, await project.run("npm", args, env));
+}

@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { denoConsumer, succeeded } from "./consumer_project.ts";
 import { denoAddImports, packageInfo } from "./readme.ts";
+import { ignoredScripts } from "./ignored_scripts.ts";
 
 const ORT = "npm:onnxruntime-web@1.30.0";
 
@@ -26,19 +27,6 @@ async function npmPackages(exportName: string): Promise<Set<string>> {
   );
   const packages = Object.values(info.npmPackages as Record<string, { name: string }>);
   return new Set(packages.map((p) => p.name));
-}
-
-/** The packages an "Ignored build scripts" box on `stderr` names, e.g. `npm:protobufjs@7.6.6`. */
-function ignoredScripts(stderr: string): string[] {
-  const names: string[] = [];
-  for (const box of stderr.split("Ignored build scripts for packages:").slice(1)) {
-    for (const line of box.split("\n").slice(1)) {
-      const name = /npm:\S+/.exec(line)?.[0];
-      if (name === undefined) break;
-      names.push(name);
-    }
-  }
-  return names.sort();
 }
 
 Deno.test("ignoredScripts() reads the package lines of Deno's box", () => {

@@ -21,7 +21,7 @@ import {
   RUN_CASES_MODULE,
   serverCases,
 } from "./cases.ts";
-import { type ConsumerProject, emptyProject, succeeded } from "./consumer_project.ts";
+import { emptyProject, installed, npmInstall, succeeded } from "./consumer_project.ts";
 import { packCoreForNpm } from "./npm_package.ts";
 import { packageInfo, readmeCommands, readmeFile } from "./readme.ts";
 
@@ -40,26 +40,7 @@ const answers = await runCases(ort, cases, async (name) => ({
 process.stdout.write(JSON.stringify(answers));
 `;
 
-/** Whether `command --version` runs. */
-function installed(command: string): boolean {
-  try {
-    return new Deno.Command(command, { args: ["--version"] }).outputSync().success;
-  } catch {
-    return false;
-  }
-}
-
 const hasNode = installed("node") && installed("npm");
-
-/** `npm install ...packages` in the project, offline when npm's cache has them. */
-async function npmInstall(
-  project: ConsumerProject,
-  packages: readonly string[],
-  env: Readonly<Record<string, string>> = {},
-): Promise<void> {
-  const args = ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages];
-  succeeded(`npm ${args.join(" ")}`, await project.run("npm", args, env));
-}
 
 /** Parses each answer text and compares it with the server's answer, numbers within `atol`. */
 function assertAnswers(cases: readonly Case[], answers: readonly string[], atol = 0): void {

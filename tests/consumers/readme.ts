@@ -92,3 +92,23 @@ export async function denoAddImports(command: string): Promise<Record<string, st
   }
   return imports;
 }
+
+/**
+ * The files the browser recipe says to serve, by their path on the site: the backquoted names
+ * of its `Serve these files` paragraph, those of onnxruntime-web's `dist/` (`ort-…`) under
+ * `/ort/`.
+ *
+ * @example
+ * ```ts
+ * import { browserSiteFiles } from "./readme.ts";
+ * await browserSiteFiles(); // ["/index.html", "/app.js", ..., "/ort/ort-wasm-simd-threaded.jsep.wasm"]
+ * ```
+ */
+export async function browserSiteFiles(): Promise<string[]> {
+  const section = await librarySection();
+  const start = section.indexOf("\nServe these files");
+  assert.ok(start >= 0, "README.md's browser recipe has no 'Serve these files' paragraph");
+  const paragraph = section.slice(start + 1, section.indexOf("\n\n", start + 1));
+  const names = [...paragraph.matchAll(/`([^`/]+\.[a-z]+)`/g)].map((m) => m[1]!);
+  return names.map((name) => name.startsWith("ort-") ? `/ort/${name}` : `/${name}`);
+}

@@ -180,13 +180,57 @@ Deno.test("readXesTraces() rejects bad input with a message naming file, line an
       assert.equal(error.message, message);
     });
   }
-  await t.step("not gzip", async () => {
+  await t.step("broken gzip", async () => {
+    // Gzip's magic bytes, then a stream that ends before its data does.
+    const broken = Uint8Array.of(0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xb3);
     const error = await rejection(() =>
-      collect(readXesTraces(streamOf("<log/>"), { name: "t.xes.gz", gzip: true }))
+      collect(readXesTraces(streamOf(broken), { name: "t.xes" }))
     );
     assert.ok(error instanceof TraceReadError);
-    assert.match(error.message, /^t\.xes\.gz: cannot decompress the gzip data: /);
+    assert.match(error.message, /^t\.xes: cannot decompress the gzip data: /);
   });
+});
+
+Deno.test("readXesTraces() tells gzip by its magic bytes, not by the name or the option", async () => {
+  const xml = '<log><trace><event><string key="concept:name" value="a"/></event></trace></log>';
+  const gzipped = new Uint8Array(
+    await new Response(new Blob([xml]).stream().pipeThrough(new CompressionStream("gzip")))
+      .arrayBuffer(),
+  );
+  for (
+    const [input, options] of [
+      [gzipped, { name: "t.xes" }],
+      [gzipped, { name: "t.xes", gzip: false }],
+      [xml, { name: "t.xes.gz", gzip: true }],
+    ] as const
+  ) {
+    const traces = await collect(readXesTraces(streamOf(input), options));
+    assert.equal(traces[0]!.events[0]!.name, "a", options.name);
+  }
+});
+
+Deno.test("readXesTraces() reads UTF-16, with a byte-order mark or without", async () => {
+  const xml = '<?xml version="1.0" encoding="UTF-16"?><log><trace><event>' +
+    '<string key="concept:name" value="été"/></event></trace></log>';
+  const encode = (text: string, littleEndian: boolean) => {
+    const bytes = new Uint8Array(text.length * 2);
+    const view = new DataView(bytes.buffer);
+    for (let i = 0; i < text.length; i++) view.setUint16(2 * i, text.charCodeAt(i), littleEndian);
+    return bytes;
+  };
+  for (
+    const [label, bytes] of [
+      ["LE, BOM", encode("\uFEFF" + xml, true)],
+      ["BE, BOM", encode("\uFEFF" + xml, false)],
+      ["LE", encode(xml, true)],
+      ["BE", encode(xml, false)],
+    ] as const
+  ) {
+    const traces = await collect(readXesTraces(streamOf(bytes), { name: "t.xes" }));
+    assert.equal(traces[0]!.events[0]!.name, "été", label);
+  }
+  const error = await rejection(() => collect(readXesTraces(streamOf(xml), { name: "t.xes" })));
+  assert.match(error.message, /^t\.xes: its XML declaration says encoding="UTF-16" but its bytes/);
 });
 
 Deno.test("readXesTraces() yields traces before a later fault, then throws", async () => {

@@ -1,0 +1,113 @@
+/**
+ * What a file holds, told from its first bytes, so that a file given in the wrong place (an
+ * event log as a bundle, an `.onnx` to `compile`, a gzipped log named `.xes`, an HTML page
+ * where a bundle was expected) is refused with one line saying what it is, before anything
+ * else is read. Pure: bytes in, a {@link FileKind} out.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sniffFile } from "./file_kind.ts";
+ * assert.equal(sniffFile(new TextEncoder().encode("case_id,activity\nA,submit\n")), "csv");
+ * assert.equal(sniffFile(new Uint8Array([0x50, 0x4b, 0x03, 0x04])), "zip");
+ * ```
+ *
+ * @module
+ */
+
+/**
+ * What the first bytes of a file look like: `onnx` (a protobuf starting with ONNX's
+ * `ir_version` field), `zip` (a PETRA `.pt` is one), `gzip`, `utf16` (a UTF-16 byte-order mark
+ * or `<` as two bytes), `html`, `xml`, `json`, `csv` (a text line with commas or semicolons),
+ * `text` (other text), or `binary` (none of these).
+ */
+export type FileKind =
+  | "onnx"
+  | "zip"
+  | "gzip"
+  | "utf16"
+  | "html"
+  | "xml"
+  | "json"
+  | "csv"
+  | "text"
+  | "binary";
+
+/** How many leading bytes {@link sniffFile} looks at. */
+export const SNIFF_BYTES = 512;
+
+/**
+ * Tells what `bytes` (a file's start; {@link SNIFF_BYTES} are enough) hold.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sniffFile } from "./file_kind.ts";
+ * const text = (s: string) => new TextEncoder().encode(s);
+ * assert.equal(sniffFile(text('{"format": "petri-net-model/1"}')), "json");
+ * assert.equal(sniffFile(text("<!DOCTYPE html><html>")), "html");
+ * assert.equal(sniffFile(text('<?xml version="1.0"?><log/>')), "xml");
+ * assert.equal(sniffFile(new Uint8Array([0x1f, 0x8b, 0x08, 0])), "gzip");
+ * assert.equal(sniffFile(new Uint8Array([0x08, 0x08, 0x12, 0x0c])), "onnx");
+ * assert.equal(sniffFile(new Uint8Array([0xff, 0xfe, 0x3c, 0x00])), "utf16");
+ * ```
+ */
+export function sniffFile(bytes: Uint8Array): FileKind {
+  const [a, b, c, d] = bytes;
+  if (a === 0x1f && b === 0x8b) return "gzip";
+  if (a === 0x50 && b === 0x4b && c === 0x03 && d === 0x04) return "zip";
+  if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff)) return "utf16";
+  if ((a === 0x3c && b === 0 && d === 0) || (a === 0 && b === 0x3c && c === 0)) return "utf16";
+  // ONNX's ModelProto starts with ir_version (field 1, a varint: tag 0x08) and a small value.
+  if (a === 0x08 && b !== undefined && b > 0 && b < 0x20) return "onnx";
+  const head = textHead(bytes);
+  if (head === undefined) return "binary";
+  const start = head.replace(/^\uFEFF/, "").trimStart();
+  if (/^<(!doctype\s+html|html[\s>]|head[\s>]|body[\s>])/i.test(start)) return "html";
+  if (start.startsWith("<")) return /<html[\s>]/i.test(start) ? "html" : "xml";
+  if (start.startsWith("{") || start.startsWith("[")) return "json";
+  const firstLine = start.split(/\r?\n/, 1)[0] ?? "";
+  if (/[,;\t]/.test(firstLine)) return "csv";
+  return "text";
+}
+
+/**
+ * A few words saying what a file of `kind` is, for messages: `a CSV event log`, `an HTML
+ * page`, and so on.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describeKind } from "./file_kind.ts";
+ * assert.equal(describeKind("gzip"), "gzip-compressed");
+ * ```
+ */
+export function describeKind(kind: FileKind): string {
+  return DESCRIPTIONS[kind];
+}
+
+const DESCRIPTIONS: Readonly<Record<FileKind, string>> = {
+  onnx: "an ONNX model",
+  zip: "a zip archive (a PETRA .pt file is one)",
+  gzip: "gzip-compressed",
+  utf16: "UTF-16 text",
+  html: "an HTML page",
+  xml: "XML (an XES event log?)",
+  json: "JSON",
+  csv: "CSV text (an event log?)",
+  text: "plain text",
+  binary: "binary data",
+};
+
+/** The bytes as text when they decode as UTF-8 without control characters, else undefined. */
+function textHead(bytes: Uint8Array): string | undefined {
+  const slice = bytes.subarray(0, SNIFF_BYTES);
+  let text: string;
+  try {
+    // A multi-byte character cut at the slice's end is not an error.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(slice, { stream: true });
+  } catch {
+    return undefined;
+  }
+  return /(?![\t\n\v\f\r])\p{Cc}/u.test(text) ? undefined : text;
+}
