@@ -16,15 +16,6 @@ import { denoConsumer } from "./consumer_project.ts";
 import { startService } from "./service_process.ts";
 import { denoAddImports, librarySection, readmeCommands, readmeFile } from "./readme.ts";
 
-/**
- * Deno prints this once a served request whose `request.signal` was read is answered, unless
- * `--unstable-no-legacy-abort` is on; `server/admission.ts` still reads it: drop this
- * filter once it no longer does.
- */
-function withoutLegacyAbortNotice(stderr: string): string {
-  return stderr.replace(/^Deno\.serve: request\.signal aborts on successful responses .*\n/m, "");
-}
-
 /** The README's command that runs `service.ts`, without the bundle argument. */
 async function serviceCommand(): Promise<string[]> {
   const command = /`deno (run [^`]* service\.ts) model\.onnx`/.exec(await librarySection());
@@ -69,7 +60,7 @@ Deno.test("the README's Deno service answers as the server does, on an .onnx and
       service.kill("SIGTERM");
       const { code, stderr } = await service.finished();
       assert.equal(code, 0, stderr);
-      assert.equal(withoutLegacyAbortNotice(stderr), "", "the service printed a notice");
+      assert.equal(stderr, "", "the service printed a notice");
     });
   }
 });
