@@ -329,7 +329,7 @@ export class Admission implements RequestRunner, BodyMeter {
     const client = context.clientSignal;
     const hungUp = () => controller.abort(client!.reason);
     if (client?.aborted) hungUp();
-    client?.addEventListener("abort", hungUp, { once: true });
+    client?.addEventListener("abort", hungUp); // removed in `finally`
     this.#live.add(controller);
     // The deadline of its work counts from now, and again from when its body has arrived: the
     // client's upload is the body time-out's business, not the queue's.

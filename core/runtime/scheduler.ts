@@ -208,7 +208,8 @@ export class Scheduler {
         }
         reject(new RunCancelledError(signal.reason));
       };
-      signal.addEventListener("abort", withdraw, { once: true });
+      // No options object: Deno converts one on every call, and `forget` removes the listener.
+      signal.addEventListener("abort", withdraw);
       forget = () => signal.removeEventListener("abort", withdraw);
     }
     const queuedAt = performance.now();

@@ -373,7 +373,8 @@ export class ModelSession implements AsyncDisposable {
     const result = await session.run(feeds);
     const ms = performance.now() - started;
     const inPlace = module === this.#inPlace;
-    if (inPlace) this.#inPlaceMs = 0.9 * this.#inPlaceMs + 0.1 * ms;
+    // The warm-up (no queueSeconds) pays ORT's lazy start-up: it says nothing of later runs.
+    if (inPlace && queueSeconds !== false) this.#inPlaceMs = 0.9 * this.#inPlaceMs + 0.1 * ms;
     if (queueSeconds !== false) {
       const record: RunRecord = {
         rows: B,
