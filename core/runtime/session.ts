@@ -71,7 +71,7 @@ export interface ModelSessionOptions extends HealingPolicy, SchedulerOptions {
    * A runtime on this thread beside `ort` (a worker proxy): a batch that is the only work
    * queued, of at most {@link IN_PLACE_MAX_ROWS} rows, runs here instead, saving the hop
    * to the worker and back while nothing else needs the thread. Off while such runs take
-   * longer than {@link IN_PLACE_MAX_MS}.
+   * longer than {@link IN_PLACE_MAX_MS} on average (tried again now and then).
    */
   readonly inPlace?: OrtModule | undefined;
 }
@@ -339,8 +339,11 @@ export class ModelSession implements AsyncDisposable {
   /** One batch of the queue, on this thread when it is small and alone (see `inPlace`). */
   #execute(inputs: PackedInputs, info: BatchInfo): Promise<PackedOutputs> {
     const { withGradient, queueSeconds } = info;
-    const here = info.alone && this.#inPlace !== undefined && inputs.batch <= IN_PLACE_MAX_ROWS &&
-      this.#inPlaceMs <= IN_PLACE_MAX_MS;
+    const eligible = info.alone && this.#inPlace !== undefined && inputs.batch <= IN_PLACE_MAX_ROWS;
+    const here = eligible && this.#inPlaceMs <= IN_PLACE_MAX_MS;
+    // A slow spell (the machine busy) must not turn in-place runs off for good: the average
+    // decays while they are skipped, so one is tried again now and then.
+    if (eligible && !here) this.#inPlaceMs *= 0.9;
     return this.#healing.run(({ remote, local }) => {
       if (here && local !== undefined) {
         return this.#runOn(this.#inPlace!, local, inputs, { withGradient }, queueSeconds);
