@@ -150,3 +150,59 @@ function write(value: unknown, indent: string, margin: string): string {
   const entries = Object.entries(value).filter(([, v]) => v !== undefined);
   return block("{", entries.map(member), "}");
 }
+
+/**
+ * The compact JSON text of `value` (as {@link stringifyJson} writes it) in pieces: each typed
+ * array of more than `pieceNumbers` numbers is written `pieceNumbers` at a time, so that a
+ * large answer can be sent while it is written, one piece per turn of the event loop.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { jsonPieces, stringifyJson } from "./json.ts";
+ * const value = { data: new Float32Array([1, 2, 3, 4, 5]), name: "x" };
+ * const pieces = [...jsonPieces(value, 2)];
+ * assert.equal(pieces.join(""), stringifyJson(value));
+ * assert.ok(pieces.length >= 3);
+ * ```
+ */
+export function* jsonPieces(value: unknown, pieceNumbers: number): Generator<string> {
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    const numbers = value as unknown as ArrayLike<number>;
+    if (numbers.length > pieceNumbers) {
+      for (let start = 0; start < numbers.length; start += pieceNumbers) {
+        let text = start === 0 ? "[" : ",";
+        const end = Math.min(numbers.length, start + pieceNumbers);
+        for (let i = start; i < end; i++) {
+          const x = numbers[i]!;
+          text += (i === start ? "" : ",") + (Number.isFinite(x) ? String(x) : "null");
+        }
+        yield end === numbers.length ? text + "]" : text;
+      }
+      return;
+    }
+  }
+  if (typeof value !== "object" || value === null || value instanceof Map || JSON_TEXT in value) {
+    yield compact(value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    yield "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) yield ",";
+      yield* jsonPieces(value[i], pieceNumbers);
+    }
+    yield "]";
+    return;
+  }
+  let first = true;
+  yield "{";
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined) continue;
+    yield (first ? "" : ",") + JSON.stringify(key) + ":";
+    first = false;
+    yield* jsonPieces(item, pieceNumbers);
+  }
+  yield "}";
+}

@@ -218,6 +218,7 @@ export async function compressAnswer(
   response: Response,
   minBytes: number = COMPRESS_MIN_BYTES,
   plainSize?: number,
+  streamed = false,
 ): Promise<Response> {
   // A small plain JSON answer (`plainSize`, from `./json.ts`): what the checks below would
   // find, without reading the headers (never 204 or 304, no Content-Encoding, no Vary).
@@ -239,6 +240,16 @@ export async function compressAnswer(
   const declared = headers.get("content-length");
   if (encoding === undefined || (declared !== null && Number(declared) < minBytes)) {
     return withHeaders(response, { vary });
+  }
+  if (streamed && response.body !== null) {
+    // A streamed answer (no length): compressed as it streams, never held whole.
+    const out = new Response(
+      response.body.pipeThrough(new CompressionStream(FORMATS[encoding] as CompressionFormat)),
+      { status: response.status, statusText: response.statusText, headers },
+    );
+    out.headers.set("vary", vary);
+    out.headers.set("content-encoding", encoding);
+    return out;
   }
   const bytes = new Uint8Array(await response.arrayBuffer());
   const copy = { status: response.status, statusText: response.statusText, headers };

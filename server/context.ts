@@ -119,6 +119,8 @@ export class RequestContext implements Runner, AnswerNotes {
   answerBytes: number | undefined;
   /** Its JSON answer when it has no extra headers: compression skips reading them. */
   plainAnswer: Response | undefined;
+  /** Its JSON answer when it is streamed: compression streams too. */
+  streamedAnswer: Response | undefined;
 
   /**
    * @param draining whether the request came on a connection opened during the drain

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { stringifyJson } from "../core/json.ts";
+import { jsonPieces, stringifyJson } from "../core/json.ts";
 
 export { stringifyJson };
 
@@ -64,4 +64,56 @@ export interface AnswerNotes {
   answerBytes: number | undefined;
   /** The answer, when it has no extra headers (compression then reads none). */
   plainAnswer: Response | undefined;
+  /** The answer, when its body is written as it is sent (compression then streams too). */
+  streamedAnswer: Response | undefined;
+}
+
+/** Numbers per piece of a streamed answer: about 150 KB of text, a few ms to write. */
+const PIECE_NUMBERS = 8192;
+
+/**
+ * A JSON response whose body is written as the socket takes it: `body`'s large typed arrays
+ * in pieces of {@link PIECE_NUMBERS} numbers, one per turn of the event loop, so that writing
+ * a 60,000-row answer neither holds the thread (probes wait for no answer) nor the whole text
+ * in memory. Sent chunked, without `Content-Length`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { streamedJsonResponse } from "./json.ts";
+ * const response = streamedJsonResponse(200, { data: new Float32Array(20_000).fill(0.5) });
+ * const answer = await response.json();
+ * assert.equal(answer.data.length, 20_000);
+ * assert.equal(response.headers.get("content-type"), "application/json");
+ * ```
+ */
+export function streamedJsonResponse(
+  status: number,
+  body: unknown,
+  context?: AnswerNotes,
+): Response {
+  const pieces = jsonPieces(body, PIECE_NUMBERS);
+  let pending = "";
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      // Small pieces (keys, brackets) ride with the next large one.
+      for (let next = pieces.next();; next = pieces.next()) {
+        if (next.done) {
+          if (pending !== "") controller.enqueue(encoder.encode(pending));
+          controller.close();
+          return;
+        }
+        pending += next.value;
+        if (pending.length >= 4096) break;
+      }
+      controller.enqueue(encoder.encode(pending));
+      pending = "";
+    },
+  }, { highWaterMark: 0 });
+  const response = new Response(stream, {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+  if (context !== undefined) context.streamedAnswer = response;
+  return response;
 }

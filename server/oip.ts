@@ -54,7 +54,7 @@ import type { OpsModel } from "../core/ops/model.ts";
 import { allocateInputs } from "../core/runtime/mod.ts";
 import { type BodyLimits, NotJsonError, parseJsonBytes, readBody } from "./body.ts";
 import { HttpError } from "./errors.ts";
-import { jsonResponse, stringifyJson } from "./json.ts";
+import { jsonResponse, streamedJsonResponse, stringifyJson } from "./json.ts";
 import type { Readiness } from "./readiness.ts";
 import type { RequestContext } from "./context.ts";
 import type { Handler } from "./pipeline.ts";
@@ -404,10 +404,17 @@ async function infer(
     }
     return data;
   };
-  return jsonResponse(200, answer(batch, output), undefined, context);
+  const numbers = batch * wanted.reduce((sum, name) => sum + width(name), 0);
+  // A large answer is sent as it is written, a piece per turn: probes do not wait for it.
+  return numbers > STREAMED_NUMBERS
+    ? streamedJsonResponse(200, answer(batch, output), context)
+    : jsonResponse(200, answer(batch, output), undefined, context);
 }
 
 type OutputName = typeof OUTPUTS[number];
+
+/** Answers with more numbers than this are streamed (`streamedJsonResponse`). */
+const STREAMED_NUMBERS = 16_384;
 
 /** The 422 message for an input number that FP32 cannot hold. */
 function nonFiniteInput(name: string, index: number, value: number): string {
