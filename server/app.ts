@@ -332,7 +332,7 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     places: net.places.length,
     transitions: net.transitions.length,
   });
-  const identity = modelIdentity(model, modelName);
+  const identity = modelIdentity(model.sidecar, modelName);
   const queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
   session.queue.setLimits({
     maxQueueRows: positive(

@@ -25,6 +25,7 @@
  * @module
  */
 
+import type { Sidecar } from "../core/bundle.ts";
 import { modelVersion } from "../core/model_version.ts";
 
 /** A served model's identity. */
@@ -42,18 +43,20 @@ export interface ModelIdentity {
 }
 
 /**
- * The identity of `model` (anything with an optional bundle `sidecar`), served as `name`.
+ * The identity of a bundle with `sidecar`, served as `name`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { modelIdentity } from "./model_identity.ts";
- * assert.equal(modelIdentity({}, "model").version, "1");
+ * assert.equal(modelIdentity({ scenario_name: "loans" }, "loans").version, "1");
  * ```
  */
-export function modelIdentity(model: object, name: string): ModelIdentity {
-  const sidecar = (model as { sidecar?: Record<string, unknown> }).sidecar ?? {};
-  const text = (key: string) => {
+export function modelIdentity(
+  sidecar: Readonly<Partial<Record<keyof Sidecar, unknown>>>,
+  name: string,
+): ModelIdentity {
+  const text = (key: keyof Sidecar) => {
     const value = sidecar[key];
     return typeof value === "string" && value !== "" ? value : null;
   };
