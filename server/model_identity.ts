@@ -2,7 +2,7 @@
  * Which model a server serves, for `/v2/models/{name}` (its version and `parameters`), the
  * `petri_serve_build_info` metric and the `/` page: the bundle sidecar's `scenario_name`,
  * `onnx_sha256` and `saved_at`, and the version derived from the hash
- * (`core/model_version.ts`). A model without a sidecar (one built in code) has version `"1"`.
+ * (`core/model_version.ts`). A sidecar without a valid hash gives version `"1"`.
  *
  * @example
  * ```ts
@@ -13,7 +13,7 @@
  *   onnx_sha256: "ab".repeat(32),
  *   saved_at: "2026-11-21T13:06:09Z",
  * };
- * assert.deepEqual(modelIdentity({ sidecar }, "loans"), {
+ * assert.deepEqual(modelIdentity(sidecar, "loans"), {
  *   name: "loans",
  *   version: "abababababab",
  *   scenario: "loans",
