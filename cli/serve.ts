@@ -23,9 +23,10 @@ import { PACKAGE_VERSION } from "../core/version.ts";
 import {
   bundleLocation,
   EXAMPLE_BUNDLE_URL,
-  readBundle,
+  readBundleFiles,
   resolveBundlePath,
 } from "../adapter/deno/bundle_files.ts";
+import { openBundle } from "../core/open_bundle.ts";
 import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
 import { openFileLimitWarning, readOpenFileLimit } from "../adapter/deno/open_file_limit.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
@@ -262,10 +263,9 @@ export const serveCommand: ServeCommand = {
     // The HTTP face's packages load while the model compiles (in the worker, on another core);
     // createApp awaits them (the import is cached) and reports a missing package itself.
     loadPackages().catch(() => {});
-    const model = await readBundle(ort, path, {
-      maxBatchRows,
-      maxQueueDelayMs,
-    });
+    // The files stay for the playground, which opens the model being served.
+    const files = await readBundleFiles(path);
+    const model = await openBundle(ort, files, { maxBatchRows, maxQueueDelayMs });
     // At exit, a run cut off by the drain's deadline is not waited for beyond a moment.
     await using _model = releasedWithin(model, RELEASE_WAIT_MS);
     const readiness = new Readiness();
@@ -290,7 +290,7 @@ export const serveCommand: ServeCommand = {
         modelFailed = true;
         running.stop();
       },
-      mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+      mount: [PLAYGROUND_PREFIX, playgroundHandler(undefined, { model: files })],
       corsOrigins,
       extraMetrics: processMetrics,
       ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),

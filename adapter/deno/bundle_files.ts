@@ -167,6 +167,25 @@ export async function readBundle(
   path: string | URL,
   options: LoadOptions = {},
 ): Promise<Model> {
+  return await openBundle(ort, await readBundleFiles(path), options);
+}
+
+/**
+ * Reads a bundle's two files (a `.onnx` or `.pt` path, a directory holding one bundle, or a
+ * URL of either file) without loading them: what {@link readBundle} loads, and what `serve`
+ * hands the playground so that it opens the model being served.
+ *
+ * @throws {BundleError} naming the missing or unreadable file.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readBundleFiles } from "./bundle_files.ts";
+ * const files = await readBundleFiles("examples/rest_serving");
+ * assert.ok("onnx" in files && files.onnxName === "examples/rest_serving/rest_serving.onnx");
+ * ```
+ */
+export async function readBundleFiles(path: string | URL): Promise<AnyBundleFiles> {
   let modelName: string;
   let sidecarName: string;
   let read: (name: string) => Promise<Uint8Array>;
@@ -185,10 +204,9 @@ export async function readBundle(
   const { bytes, sidecar } = await readPair(read, modelName, sidecarName);
   // A URL's kind is its path's (a signed URL's query string comes after the name).
   const kindOf = path instanceof URL && path.protocol !== "file:" ? path.pathname : modelName;
-  const files: AnyBundleFiles = bundleKind(kindOf) === "pt"
+  return bundleKind(kindOf) === "pt"
     ? { pt: bytes, sidecar, ptName: modelName, sidecarName }
     : { onnx: bytes, sidecar, onnxName: modelName, sidecarName };
-  return await openBundle(ort, files, options);
 }
 
 /**

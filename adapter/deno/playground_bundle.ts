@@ -29,11 +29,6 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-E5MPG3FW.js",
-    async () =>
-      (await import("../../web/bundle/chunk-E5MPG3FW.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
     "chunk-JWGER3RM.js",
     async () =>
       (await import("../../web/bundle/chunk-JWGER3RM.js.txt", { with: { type: "text" } })).default,
@@ -42,6 +37,11 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     "chunk-LR2SUWDX.js",
     async () =>
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-QNR5IR4J.js",
+    async () =>
+      (await import("../../web/bundle/chunk-QNR5IR4J.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",
