@@ -83,8 +83,9 @@ const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--m
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
-/openapi.json), the playground at /playground, GET /readyz, GET /metrics (Prometheus) and
-the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it drains: /readyz answers
+/openapi.json), the playground at /playground (it opens this model), GET /readyz, GET
+/metrics (Prometheus) and the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it
+drains: /readyz answers
 503, requests on open connections are answered with Connection: close, new connections get
 503, and it exits 0 once no connection has a request pending (at most --drain-ms).
 

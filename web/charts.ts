@@ -53,8 +53,8 @@ const FIGURE_FRAME = 14;
 /**
  * A horizontal bar per entry, in the given order; the zero line sits where negative and
  * positive values both fit. Each bar carries `data-key` and `data-value`. Of more than
- * {@link MAX_BARS} entries, only the largest by size are drawn (still in the given order), and
- * the caption says so.
+ * {@link MAX_BARS} entries, only the largest by size that are not 0 are drawn, largest first,
+ * and the caption says so.
  *
  * @example
  * ```ts
@@ -112,9 +112,14 @@ export function barChart(
       ),
     );
   });
-  const some = entries.length < all.length
-    ? ` (the ${entries.length} largest of ${all.length}; the table lists all)`
-    : "";
+  const some = entries.length === all.length
+    ? ""
+    : entries.length === 0
+    ? ` (all ${all.length} are 0)`
+    : ` (the ${entries.length} largest of ${all.length}, largest first; the table lists all)`;
+  if (entries.length === 0) {
+    return html("figure", { class: "chart" }, html("figcaption", {}, title + some));
+  }
   const chart = svg(
     "svg",
     {
@@ -130,18 +135,21 @@ export function barChart(
   return html("figure", { class: "chart" }, html("figcaption", {}, title + some), chart);
 }
 
-/** The `count` entries largest by size, in their given order (non-finite ones count as largest). */
+/**
+ * All the entries when there are at most `count`; else the `count` largest by size that are
+ * not 0, largest first (a non-finite value counts as largest).
+ */
 function largest(
   entries: readonly (readonly [string, number])[],
   count: number,
 ): readonly (readonly [string, number])[] {
   if (entries.length <= count) return entries;
   const size = (v: number) => (Number.isFinite(v) ? Math.abs(v) : Infinity);
-  const kept = new Set(
-    entries.map((_, i) => i).sort((a, b) => size(entries[b]![1]) - size(entries[a]![1]) || a - b)
-      .slice(0, count),
-  );
-  return entries.filter((_, i) => kept.has(i));
+  return entries.filter(([, v]) => v !== 0)
+    .map((entry, i) => ({ entry, i }))
+    .sort((a, b) => size(b.entry[1]) - size(a.entry[1]) || a.i - b.i)
+    .slice(0, count)
+    .map(({ entry }) => entry);
 }
 
 /**

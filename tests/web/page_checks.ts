@@ -12,7 +12,7 @@
  * const requests = recordRequests(context);
  * await page.goto("http://127.0.0.1:8000/playground/");
  * requests.foreign("127.0.0.1:8000"); // []
- * await unreachableControls(page); // []
+ * (await unreachableControls(page)).failures; // []
  * ```
  *
  * @module
@@ -81,16 +81,20 @@ export async function recordRequests(
  * The visible controls of `root` (links, buttons, inputs, selects, text areas, disclosure
  * summaries, focusable regions) that cannot be reached: each is scrolled into view (inside any
  * scrolling box too) and must then lie within the window, be the element found at its centre
- * (or hold it, or be labelled by it), and be in the tab order. Returns a line per failure.
+ * (or hold it, or be labelled by it), and be in the tab order. Returns how many were checked
+ * and a line per failure.
  *
  * @example
  * ```ts
  * import { unreachableControls } from "./page_checks.ts";
  * declare const page: import("playwright-core").Page;
- * await unreachableControls(page, "main"); // [] when every control can be reached
+ * await unreachableControls(page, "main"); // { checked: 120, failures: [] }
  * ```
  */
-export function unreachableControls(page: Page, root = "body"): Promise<string[]> {
+export function unreachableControls(
+  page: Page,
+  root = "body",
+): Promise<{ checked: number; failures: string[] }> {
   return page.evaluate((root) => {
     // Elements with tabindex -1 are focused by script only (a section, the net's other nodes).
     const selector =
@@ -126,7 +130,7 @@ export function unreachableControls(page: Page, root = "body"): Promise<string[]
       control.blur();
     }
     scrollTo(0, 0);
-    return failures;
+    return { checked: controls.length, failures };
   }, root);
 }
 
