@@ -164,3 +164,42 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function ownValue(object: unknown, key: string): unknown {
   return isObject(object) && Object.hasOwn(object, key) ? object[key] : undefined;
 }
+
+/** Two ways of entering one field, as radio buttons; see {@link modeChoice}. */
+export interface ModeChoice<M extends string> {
+  readonly element: HTMLFieldSetElement;
+  /** Checks the button of `mode` (without calling back). */
+  check(mode: M): void;
+}
+
+/**
+ * Radio buttons `BASE-mode-MODE` under `legend`, the first checked; `onChange` gets the mode
+ * picked.
+ */
+export function modeChoice<M extends string>(
+  base: string,
+  legend: string,
+  modes: readonly (readonly [M, string])[],
+  onChange: (mode: M) => void,
+): ModeChoice<M> {
+  const inputs = new Map<M, HTMLInputElement>();
+  const labels = modes.map(([value, text], i) => {
+    const input = html("input", {
+      type: "radio",
+      name: `${base}-mode`,
+      id: `${base}-mode-${value}`,
+      value,
+      checked: i === 0,
+    });
+    input.addEventListener("change", () => onChange(value));
+    inputs.set(value, input);
+    return html("label", { class: "mode", for: input.id }, input, ` ${text}`);
+  });
+  return {
+    element: html("fieldset", { class: "modes" }, html("legend", {}, legend), ...labels),
+    check(mode) {
+      const input = inputs.get(mode);
+      if (input) input.checked = true;
+    },
+  };
+}

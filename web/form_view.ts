@@ -31,6 +31,7 @@ import {
   type FieldView,
   isObject,
   labelled,
+  modeChoice,
   numberInput,
   ownValue,
   parseJson,
@@ -368,17 +369,6 @@ function listView(prefix: string, field: ListField, context: FormContext): Field
     html("label", { for: area.id }, `${field.name} as JSON (a list of objects)`),
     area,
   );
-  const mode = (value: "typed" | "json", text: string) => {
-    const input = html("input", {
-      type: "radio",
-      name: `${base}-mode`,
-      id: `${base}-mode-${value}`,
-      value,
-      checked: value === "typed",
-    });
-    input.addEventListener("change", () => switchMode(value));
-    return html("label", { class: "mode", for: input.id }, input, ` ${text}`);
-  };
   const add = html(
     "button",
     { type: "button", class: "secondary", id: `${base}-add` },
@@ -453,13 +443,12 @@ function listView(prefix: string, field: ListField, context: FormContext): Field
   const element = fieldset(
     field,
     base,
-    html(
-      "fieldset",
-      { class: "modes" },
-      html("legend", {}, `Enter ${field.name} by`),
-      mode("typed", "typing them"),
-      mode("json", "pasting JSON"),
-    ),
+    modeChoice(
+      base,
+      `Enter ${field.name} by`,
+      [["typed", "typing them"], ["json", "pasting JSON"]],
+      switchMode,
+    ).element,
     typedPanel,
     jsonPanel,
     datalist,

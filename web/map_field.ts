@@ -33,6 +33,7 @@ import {
   fieldset,
   type FieldView,
   isObject,
+  modeChoice,
   NUMBER,
   numberInput,
   ownRecord,
@@ -212,7 +213,6 @@ export function mapFieldView(prefix: string, field: IdMapField, context: FormCon
     }
   };
   let mode: "list" | "json" = "list";
-  const radios = new Map<"list" | "json", HTMLInputElement>();
   const switchMode = (next: "list" | "json"): void => {
     if (next === mode) return;
     note.hidden = true;
@@ -223,7 +223,7 @@ export function mapFieldView(prefix: string, field: IdMapField, context: FormCon
       if (problem !== undefined) {
         note.textContent = `${problem}: fix the JSON, or clear it, to go back to the list.`;
         note.hidden = false;
-        radios.get("json")!.checked = true;
+        modes.check("json");
         return;
       }
       setList(JSON.parse(area.value));
@@ -235,29 +235,17 @@ export function mapFieldView(prefix: string, field: IdMapField, context: FormCon
     jsonPanel.hidden = mode !== "json";
     if (mode === "list") draw();
   };
-  const modeRadio = (value: "list" | "json", text: string) => {
-    const input = html("input", {
-      type: "radio",
-      name: `${base}-mode`,
-      id: `${base}-mode-${value}`,
-      value,
-      checked: value === "list",
-    });
-    input.addEventListener("change", () => switchMode(value));
-    radios.set(value, input);
-    return html("label", { class: "mode", for: input.id }, input, ` ${text}`);
-  };
+  const modes = modeChoice(
+    base,
+    `Enter ${field.name} as`,
+    [["list", "a list of places"], ["json", "JSON"]],
+    switchMode,
+  );
 
   const element = fieldset(
     field,
     base,
-    html(
-      "fieldset",
-      { class: "modes" },
-      html("legend", {}, `Enter ${field.name} as`),
-      modeRadio("list", "a list of places"),
-      modeRadio("json", "JSON"),
-    ),
+    modes.element,
     listPanel,
     jsonPanel,
   );
