@@ -73,6 +73,8 @@ class Playground {
   #files: AnyBundleFiles | undefined;
   #busy = false;
   #firstForward = true;
+  /** Runs in flight by the model they run on: a model is released only once they are done. */
+  readonly #inFlight = new Map<Model, Set<Promise<unknown>>>();
   /** The load in progress (the first model's from the start): the log waits for it. */
   #pending: Promise<unknown> = Promise.resolve();
 
@@ -186,7 +188,7 @@ class Playground {
       this.#model = model;
       this.#files = files;
       this.#backend = backend;
-      await previous?.[Symbol.asyncDispose]();
+      if (previous) await this.#release(previous);
       this.#hideBundleError();
       this.#showModel(model, !sameBundle);
       if (!sameBundle) this.#log.modelChanged();
@@ -280,7 +282,10 @@ class Playground {
         width: box.clientWidth || byId("panels").clientWidth,
         viewportHeight: globalThis.innerHeight,
       };
-      const { element, activations } = await runOperation(operation, model, parsed.data, room);
+      const { element, activations } = await this.#track(
+        model,
+        runOperation(operation, model, parsed.data, room),
+      );
       if (model !== this.#model) return; // another bundle was loaded meanwhile
       this.#activations = {
         transitions: activations.transition_activations,
@@ -304,6 +309,24 @@ class Playground {
     } finally {
       view.setBusy(false);
     }
+  }
+
+  #track<T>(model: Model, task: Promise<T>): Promise<T> {
+    let tasks = this.#inFlight.get(model);
+    if (!tasks) this.#inFlight.set(model, tasks = new Set());
+    tasks.add(task);
+    const done = () => {
+      tasks.delete(task);
+      if (tasks.size === 0) this.#inFlight.delete(model);
+    };
+    task.then(done, done);
+    return task;
+  }
+
+  /** Releases a replaced model once the runs still using its session have ended. */
+  async #release(model: Model): Promise<void> {
+    await Promise.allSettled([...this.#inFlight.get(model) ?? []]);
+    await model[Symbol.asyncDispose]();
   }
 
   #wireControls(): void {

@@ -277,6 +277,11 @@ export function mapFieldView(prefix: string, field: IdMapField, context: FormCon
         search.value = "";
       }
       draw();
+      // Past the rows a list holds at once: the search for its id lists it.
+      if (!rowFor(place).isConnected && search.isConnected) {
+        search.value = place;
+        draw();
+      }
       return inputFor(place);
     },
     fill(value) {
