@@ -116,6 +116,8 @@ export function barChart(
     ? ""
     : entries.length === 0
     ? ` (all ${all.length} are 0)`
+    : entries.length < MAX_BARS
+    ? ` (the ${entries.length} of ${all.length} that are not 0, largest first; the table lists all)`
     : ` (the ${entries.length} largest of ${all.length}, largest first; the table lists all)`;
   if (entries.length === 0) {
     return html("figure", { class: "chart" }, html("figcaption", {}, title + some));
