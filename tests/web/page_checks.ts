@@ -9,7 +9,7 @@
  * import { recordRequests, unreachableControls } from "./page_checks.ts";
  * declare const context: import("playwright-core").BrowserContext;
  * declare const page: import("playwright-core").Page;
- * const requests = recordRequests(context);
+ * const requests = await recordRequests(context);
  * await page.goto("http://127.0.0.1:8000/playground/");
  * requests.foreign("127.0.0.1:8000"); // []
  * (await unreachableControls(page)).failures; // []
@@ -43,7 +43,7 @@ export interface RequestLog {
  * ```ts
  * import { recordRequests } from "./page_checks.ts";
  * declare const context: import("playwright-core").BrowserContext;
- * const log = recordRequests(context);
+ * const log = await recordRequests(context);
  * log.urls.length; // 0 before any page loads
  * ```
  */
