@@ -49,6 +49,20 @@ export function bigModel(): PetriModel {
   return withSourceAttributes(layeredModel(500));
 }
 
+/**
+ * A layered net of `places` places (`layeredModel`), its first-layer places read from
+ * attributes `x0`, `x1`, … as in the wide and big models: any size between and beyond them.
+ *
+ * @example
+ * ```ts
+ * import { attributedModel } from "./wide_net.ts";
+ * attributedModel(150).inputMarkingSpec.get("p00000"); // { attribute: "x0" }
+ * ```
+ */
+export function attributedModel(places: number, options: { layers?: number } = {}): PetriModel {
+  return withSourceAttributes(layeredModel(places, options));
+}
+
 /** `model` with each first-layer (initially marked) place read from attribute `x0`, `x1`, …. */
 function withSourceAttributes(model: PetriModel): PetriModel {
   const sources = [...model.net.initialMarking.keys()];

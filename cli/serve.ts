@@ -23,9 +23,10 @@ import { PACKAGE_VERSION } from "../core/version.ts";
 import {
   bundleLocation,
   EXAMPLE_BUNDLE_URL,
-  readBundle,
+  readBundleFiles,
   resolveBundlePath,
 } from "../adapter/deno/bundle_files.ts";
+import { openBundle } from "../core/open_bundle.ts";
 import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
 import { openFileLimitWarning, readOpenFileLimit } from "../adapter/deno/open_file_limit.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
@@ -84,8 +85,9 @@ const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--m
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
-/openapi.json), the playground at /playground, GET /readyz, GET /metrics (Prometheus) and
-the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it drains: /readyz answers
+/openapi.json), the playground at /playground (it opens this model), GET /readyz, GET
+/metrics (Prometheus) and the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it
+drains: /readyz answers
 503, requests on open connections are answered with Connection: close, new connections get
 503, and it exits 0 once no connection has a request pending (at most --drain-ms).
 
@@ -274,11 +276,9 @@ export const serveCommand: ServeCommand = {
     // The HTTP face's packages load while the model compiles (in the worker, on another core);
     // createApp awaits them (the import is cached) and reports a missing package itself.
     loadPackages().catch(() => {});
-    const model = await readBundle(ort, path, {
-      maxBatchRows,
-      maxQueueDelayMs,
-      inPlace,
-    });
+    // The files stay for the playground, which opens the model being served.
+    const files = await readBundleFiles(path);
+    const model = await openBundle(ort, files, { maxBatchRows, maxQueueDelayMs, inPlace });
     // At exit, a run cut off by the drain's deadline is not waited for beyond a moment.
     await using _model = releasedWithin(model, RELEASE_WAIT_MS);
     const readiness = new Readiness();
@@ -304,7 +304,7 @@ export const serveCommand: ServeCommand = {
         modelFailed = true;
         running.stop();
       },
-      mount: [PLAYGROUND_PREFIX, playgroundHandler()],
+      mount: [PLAYGROUND_PREFIX, playgroundHandler(undefined, { model: files })],
       corsOrigins,
       allowedHosts,
       extraMetrics: processMetrics,

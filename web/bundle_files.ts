@@ -1,7 +1,7 @@
 /**
  * Bundles in the browser: pairing the files a user picks or drops (`NAME.onnx` and
  * `NAME.onnx.meta.json`, or PETRA's `NAME.pt` and `NAME.pt.meta.json`) and fetching a bundle
- * from a URL. Every failure is a
+ * of either kind from a URL. Every failure is a
  * {@link BundleError} in plain words, e.g.
  * `Cannot load bundle: model.onnx.meta.json is missing (pick it together with model.onnx)`.
  * The checks of the pair itself (hash, format, graph contract) are `loadBundle`'s.
@@ -148,7 +148,8 @@ export async function readPickedFiles(files: Iterable<File>): Promise<PickedFile
 }
 
 /**
- * Fetches the bundle whose `.onnx` file is at `onnxUrl` (its sidecar beside it).
+ * Fetches the bundle whose model file is at `modelUrl` (its sidecar beside it): PETRA's pair
+ * when the name ends in `.pt`, else petri-serve's `.onnx` pair.
  *
  * @throws {BundleError} naming the file that could not be fetched.
  *
@@ -157,13 +158,14 @@ export async function readPickedFiles(files: Iterable<File>): Promise<PickedFile
  * import { fetchBundle } from "./bundle_files.ts";
  * declare const base: URL;
  * const files = await fetchBundle(new URL("examples/credit.onnx", base));
- * files.onnxName; // "credit.onnx"
+ * "onnx" in files && files.onnxName; // "credit.onnx"
  * ```
  */
-export async function fetchBundle(onnxUrl: URL): Promise<BundleFiles> {
-  const sidecarUrl = new URL(onnxUrl.href + SIDECAR_SUFFIX);
-  const onnxName = decodeURIComponent(onnxUrl.pathname.split("/").pop() ?? "model.onnx");
-  const sidecarName = onnxName + SIDECAR_SUFFIX;
+export async function fetchBundle(modelUrl: URL): Promise<BundleFiles | PtBundleFiles> {
+  const sidecarUrl = new URL(modelUrl.href + SIDECAR_SUFFIX);
+  const modelName = decodeURIComponent(modelUrl.pathname.split("/").pop() ?? "") ||
+    "model.onnx";
+  const sidecarName = modelName + SIDECAR_SUFFIX;
   const get = async (url: URL, name: string): Promise<Response> => {
     let response: Response;
     try {
@@ -177,11 +179,13 @@ export async function fetchBundle(onnxUrl: URL): Promise<BundleFiles> {
     }
     return response;
   };
-  const [onnx, sidecar] = await Promise.all([
-    get(onnxUrl, onnxName).then(async (r) => new Uint8Array(await r.arrayBuffer())),
+  const [bytes, sidecar] = await Promise.all([
+    get(modelUrl, modelName).then(async (r) => new Uint8Array(await r.arrayBuffer())),
     get(sidecarUrl, sidecarName).then((r) => r.text()),
   ]);
-  return { onnx, sidecar, onnxName, sidecarName };
+  return modelName.endsWith(".pt")
+    ? { pt: bytes, sidecar, ptName: modelName, sidecarName }
+    : { onnx: bytes, sidecar, onnxName: modelName, sidecarName };
 }
 
 function messageOf(error: unknown): string {

@@ -3,7 +3,8 @@
  * zero for negative values) and {@link curveChart} (the counterfactual target's activation over
  * the search range, with the 0.5 line, the boundary found and the original input marked; a
  * boundary where the activation jumps over 0.5 is drawn as a vertical step).
- * Both scale to their container's width.
+ * Both are drawn at the width they get ({@link ChartRoom}), so their text keeps the page's size,
+ * and neither grows taller than the window.
  *
  * @example
  * ```ts
@@ -30,14 +31,30 @@ export interface CurvePoint {
   readonly y: number;
 }
 
+/**
+ * The room a chart has: the width it is drawn at (in CSS pixels, so that its text keeps the
+ * page's size) and the window's height, which bounds a chart's own height.
+ */
+export interface ChartRoom {
+  readonly width: number;
+  readonly viewportHeight: number;
+}
+
+/** The room of a chart drawn before it is in the page: a phone-sized one. */
+export const DEFAULT_ROOM: ChartRoom = { width: 360, viewportHeight: 800 };
+
 const BAR_ROW = 22;
-const BAR_WIDTH = 360;
-const BAR_LABEL = 120;
 const BAR_VALUE = 90;
+/** The most bars a chart draws: the largest ones by size (the table beside lists them all). */
+export const MAX_BARS = 20;
+/** A chart's figure adds 6 px of padding and a 1 px border on each side. */
+const FIGURE_FRAME = 14;
 
 /**
  * A horizontal bar per entry, in the given order; the zero line sits where negative and
- * positive values both fit. Each bar carries `data-key` and `data-value`.
+ * positive values both fit. Each bar carries `data-key` and `data-value`. Of more than
+ * {@link MAX_BARS} entries, only the largest by size that are not 0 are drawn, largest first,
+ * and the caption says so.
  *
  * @example
  * ```ts
@@ -47,15 +64,20 @@ const BAR_VALUE = 90;
  */
 export function barChart(
   title: string,
-  entries: readonly (readonly [string, number])[],
+  all: readonly (readonly [string, number])[],
+  width: number = DEFAULT_ROOM.width,
 ): HTMLElement {
+  const entries = largest(all, MAX_BARS);
+  const barWidth = Math.max(240, Math.round(width - FIGURE_FRAME));
+  const labelWidth = Math.round(Math.min(220, Math.max(96, barWidth * 0.3)));
+  const labelChars = Math.floor((labelWidth - 8) / 7);
   const height = Math.max(1, entries.length) * BAR_ROW + 8;
   const finite = entries.map(([, v]) => v).filter(Number.isFinite);
   const min = Math.min(0, ...finite);
   const max = Math.max(0, ...finite);
   const span = max - min || 1;
-  const plot = BAR_WIDTH - BAR_LABEL - BAR_VALUE;
-  const x = (v: number) => BAR_LABEL + ((v - min) / span) * plot;
+  const plot = barWidth - labelWidth - BAR_VALUE;
+  const x = (v: number) => labelWidth + ((v - min) / span) * plot;
   const zero = x(0);
   const rows = entries.map(([key, value], i) => {
     const y = 4 + i * BAR_ROW;
@@ -65,7 +87,11 @@ export function barChart(
     return svg(
       "g",
       { class: "bar-row" },
-      svg("text", { x: BAR_LABEL - 6, y: y + 15, "text-anchor": "end", class: "key" }, short(key)),
+      svg(
+        "text",
+        { x: labelWidth - 6, y: y + 15, "text-anchor": "end", class: "key" },
+        short(key, labelChars),
+      ),
       svg(
         "rect",
         {
@@ -81,23 +107,51 @@ export function barChart(
       ),
       svg(
         "text",
-        { x: BAR_WIDTH - 2, y: y + 15, "text-anchor": "end", class: "value" },
+        { x: barWidth - 2, y: y + 15, "text-anchor": "end", class: "value" },
         formatNumber(value),
       ),
     );
   });
+  const some = entries.length === all.length
+    ? ""
+    : entries.length === 0
+    ? ` (all ${all.length} are 0)`
+    : entries.length < MAX_BARS
+    ? ` (the ${entries.length} of ${all.length} that are not 0, largest first; the table lists all)`
+    : ` (the ${entries.length} largest of ${all.length}, largest first; the table lists all)`;
+  if (entries.length === 0) {
+    return html("figure", { class: "chart" }, html("figcaption", {}, title + some));
+  }
   const chart = svg(
     "svg",
     {
       class: "chart chart-bars",
-      viewBox: `0 0 ${BAR_WIDTH} ${height}`,
+      viewBox: `0 0 ${barWidth} ${height}`,
       role: "img",
-      "aria-label": `${title}: ${entries.map(([k, v]) => `${k} ${formatNumber(v)}`).join(", ")}`,
+      "aria-label": `${title}${some}: ` +
+        entries.map(([k, v]) => `${k} ${formatNumber(v)}`).join(", "),
     },
     svg("line", { class: "zero", x1: zero, x2: zero, y1: 0, y2: height }),
     ...rows,
   );
-  return html("figure", { class: "chart" }, html("figcaption", {}, title), chart);
+  return html("figure", { class: "chart" }, html("figcaption", {}, title + some), chart);
+}
+
+/**
+ * All the entries when there are at most `count`; else the `count` largest by size that are
+ * not 0, largest first (a non-finite value counts as largest).
+ */
+function largest(
+  entries: readonly (readonly [string, number])[],
+  count: number,
+): readonly (readonly [string, number])[] {
+  if (entries.length <= count) return entries;
+  const size = (v: number) => (Number.isFinite(v) ? Math.abs(v) : Infinity);
+  return entries.filter(([, v]) => v !== 0)
+    .map((entry, i) => ({ entry, i }))
+    .sort((a, b) => size(b.entry[1]) - size(a.entry[1]) || a.i - b.i)
+    .slice(0, count)
+    .map(({ entry }) => entry);
 }
 
 /**
@@ -144,10 +198,26 @@ export interface CurveChartOptions {
   readonly original?: CurvePoint;
 }
 
-const CURVE = { width: 360, height: 220, left: 44, right: 12, top: 12, bottom: 40 } as const;
+const CURVE = { left: 44, right: 14, top: 12, bottom: 24 } as const;
 
 /**
- * A line chart of activation (0 to 1) over the x range of `points`.
+ * The curve chart's size in `room`: its width, and a height of half of it, at least 180 px
+ * and at most 320 px or 42% of the window, so that the whole chart shows on any screen.
+ *
+ * @example
+ * ```ts
+ * import { curveSize } from "./charts.ts";
+ * curveSize({ width: 1254, viewportHeight: 800 }); // { width: 1240, height: 320 }
+ * ```
+ */
+export function curveSize(room: ChartRoom): { width: number; height: number } {
+  const width = Math.max(240, Math.round(room.width - FIGURE_FRAME));
+  const most = Math.max(180, Math.min(320, Math.round(room.viewportHeight * 0.42)));
+  return { width, height: Math.max(180, Math.min(most, Math.round(width / 2))) };
+}
+
+/**
+ * A line chart of activation (0 to 1) over the x range of `points`, drawn for `room`.
  *
  * @example
  * ```ts
@@ -156,8 +226,12 @@ const CURVE = { width: 360, height: 220, left: 44, right: 12, top: 12, bottom: 4
  * chart.querySelector("path.curve") !== null; // true
  * ```
  */
-export function curveChart(options: CurveChartOptions): HTMLElement {
-  const { width, height, left, right, top, bottom } = CURVE;
+export function curveChart(
+  options: CurveChartOptions,
+  room: ChartRoom = DEFAULT_ROOM,
+): HTMLElement {
+  const { left, right, top, bottom } = CURVE;
+  const { width, height } = curveSize(room);
   const xs = options.points.map((p) => p.x);
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
@@ -260,11 +334,6 @@ export function curveChart(options: CurveChartOptions): HTMLElement {
     ...xTicks,
     svg("path", { class: "curve", d }),
     ...marks,
-    svg(
-      "text",
-      { class: "axis-label", x: left + plotW / 2, y: height - 6, "text-anchor": "middle" },
-      options.xLabel,
-    ),
   );
   const legend = html(
     "p",
@@ -276,7 +345,15 @@ export function curveChart(options: CurveChartOptions): HTMLElement {
       : "",
     inRange(options.original) ? html("span", { class: "key-original" }, "original input") : "",
   );
-  return html("figure", { class: "chart" }, html("figcaption", {}, options.title), chart, legend);
+  return html(
+    "figure",
+    { class: "chart" },
+    html("figcaption", {}, options.title),
+    chart,
+    // In the page's flow, not the drawing: a long place id wraps instead of being clipped.
+    html("p", { class: "axis-label" }, options.xLabel),
+    legend,
+  );
 }
 
 /**
@@ -298,6 +375,6 @@ function stepText(from: number, to: number): string {
   return `activation ${formatNumber(from)} → ${formatNumber(to)}`;
 }
 
-function short(key: string): string {
-  return key.length > 16 ? `${key.slice(0, 15)}…` : key;
+function short(key: string, chars: number): string {
+  return key.length > chars ? `${key.slice(0, chars - 1)}…` : key;
 }

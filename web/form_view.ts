@@ -25,11 +25,23 @@
 import type { InputSpec } from "../core/net/types.ts";
 import type { ValidationIssue } from "../core/schemas.ts";
 import { html } from "./dom.ts";
+import {
+  ABSENT,
+  fieldset,
+  type FieldView,
+  isObject,
+  labelled,
+  modeChoice,
+  numberInput,
+  ownValue,
+  parseJson,
+  readNumber,
+} from "./form_controls.ts";
+import { mapFieldView } from "./map_field.ts";
 import type {
   ChoiceField,
   FormField,
   IdField,
-  IdMapField,
   JsonField,
   ListField,
   NumberField,
@@ -51,6 +63,11 @@ export interface FormContext {
    * constant starts in its place's box, an attribute is named beside it.
    */
   readonly specs?: ReadonlyMap<string, InputSpec>;
+  /**
+   * The places a large net's map fields list before any search: its inputs (source places,
+   * initially marked places). Places named by `specs` or holding a value are listed too.
+   */
+  readonly inputPlaces?: readonly string[];
 }
 
 /** A body read from the form, or the issues that kept it from being read. */
@@ -70,19 +87,6 @@ export interface RequestFormView {
   /** Enables or disables the Run button while an operation runs. */
   setBusy(busy: boolean): void;
 }
-
-/** One field's controls. */
-interface FieldView {
-  readonly element: HTMLElement;
-  /** The field's JSON value, or {@link ABSENT} to leave it out; issues are pushed to `issues`. */
-  read(issues: ValidationIssue[]): unknown;
-  /** The control an issue at `path` (after the field name) concerns. */
-  control(path: readonly (string | number)[]): HTMLElement | undefined;
-  /** Sets the field from a JSON value (the schema's example). */
-  fill(value: unknown): void;
-}
-
-const ABSENT = Symbol("absent");
 
 /**
  * Renders the form of request `kind`. `onSubmit` runs on Enter or the Run button.
@@ -195,7 +199,7 @@ export function buildRequestForm(
 function fieldView(prefix: string, field: FormField, context: FormContext): FieldView {
   switch (field.kind) {
     case "idMap":
-      return idMapView(prefix, field, context);
+      return mapFieldView(prefix, field, context);
     case "id":
       return idView(prefix, field, context);
     case "text":
@@ -215,72 +219,6 @@ function fieldView(prefix: string, field: FormField, context: FormContext): Fiel
 
 // ---------------------------------------------------------------------------------------------
 // Field kinds
-
-function idMapView(prefix: string, field: IdMapField, context: FormContext): FieldView {
-  const base = `${prefix}${field.name}`;
-  const spec = context.specs?.get(field.name);
-  const attributeOf = (place: string) => {
-    const entry = spec?.get(place);
-    return entry && "attribute" in entry ? entry.attribute : undefined;
-  };
-  const inputs = context.places.map((place, i) => {
-    const attribute = attributeOf(place);
-    const placeholder = attribute !== undefined
-      ? `attribute ${attribute}`
-      : field.required
-      ? "default"
-      : "not supplied";
-    const input = numberInput(`${base}-${i}`, `${base}-help`, placeholder);
-    if (attribute !== undefined) {
-      input.setAttribute("aria-describedby", `${base}-help ${base}-${i}-source`);
-    }
-    return input;
-  });
-  // The label is the place id alone; where the sidecar reads the place from a trace
-  // attribute, a note under it says which (and describes the box).
-  const rows = context.places.map((place, i) => {
-    const attribute = attributeOf(place);
-    return html(
-      "div",
-      { class: "row" },
-      html(
-        "div",
-        { class: "place-cell" },
-        html("label", { for: inputs[i]!.id }, html("code", {}, place)),
-        ...(attribute === undefined ? [] : [
-          html(
-            "span",
-            { class: "source", id: `${base}-${i}-source` },
-            "from attribute ",
-            html("code", {}, attribute),
-          ),
-        ]),
-      ),
-      inputs[i]!,
-    );
-  });
-  const element = fieldset(field, base, html("div", { class: "rows" }, ...rows));
-  return {
-    element,
-    read(issues) {
-      const entries: [string, number][] = [];
-      context.places.forEach((place, i) => {
-        const value = readNumber(inputs[i]!, ["body", field.name, place], issues);
-        if (value !== undefined) entries.push([place, value]);
-      });
-      if (entries.length === 0 && !field.required) return ABSENT;
-      return ownRecord(entries);
-    },
-    control: ([place]) => inputs[context.places.indexOf(String(place))] ?? inputs[0],
-    fill(value) {
-      if (!isObject(value)) return;
-      context.places.forEach((place, i) => {
-        const v = ownValue(value, place);
-        if (typeof v === "number") inputs[i]!.value = String(v);
-      });
-    },
-  };
-}
 
 function idView(prefix: string, field: IdField, context: FormContext): FieldView {
   const id = `${prefix}${field.name}`;
@@ -431,17 +369,6 @@ function listView(prefix: string, field: ListField, context: FormContext): Field
     html("label", { for: area.id }, `${field.name} as JSON (a list of objects)`),
     area,
   );
-  const mode = (value: "typed" | "json", text: string) => {
-    const input = html("input", {
-      type: "radio",
-      name: `${base}-mode`,
-      id: `${base}-mode-${value}`,
-      value,
-      checked: value === "typed",
-    });
-    input.addEventListener("change", () => switchMode(value));
-    return html("label", { class: "mode", for: input.id }, input, ` ${text}`);
-  };
   const add = html(
     "button",
     { type: "button", class: "secondary", id: `${base}-add` },
@@ -516,13 +443,12 @@ function listView(prefix: string, field: ListField, context: FormContext): Field
   const element = fieldset(
     field,
     base,
-    html(
-      "fieldset",
-      { class: "modes" },
-      html("legend", {}, `Enter ${field.name} by`),
-      mode("typed", "typing them"),
-      mode("json", "pasting JSON"),
-    ),
+    modeChoice(
+      base,
+      `Enter ${field.name} by`,
+      [["typed", "typing them"], ["json", "pasting JSON"]],
+      switchMode,
+    ).element,
     typedPanel,
     jsonPanel,
     datalist,
@@ -548,114 +474,6 @@ function listView(prefix: string, field: ListField, context: FormContext): Field
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-function fieldset(field: FormField, base: string, ...content: HTMLElement[]): HTMLFieldSetElement {
-  return html(
-    "fieldset",
-    { class: `field ${field.kind}`, "data-field": field.name },
-    html("legend", {}, html("code", {}, field.name), requirement(field)),
-    html("p", { class: "help", id: `${base}-help` }, field.description),
-    ...content,
-  );
-}
-
-function labelled(
-  field: FormField,
-  id: string,
-  control: HTMLElement,
-  extra: HTMLElement | string = "",
-): HTMLDivElement {
-  return html(
-    "div",
-    { class: `field ${field.kind}`, "data-field": field.name },
-    html("label", { for: id }, html("code", {}, field.name), requirement(field)),
-    html("p", { class: "help", id: `${id}-help` }, field.description),
-    html("div", { class: "control" }, control, extra),
-  );
-}
-
-function requirement(field: FormField): HTMLElement | string {
-  if (field.required) return "";
-  const text = field.defaultValue === undefined
-    ? "optional"
-    : `default ${JSON.stringify(field.defaultValue)}`;
-  return html("span", { class: "optional" }, ` (${text})`);
-}
-
-function numberInput(id: string, describedBy: string, placeholder: string): HTMLInputElement {
-  return html("input", {
-    id,
-    type: "text",
-    inputmode: "decimal",
-    autocomplete: "off",
-    spellcheck: "false",
-    placeholder: placeholder || undefined,
-    "aria-describedby": describedBy,
-  });
-}
-
-const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-
-/** A typed number; `undefined` when the box is empty; an issue when it is not a number. */
-function readNumber(
-  input: HTMLInputElement,
-  loc: readonly (string | number)[],
-  issues: ValidationIssue[],
-): number | undefined {
-  const text = input.value.trim();
-  if (text === "") return undefined;
-  if (!NUMBER.test(text)) {
-    issues.push({
-      type: "float_parsing",
-      loc,
-      msg: "Input should be a valid number, unable to parse string as a number",
-      input: text,
-    });
-    return undefined;
-  }
-  const value = Number(text);
-  if (!Number.isFinite(value)) {
-    issues.push({
-      type: "finite_number",
-      loc,
-      msg: "Input should be a finite number",
-      input: text,
-    });
-    return undefined;
-  }
-  return value;
-}
-
-function parseJson(
-  text: string,
-  loc: readonly (string | number)[],
-  issues: ValidationIssue[],
-): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    issues.push({
-      type: "json_invalid",
-      loc,
-      msg: `JSON decode error (${error instanceof Error ? error.message : String(error)})`,
-    });
-    return ABSENT;
-  }
-}
-
-/** A plain object with these own entries; `__proto__` is an ordinary key, not the prototype. */
-function ownRecord(entries: readonly [string, unknown][]): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
-  for (const [key, value] of entries) {
-    Object.defineProperty(record, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return record;
-}
-
 /** Whether the schema's example names only ids of this net (else the form starts empty). */
 function exampleFits(form: RequestForm, example: unknown, context: FormContext): boolean {
   if (!isObject(example)) return false;
@@ -678,14 +496,6 @@ function exampleFits(form: RequestForm, example: unknown, context: FormContext):
         return true;
     }
   });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function ownValue(object: unknown, key: string): unknown {
-  return isObject(object) && Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 function singular(name: string): string {

@@ -21,7 +21,7 @@ import { xAxisTicks } from "./charts.ts";
 import { formatNumber, html, svg } from "./dom.ts";
 import type { ScoreHistogram } from "./result_store.ts";
 
-const SIZE = { height: 170, left: 56, right: 14, top: 10, bottom: 34 } as const;
+const SIZE = { height: 160, left: 56, right: 14, top: 10, bottom: 24 } as const;
 
 /**
  * The chart of `histogram`, with a line at `selected` (a trace's score) when given, drawn
@@ -100,11 +100,6 @@ export function histogramChart(
     ...bars,
     ...ticks,
     ...marks,
-    svg(
-      "text",
-      { class: "axis-label", x: left + plotW / 2, y: height - 4, "text-anchor": "middle" },
-      "trace score (sum of residuals): higher is more anomalous",
-    ),
   );
   const notes = [
     histogram.errors > 0 ? `${count(histogram.errors, "error entry", "error entries")}` : "",
@@ -117,6 +112,8 @@ export function histogramChart(
     { class: "chart histogram-figure" },
     html("figcaption", {}, `Trace scores (${count(total, "trace", "traces")} scored)`),
     chart,
+    // In the page's flow, not the drawing: it wraps on a phone instead of being clipped.
+    html("p", { class: "axis-label" }, "trace score (sum of residuals): higher is more anomalous"),
     ...(notes.length > 0 ? [html("p", { class: "hint" }, `Not drawn: ${notes.join(", ")}.`)] : []),
   );
 }

@@ -159,7 +159,9 @@ export function layoutNet(
     const from = byKey.get(e.v)!;
     const to = byKey.get(e.w)!;
     const inner = placed.inner[i]!;
-    const start = clip(from, inner[0] ?? to);
+    const start = direction === "TB"
+      ? belowLabel(from, inner[0] ?? to)
+      : clip(from, inner[0] ?? to);
     const end = clip(to, inner.at(-1) ?? from);
     return { from: from.id, to: to.id, kind: e.kind, points: [start, ...inner, end] };
   });
@@ -240,6 +242,16 @@ function layeredPositions(
     nodes,
     inner: drawing.bends.map((bend) => (bend ? [turn(bend)] : [])),
   };
+}
+
+/**
+ * Where an arc leaves `node` in a top-to-bottom drawing: below its label when it heads down
+ * (the label sits under the shape, so an arc from the shape's edge would cross it), else
+ * where it leaves the shape.
+ */
+function belowLabel(node: LaidNode, toward: Point): Point {
+  const port = { x: node.x, y: node.y + node.height / 2 + LABEL_LINE + 2 };
+  return toward.y > port.y + 4 ? port : clip(node, toward);
 }
 
 /** Where the segment from `node`'s centre towards `toward` leaves the node's shape. */

@@ -5,20 +5,34 @@
  * picked in the table, its attributes, events and residuals, with the net coloured by them.
  * Only one page of rows is in the page at a time: the rows come from the scoring worker.
  *
+ * The table shows a few trace attributes as columns (the case id first; {@link ColumnChooser}
+ * picks others) and, in each row, the rest behind a "more" disclosure; a phone shows neither
+ * (a trace's detail lists them all).
+ *
  * Rows carry `data-index`, and `data-error` for an error entry; score cells carry
- * `data-value` (the full-precision number), so tests read what the page shows.
+ * `data-value` (the full-precision number), attribute cells `data-attribute`, so tests read
+ * what the page shows.
  *
  * @example
  * ```ts
  * import { LogResults } from "./log_results.ts";
  * declare const host: import("./log_results.ts").ResultsHost;
  * const results = new LogResults(document.querySelector("#log-results")!, host);
- * await results.show({ traces: 10, errors: 1, ids: ["t_a"], seconds: 0.1, notes: [], storeBytes: 0 });
+ * await results.show({
+ *   traces: 10,
+ *   errors: 1,
+ *   ids: ["t_a"],
+ *   attributes: ["amount"],
+ *   seconds: 0.1,
+ *   notes: [],
+ *   storeBytes: 0,
+ * });
  * ```
  *
  * @module
  */
 
+import { ColumnChooser } from "./column_chooser.ts";
 import { formatNumber, html } from "./dom.ts";
 import { histogramChart } from "./histogram.ts";
 import { residualColour } from "./net_view.ts";
@@ -65,6 +79,10 @@ export class LogResults {
     ...PAGE_SIZES.map((n) => html("option", { value: n }, String(n))),
   );
 
+  readonly #columns = new ColumnChooser(() => this.#drawTable());
+  /** The page of rows shown, drawn again when the columns change. */
+  #page: RowsPage | undefined;
+
   constructor(root: HTMLElement, host: ResultsHost) {
     this.#root = root;
     this.#host = host;
@@ -94,6 +112,8 @@ export class LogResults {
       html("option", { value: "errors" }, `error entries (${n(summary.errors)})`),
     );
     this.#filter.value = "all";
+    this.#columns.reset(summary.attributes);
+    this.#page = undefined;
     this.#histogram = await this.#host.histogram(BINS);
     this.#root.replaceChildren(
       this.#chart,
@@ -105,6 +125,7 @@ export class LogResults {
         html("label", { for: this.#size.id }, "Rows per page "),
         this.#size,
       ),
+      this.#columns.element,
       html("div", { class: "table-wrap" }, this.#table),
       this.#pager,
       this.#detail,
@@ -116,6 +137,7 @@ export class LogResults {
   /** Removes the results (a new model or log). */
   clear(): void {
     this.#summary = undefined;
+    this.#page = undefined;
     this.#selected = undefined;
     this.#root.replaceChildren();
   }
@@ -123,7 +145,8 @@ export class LogResults {
   #drawHistogram(): void {
     if (!this.#histogram) return;
     // Drawn at the width it gets, so its text keeps its size on a phone.
-    const width = Math.max(300, Math.min(1200, this.#chart.clientWidth || 640));
+    // The figure's padding and border take 14 px of the box.
+    const width = Math.max(240, Math.min(1200, (this.#chart.clientWidth || 640) - 14));
     this.#chart.replaceChildren(histogramChart(this.#histogram, this.#selected?.score, width));
   }
 
@@ -132,6 +155,14 @@ export class LogResults {
     if (!summary) return;
     const page = await this.#host.rows(this.#order, this.#offset, this.#pageSize);
     if (summary !== this.#summary) return;
+    this.#page = page;
+    this.#drawTable();
+  }
+
+  #drawTable(): void {
+    const summary = this.#summary;
+    const page = this.#page;
+    if (!summary || !page) return;
     this.#table.replaceChildren(
       html(
         "caption",
@@ -173,7 +204,12 @@ export class LogResults {
         sortable("index", "Trace"),
         sortable("score", "Score"),
         html("th", { scope: "col" }, "Largest residual"),
-        html("th", { scope: "col", class: "attributes" }, "Attributes"),
+        ...this.#columns.columns.map((key) =>
+          html("th", { scope: "col", class: "attributes" }, html("code", {}, key))
+        ),
+        ...(this.#columns.columns.length < (this.#summary?.attributes.length ?? 0)
+          ? [html("th", { scope: "col", class: "attributes" }, "Other attributes")]
+          : []),
       ),
     );
   }
@@ -222,10 +258,40 @@ export class LogResults {
         )
         : html("td", { class: "status" }, html("span", { class: "badge" }, "error")),
       error === undefined
-        ? html("td", {}, largest)
+        ? html("td", { class: "largest" }, largest)
         : html("td", { class: "error-text", "data-field": "error" }, error),
-      html("td", { class: "attributes" }, attributesText(trace.attributes)),
+      ...this.#attributeCells(trace),
     );
+  }
+
+  /** A cell per chosen column, then the other attributes behind a disclosure. */
+  #attributeCells(trace: StoredTrace): HTMLTableCellElement[] {
+    const columns = this.#columns.columns;
+    const cells = columns.map((key) =>
+      html(
+        "td",
+        { class: "attributes", "data-attribute": key },
+        trace.attributes.get(key) ?? "",
+      )
+    );
+    if (columns.length >= (this.#summary?.attributes.length ?? 0)) return cells;
+    const shown = new Set(columns);
+    const others = [...trace.attributes].filter(([key]) => !shown.has(key));
+    cells.push(html(
+      "td",
+      { class: "attributes more" },
+      others.length === 0 ? "" : html(
+        "details",
+        {},
+        html(
+          "summary",
+          { "aria-label": `${others.length} more attributes of trace ${trace.index}` },
+          `${others.length} more`,
+        ),
+        html("span", {}, attributesText(new Map(others))),
+      ),
+    ));
+    return cells;
   }
 
   #drawPager(total: number): void {
@@ -313,8 +379,14 @@ export class LogResults {
         )
       ),
     );
-    const parts: HTMLElement[] = [head, status, html("h4", {}, "Attributes"), attributes];
-    parts.push(html("h4", {}, `Events (${trace.events.length})`), events);
+    const parts: HTMLElement[] = [
+      head,
+      status,
+      html("h4", {}, `Attributes (${trace.attributes.size})`),
+      bounded(attributes, trace.attributes.size, "Trace attributes"),
+      html("h4", {}, `Events (${trace.events.length})`),
+      bounded(events, trace.events.length, "Events"),
+    ];
     if (trace.error === undefined && ids.length > 0) {
       const order = ids.map((_, j) => j).sort((a, b) =>
         trace.residuals[b]! - trace.residuals[a]! || a - b
@@ -348,6 +420,19 @@ export class LogResults {
     }
     return parts;
   }
+}
+
+/** Lists longer than this scroll in a box of bounded height. */
+const TALL_LIST = 12;
+
+/** `list` in a focusable scrolling box when it has more than {@link TALL_LIST} items. */
+function bounded(list: HTMLElement, items: number, name: string): HTMLElement {
+  if (items <= TALL_LIST) return list;
+  return html(
+    "div",
+    { class: "detail-scroll", tabindex: 0, role: "region", "aria-label": name },
+    list,
+  );
 }
 
 /**

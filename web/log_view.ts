@@ -44,6 +44,8 @@ import {
 export interface LogHost {
   /** The loaded bundle, or undefined while none is loaded. */
   current(): AnyBundleFiles | undefined;
+  /** The loaded bundle once the load in progress (if any) has ended. */
+  settled(): Promise<AnyBundleFiles | undefined>;
   /** Whether the browser gives a WebGPU adapter. */
   webGpu(): boolean;
   /** The directory holding `ort/`. */
@@ -73,6 +75,8 @@ export class LogView {
   #busy = false;
   /** Set by Cancel while a run is starting (loading the model), so it does not start. */
   #stopRequested = false;
+  /** A log was picked before any model had loaded: the run waits for the first one. */
+  #waitingForModel = false;
 
   constructor(root: HTMLElement, client: ScoreClient, host: LogHost) {
     this.#root = root;
@@ -97,6 +101,9 @@ export class LogView {
       "option[value=webgpu]",
     );
     if (webgpu) webgpu.disabled = !this.#host.webGpu();
+    // A run waiting for this very model goes on; what was said about an earlier one is stale.
+    this.#hideError();
+    if (this.#waitingForModel) return;
     if (this.#busy) this.#client.cancel();
     this.#opened = undefined;
     this.#results.clear();
@@ -190,7 +197,17 @@ export class LogView {
 
   /** Opens the current bundle in the worker unless it is open there. */
   async #ensureModel(): Promise<boolean> {
-    const current = this.#host.current();
+    let current = this.#host.current();
+    if (!current) {
+      this.#setStatus("Waiting for the model to finish loading…");
+      this.#waitingForModel = true;
+      try {
+        current = await this.#host.settled();
+      } finally {
+        this.#waitingForModel = false;
+        this.#setStatus("");
+      }
+    }
     if (!current) {
       this.#showError("No model is loaded.", "Load a bundle first.");
       return false;

@@ -1,5 +1,6 @@
 /**
- * The playground page: loads a bundle (the embedded example, or files the user picks or drops),
+ * The playground page: loads a bundle (the model the server serves, named by the page's
+ * `<meta name="petri-serve-model">`; else the embedded example; or files the user picks or drops),
  * draws its net, and runs every operation of the table (`core/ops/operations.ts`) in the
  * browser, on WebGPU or WASM; the operation radios, forms and panels are built from that table. Forms come from the zod schemas of `core/schemas.ts`
  * and are validated by them before anything runs, as the server does.
@@ -42,6 +43,11 @@ import { runOperation } from "./operations.ts";
 /** The directory the page's assets live in (`main.js`, `ort/`, `examples/`). */
 const ASSETS = new URL("./", import.meta.url);
 const EXAMPLE = new URL("examples/credit_approval_coloured.onnx", ASSETS);
+/**
+ * The model a server serves, named by the page's `<meta name="petri-serve-model">` (relative
+ * to the page; `cli.ts serve` adds it): opened instead of the example. A static site has none.
+ */
+const SERVED = servedModel();
 /** The scoring worker's script, bundled beside this one. */
 const SCORE_WORKER = new URL("./score_worker.js", import.meta.url);
 
@@ -67,6 +73,10 @@ class Playground {
   #files: AnyBundleFiles | undefined;
   #busy = false;
   #firstForward = true;
+  /** Runs in flight by the model they run on: a model is released only once they are done. */
+  readonly #inFlight = new Map<Model, Set<Promise<unknown>>>();
+  /** The load in progress (the first model's from the start): the log waits for it. */
+  #pending: Promise<unknown> = Promise.resolve();
 
   constructor() {
     this.#schemas = browserSchemas();
@@ -77,6 +87,7 @@ class Playground {
     this.#log = new LogView(byId("log"), new ScoreClient(SCORE_WORKER), {
       assets: ASSETS,
       current: () => this.#files,
+      settled: () => this.#settled(),
       webGpu: () => this.#adapter !== undefined,
       label: (t) => this.#model?.label(t) ?? t,
       showOnNet: (trace, residuals) => {
@@ -96,10 +107,20 @@ class Playground {
     });
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    const started = this.#start();
+    this.#pending = started;
+    return started;
+  }
+
+  async #start(): Promise<void> {
     this.#wireControls();
-    // The example downloads while WebGPU is probed.
-    const example = fetchBundle(EXAMPLE).then((files) => ({ files }), (error) => ({ error }));
+    if (SERVED) this.#setSummary("Loading the served model…");
+    // The model downloads while WebGPU is probed.
+    const example = fetchBundle(SERVED ?? EXAMPLE).then(
+      (files) => ({ files }),
+      (error) => ({ error }),
+    );
     this.#adapter = await webGpuAdapter();
     const webgpu = this.#backendRadio("webgpu");
     webgpu.disabled = this.#adapter === undefined;
@@ -124,9 +145,25 @@ class Playground {
     if (loaded) await this.#run("forward");
   }
 
+  /** The bundle loaded once no load is in progress (undefined when none could be). */
+  async #settled(): Promise<AnyBundleFiles | undefined> {
+    let pending;
+    do {
+      pending = this.#pending;
+      await pending.catch(() => {});
+    } while (pending !== this.#pending);
+    return this.#files;
+  }
+
   /** Loads `files` on backend `name`; the current model stays when anything fails. */
-  async #load(files: AnyBundleFiles, name: BackendName): Promise<boolean> {
-    if (this.#busy) return false;
+  #load(files: AnyBundleFiles, name: BackendName): Promise<boolean> {
+    if (this.#busy) return Promise.resolve(false);
+    const loading = this.#loadNow(files, name);
+    this.#pending = loading;
+    return loading;
+  }
+
+  async #loadNow(files: AnyBundleFiles, name: BackendName): Promise<boolean> {
     this.#busy = true;
     document.body.dataset.state = "loading";
     this.#setSummary(`Loading ${bundleFileName(files)}…`);
@@ -151,7 +188,7 @@ class Playground {
       this.#model = model;
       this.#files = files;
       this.#backend = backend;
-      await previous?.[Symbol.asyncDispose]();
+      if (previous) await this.#release(previous);
       this.#hideBundleError();
       this.#showModel(model, !sameBundle);
       if (!sameBundle) this.#log.modelChanged();
@@ -174,11 +211,10 @@ class Playground {
       (this.#files ? bundleFileName(this.#files) : "model");
     document.body.dataset.model = name;
     const summary = byId("model-summary");
+    const file = this.#files ? bundleFileName(this.#files) : name;
     summary.replaceChildren(
       html("strong", {}, name),
-      ` (${this.#files ? bundleFileName(this.#files) : ""}): ${
-        count(net.places.length, "place")
-      }, ` +
+      `${file === name ? "" : ` (${file})`}: ${count(net.places.length, "place")}, ` +
         `${count(net.transitions.length, "transition")}, ${count(net.arcs.length, "arc")}` +
         (net.inhibitorArcs.length ? `, ${count(net.inhibitorArcs.length, "inhibitor arc")}` : "") +
         `; running on ${this.#backend?.label}.`,
@@ -201,6 +237,9 @@ class Playground {
         ["input_marking", model.inputMarkingSpec],
         ["input_values", model.inputValuesSpec],
       ]),
+      inputPlaces: [
+        ...new Set([...model.structure.sourcePlaces, ...model.net.initialMarking.keys()]),
+      ],
     };
     const selected = this.#selectedOperation();
     panels.replaceChildren();
@@ -239,7 +278,14 @@ class Playground {
     view.showIssues([]);
     view.setBusy(true);
     try {
-      const { element, activations } = await runOperation(operation, model, parsed.data);
+      const room = {
+        width: box.clientWidth || byId("panels").clientWidth,
+        viewportHeight: globalThis.innerHeight,
+      };
+      const { element, activations } = await this.#track(
+        model,
+        runOperation(operation, model, parsed.data, room),
+      );
       if (model !== this.#model) return; // another bundle was loaded meanwhile
       this.#activations = {
         transitions: activations.transition_activations,
@@ -265,6 +311,24 @@ class Playground {
     }
   }
 
+  #track<T>(model: Model, task: Promise<T>): Promise<T> {
+    let tasks = this.#inFlight.get(model);
+    if (!tasks) this.#inFlight.set(model, tasks = new Set());
+    tasks.add(task);
+    const done = () => {
+      tasks.delete(task);
+      if (tasks.size === 0) this.#inFlight.delete(model);
+    };
+    task.then(done, done);
+    return task;
+  }
+
+  /** Releases a replaced model once the runs still using its session have ended. */
+  async #release(model: Model): Promise<void> {
+    await Promise.allSettled([...this.#inFlight.get(model) ?? []]);
+    await model[Symbol.asyncDispose]();
+  }
+
   #wireControls(): void {
     const input = byId<HTMLInputElement>("bundle-files");
     input.addEventListener("change", () => {
@@ -272,13 +336,20 @@ class Playground {
       input.value = "";
     });
     onFileDrop(byId("drop-zone"), (files) => void this.#openFiles(files));
-    byId("load-example").addEventListener("click", async () => {
-      try {
-        await this.#load(await fetchBundle(EXAMPLE), this.#backend?.name ?? "wasm");
-      } catch (error) {
-        this.#showBundleError(error);
-      }
-    });
+    const reload = (id: string, url: URL) =>
+      byId(id).addEventListener("click", async () => {
+        try {
+          const files = await fetchBundle(url);
+          if (await this.#load(files, this.#backend?.name ?? "wasm")) await this.#run("forward");
+        } catch (error) {
+          this.#showBundleError(error);
+        }
+      });
+    reload("load-example", EXAMPLE);
+    if (SERVED) {
+      reload("load-served", SERVED);
+      byId("load-served").hidden = false;
+    }
     for (const radio of document.querySelectorAll<HTMLInputElement>("input[name=backend]")) {
       radio.addEventListener("change", async () => {
         const name = radio.value as BackendName;
@@ -356,6 +427,11 @@ class Playground {
     box.hidden = true;
     box.replaceChildren();
   }
+}
+
+function servedModel(): URL | undefined {
+  const meta = document.querySelector<HTMLMetaElement>("meta[name=petri-serve-model]");
+  return meta?.content ? new URL(meta.content, location.href) : undefined;
 }
 
 /** One plain sentence on what to do about a bundle error. */

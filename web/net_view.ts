@@ -8,7 +8,10 @@
  * Labels stay legible: zoomed out they grow (up to 1.4×, so 12 px labels stay 8.9 px at 53%),
  * and below {@link LABEL_MIN_SCALE} they are hidden and the toolbar says to zoom in; hover and
  * focus still name every node. The view starts filling the width (the top of a net too tall
- * for the window; "Fit" shows it whole). Keys on
+ * for the window), laid out left to right (top to bottom on a phone, unless that is too wide
+ * to read); "Fit" shows it whole, laid out whichever way shows it larger (a wide net of
+ * hundreds of places runs top to bottom across the whole width). In a top-to-bottom drawing,
+ * arcs leave a node below its label. Keys on
  * the drawing: arrows pan, `+` and `-` zoom, `0` fits; on a node, arrows move to the next node
  * in reading order and the view follows it.
  *
@@ -126,7 +129,11 @@ export class NetView {
   #notes: ReadonlyMap<string, string> = new Map();
   #pointers = new Map<number, { x: number; y: number }>();
   #draw: ((direction: Direction) => NetLayout) | undefined;
+  /** The net laid out each way, as asked for (Fit compares both). */
+  readonly #layouts = new Map<Direction, NetLayout>();
   #direction: Direction = "LR";
+  /** Whether the view was narrower than {@link NARROW} when last laid out. */
+  #narrow = false;
   #lastColour: Parameters<NetView["colour"]> | undefined;
   #dragged = false;
 
@@ -189,9 +196,39 @@ export class NetView {
    */
   show(draw: (direction: Direction) => NetLayout): void {
     this.#draw = draw;
-    this.#direction = this.#wantedDirection();
+    this.#layouts.clear();
     this.#lastColour = undefined;
-    this.#render(draw(this.#direction));
+    this.#start();
+  }
+
+  /**
+   * Lays the net out the way that suits the view's width (top to bottom on a phone), unless
+   * that drawing is too wide to read at the view's width and the other way is wider to read,
+   * and fills the width.
+   */
+  #start(): void {
+    this.#narrow = this.#viewportSize().width < NARROW;
+    const wanted: Direction = this.#narrow ? "TB" : "LR";
+    const other: Direction = wanted === "TB" ? "LR" : "TB";
+    let direction = wanted;
+    if (this.#widthScale(this.#layoutFor(wanted)) < LABEL_MIN_SCALE) {
+      if (this.#widthScale(this.#layoutFor(other)) > this.#widthScale(this.#layoutFor(wanted))) {
+        direction = other;
+      }
+    }
+    this.#direction = direction;
+    this.#render(this.#layoutFor(direction));
+  }
+
+  #layoutFor(direction: Direction): NetLayout {
+    let layout = this.#layouts.get(direction);
+    if (!layout && this.#draw) this.#layouts.set(direction, layout = this.#draw(direction));
+    return layout!;
+  }
+
+  /** The scale that fills the view's width with `layout`. */
+  #widthScale(layout: NetLayout): number {
+    return Math.min(this.#viewportSize().width / Math.max(1, layout.width), MAX_FIT_SCALE);
   }
 
   #render(layout: NetLayout): void {
@@ -271,8 +308,38 @@ export class NetView {
     }
   }
 
-  /** Fits the whole net into the view (never enlarging a small net beyond 1.6×). */
+  /**
+   * Shows the whole net as large as the view allows (never enlarging a small net beyond 1.6×):
+   * laid out whichever way (left to right, or top to bottom) makes it larger, in a view as
+   * tall as the drawing needs, up to three quarters of the window.
+   */
   fit(): void {
+    if (!this.#layout) return;
+    const { width } = this.#viewportSize();
+    const most = this.#mostHeight();
+    const scaleOf = (layout: NetLayout) =>
+      Math.min(
+        width / Math.max(1, layout.width),
+        most / Math.max(1, layout.height),
+        MAX_FIT_SCALE,
+      );
+    const other: Direction = this.#direction === "LR" ? "TB" : "LR";
+    if (this.#draw && scaleOf(this.#layoutFor(other)) > scaleOf(this.#layout) * 1.05) {
+      this.#direction = other;
+      const colour = this.#lastColour;
+      this.#render(this.#layoutFor(other));
+      if (colour) this.colour(...colour);
+    }
+    const layout = this.#layout;
+    const scale = scaleOf(layout);
+    const height = Math.round(Math.max(MIN_HEIGHT, Math.min(most, scale * layout.height + 8)));
+    this.#viewport.style.height = `${height}px`;
+    this.#fitted = "all";
+    this.#fitAll();
+  }
+
+  /** Fits the drawing into the viewport as it is now. */
+  #fitAll(): void {
     const layout = this.#layout;
     if (!layout) return;
     const { width, height } = this.#viewportSize();
@@ -414,15 +481,16 @@ export class NetView {
   /** A height for the viewport: the net at the width's fit, within 220 px and 75% of the window. */
   #fitHeight(): number {
     const layout = this.#layout;
-    const width = this.#viewport.clientWidth || 600;
     if (!layout) return MIN_HEIGHT;
-    const scale = Math.min(width / Math.max(1, layout.width), MAX_FIT_SCALE);
-    const cap = Math.max(MIN_HEIGHT + 40, Math.round(globalThis.innerHeight * 0.75));
-    return Math.round(Math.min(cap, Math.max(MIN_HEIGHT, scale * layout.height + 8)));
+    const scale = this.#widthScale(layout);
+    return Math.round(
+      Math.min(this.#mostHeight(), Math.max(MIN_HEIGHT, scale * layout.height + 8)),
+    );
   }
 
-  #wantedDirection(): Direction {
-    return (this.#viewport.clientWidth || 1000) < NARROW ? "TB" : "LR";
+  /** The tallest the viewport gets: three quarters of the window. */
+  #mostHeight(): number {
+    return Math.max(MIN_HEIGHT + 40, Math.round(globalThis.innerHeight * 0.75));
   }
 
   #minScale(): number {
@@ -442,19 +510,19 @@ export class NetView {
 
   #resized(): void {
     if (!this.#layout) return;
-    const direction = this.#wantedDirection();
-    if (this.#draw && direction !== this.#direction) {
-      this.#direction = direction;
+    // Across the phone's width the net is laid out again, the way that suits the new width.
+    if (this.#draw && (this.#viewportSize().width < NARROW) !== this.#narrow) {
       const colour = this.#lastColour;
-      this.#render(this.#draw(direction));
+      this.#start();
       if (colour) this.colour(...colour);
       return;
     }
-    if (this.#fitted) {
+    if (this.#fitted === "all") {
+      this.fit();
+    } else if (this.#fitted === "width") {
       const height = `${this.#fitHeight()}px`;
       if (this.#viewport.style.height !== height) this.#viewport.style.height = height;
-      if (this.#fitted === "all") this.fit();
-      else this.#fitWidth();
+      this.#fitWidth();
     } else {
       this.#apply(this.#zoom);
     }

@@ -30,6 +30,7 @@ import { forward, type ForwardResponse } from "../core/ops/forward.ts";
 import type { IdMap, OpsModel } from "../core/ops/model.ts";
 import type { AnyOperation } from "../core/ops/operation.ts";
 import type { SensitivityResponse } from "../core/ops/sensitivity.ts";
+import { type ChartRoom, DEFAULT_ROOM } from "./charts.ts";
 import { activationCurve } from "./curve.ts";
 import { html } from "./dom.ts";
 import {
@@ -50,7 +51,12 @@ export interface RunOutcome {
 type BaseRequest = { readonly input_marking?: IdMap; readonly input_values?: IdMap | null };
 
 /** Renders one operation's answer. */
-type Renderer = (model: OpsModel, request: never, answer: never) => Promise<HTMLElement>;
+type Renderer = (
+  model: OpsModel,
+  request: never,
+  answer: never,
+  room: ChartRoom,
+) => Promise<HTMLElement>;
 
 const label = (model: OpsModel) => (transition: string) => model.label(transition);
 
@@ -59,7 +65,12 @@ const RENDERERS: Readonly<Record<string, Renderer>> = {
     Promise.resolve(forwardResult(answer, label(model))),
   anomaly: (model, _request, answer: AnomalyResponse) =>
     Promise.resolve(anomalyResult(answer, label(model))),
-  counterfactual: async (model, request: CounterfactualRequest, answer: CounterfactualResponse) =>
+  counterfactual: async (
+    model,
+    request: CounterfactualRequest,
+    answer: CounterfactualResponse,
+    room,
+  ) =>
     counterfactualResult(
       answer,
       await activationCurve(
@@ -71,13 +82,15 @@ const RENDERERS: Readonly<Record<string, Renderer>> = {
       `${request.flip_place} (${request.flip_channel ?? "marking"})`,
       request.target_transition,
       request.tolerance ?? DEFAULT_TOLERANCE,
+      room,
     ),
-  sensitivity: (_model, _request, answer: SensitivityResponse) =>
-    Promise.resolve(sensitivityResult(answer)),
+  sensitivity: (_model, _request, answer: SensitivityResponse, room) =>
+    Promise.resolve(sensitivityResult(answer, room)),
 };
 
 /**
- * Runs one row of the operations table on a request already validated by its schema.
+ * Runs one row of the operations table on a request already validated by its schema; charts
+ * are drawn for `room` (the width of the box the answer goes in).
  *
  * @example
  * ```ts
@@ -94,10 +107,11 @@ export async function runOperation(
   operation: AnyOperation,
   model: OpsModel,
   request: unknown,
+  room: ChartRoom = DEFAULT_ROOM,
 ): Promise<RunOutcome> {
   const answer = await operation.run(model, request);
   const render = Object.hasOwn(RENDERERS, operation.name) ? RENDERERS[operation.name] : undefined;
-  const element = render ? await render(model, request as never, answer as never) : html(
+  const element = render ? await render(model, request as never, answer as never, room) : html(
     "div",
     { class: "result", "data-kind": operation.name },
     html("pre", {}, jsonText(answer)),

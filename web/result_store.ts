@@ -109,6 +109,11 @@ export class ResultStore {
     return this.#errors;
   }
 
+  /** The keys of every trace's attributes (not event attributes), sorted. */
+  attributeKeys(): string[] {
+    return this.#records.attributeKeys();
+  }
+
   /** Bytes held: every array and record chunk (what the table costs in memory). */
   get byteSize(): number {
     return this.#scores.byteLength + this.#residuals.byteLength + this.#failed.byteLength +

@@ -21,7 +21,7 @@ import type { AnomalyResponse } from "../core/ops/anomaly.ts";
 import { type CounterfactualResponse, DEFAULT_TOLERANCE } from "../core/ops/counterfactual.ts";
 import type { ForwardResponse } from "../core/ops/forward.ts";
 import type { SensitivityResponse } from "../core/ops/sensitivity.ts";
-import { barChart, curveChart, type CurvePoint } from "./charts.ts";
+import { barChart, type ChartRoom, curveChart, type CurvePoint, DEFAULT_ROOM } from "./charts.ts";
 import { formatNumber, html } from "./dom.ts";
 import { activationColour } from "./net_view.ts";
 
@@ -93,7 +93,8 @@ export function counterfactualResult(
   curve: readonly CurvePoint[],
   xLabel: string,
   targetName: string,
-  tolerance = DEFAULT_TOLERANCE,
+  tolerance: number = DEFAULT_TOLERANCE,
+  room: ChartRoom = DEFAULT_ROOM,
 ): HTMLElement {
   const rows: [string, unknown][] = Object.entries(answer);
   const parts: HTMLElement[] = [];
@@ -118,23 +119,28 @@ export function counterfactualResult(
           original: { x: answer.original_input, y: answer.original_activation },
         }
         : {}),
-    }));
+    }, room));
   }
   return result("counterfactual", answer, ...parts);
 }
 
 /**
  * The sensitivity answer: the base activation, a table of both gradients per place, and a bar
- * chart of each.
+ * chart of each (side by side when `room` is wide enough), drawn for `room`.
  *
  * @example
  * ```ts
  * import { sensitivityResult } from "./results.ts";
  * declare const answer: import("../core/ops/sensitivity.ts").SensitivityResponse;
- * document.body.append(sensitivityResult(answer));
+ * document.body.append(sensitivityResult(answer, { width: 1200, viewportHeight: 800 }));
  * ```
  */
-export function sensitivityResult(answer: SensitivityResponse): HTMLElement {
+export function sensitivityResult(
+  answer: SensitivityResponse,
+  room: ChartRoom = DEFAULT_ROOM,
+): HTMLElement {
+  // The .charts grid puts two charts side by side from 530 px (two 260 px columns, a 10 px gap).
+  const each = room.width >= 530 ? (room.width - 10) / 2 : room.width;
   const places = [
     ...new Set([...answer.marking_gradients.keys(), ...answer.value_gradients.keys()]),
   ];
@@ -164,8 +170,8 @@ export function sensitivityResult(answer: SensitivityResponse): HTMLElement {
     html(
       "div",
       { class: "charts" },
-      barChart("marking_gradients", [...answer.marking_gradients]),
-      barChart("value_gradients", [...answer.value_gradients]),
+      barChart("marking_gradients", [...answer.marking_gradients], each),
+      barChart("value_gradients", [...answer.value_gradients], each),
     ),
   );
 }
@@ -282,7 +288,6 @@ function maybeCell(field: string, key: string, value: number | undefined): HTMLT
     : numberCell(field, key, value);
 }
 
-/** A scrolling box for wide tables (at 360 px), focusable so the keyboard can scroll it. */
 /**
  * A table with a caption and a header row, in its scroll box (named after the caption).
  *
@@ -309,11 +314,24 @@ export function captionedTable(
   ));
 }
 
+/** Tables of more rows than this scroll inside a box of bounded height. */
+const TALL_ROWS = 12;
+
+/**
+ * A scrolling box for wide tables (at 360 px) and long ones (a net's hundreds of places),
+ * focusable so the keyboard can scroll it.
+ */
 function wrap(table: HTMLTableElement): HTMLElement {
   const caption = table.querySelector("caption")?.textContent ?? "table";
+  const tall = table.tBodies[0] !== undefined && table.tBodies[0].rows.length > TALL_ROWS;
   return html(
     "div",
-    { class: "table-wrap", tabindex: 0, role: "region", "aria-label": caption },
+    {
+      class: tall ? "table-wrap tall" : "table-wrap",
+      tabindex: 0,
+      role: "region",
+      "aria-label": caption,
+    },
     table,
   );
 }

@@ -91,6 +91,8 @@ export interface ScoreSummary {
   readonly errors: number;
   /** The scored transition ids, in the store's order. */
   readonly ids: readonly string[];
+  /** The keys of the traces' attributes, sorted. */
+  readonly attributes: readonly string[];
   /** Seconds from the start of reading to the last trace stored. */
   readonly seconds: number;
   /** Lines for the user (pm4py's column names used, spec entries naming no place). */

@@ -207,6 +207,7 @@ async function score(
       traces: results.count,
       errors: results.errors,
       ids: results.ids,
+      attributes: results.attributeKeys(),
       seconds: (performance.now() - started) / 1000,
       notes,
       storeBytes: results.byteSize,

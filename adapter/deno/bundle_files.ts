@@ -21,13 +21,7 @@
  * @module
  */
 
-import {
-  BundleError,
-  compileBundle,
-  loadBundle,
-  type LoadOptions,
-  type Model,
-} from "../../core/bundle.ts";
+import { BundleError, compileBundle, type LoadOptions, type Model } from "../../core/bundle.ts";
 import { describeKind, type FileKind, sniffFile } from "../../core/file_kind.ts";
 import { DescriptionFileError, readDescriptionFile } from "../../core/net/read_description_file.ts";
 import type { OrtModule } from "../../core/runtime/mod.ts";
@@ -193,6 +187,26 @@ export async function readBundle(
   path: string | URL,
   options: LoadOptions = {},
 ): Promise<Model> {
+  return await openBundle(ort, await readBundleFiles(path), options);
+}
+
+/**
+ * Reads a bundle's two files (a `.onnx` or `.pt` path, a directory holding one bundle, a model
+ * description `.json` compiled in memory, or a URL of any of these) without loading them: what
+ * {@link readBundle} loads, and what `serve` hands the playground so that it opens the model
+ * being served.
+ *
+ * @throws {BundleError} naming the missing, unreadable or wrong file.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readBundleFiles } from "./bundle_files.ts";
+ * const files = await readBundleFiles("examples/rest_serving");
+ * assert.ok("onnx" in files && files.onnxName === "examples/rest_serving/rest_serving.onnx");
+ * ```
+ */
+export async function readBundleFiles(path: string | URL): Promise<AnyBundleFiles> {
   let modelName: string;
   let sidecarName: string;
   let read: (name: string) => Promise<Uint8Array>;
@@ -213,12 +227,11 @@ export async function readBundle(
   const bytes = await read(modelName);
   // What the file holds is checked before its sidecar is looked for.
   refuseWrongFile(modelName, bytes, kind);
-  if (kind === "description") return await compiledInMemory(ort, modelName, bytes, options);
+  if (kind === "description") return await compiledInMemory(modelName, bytes);
   const sidecar = sidecarText(sidecarName, await read(sidecarName));
-  const files: AnyBundleFiles = kind === "pt"
+  return kind === "pt"
     ? { pt: bytes, sidecar, ptName: modelName, sidecarName }
     : { onnx: bytes, sidecar, onnxName: modelName, sidecarName };
-  return await openBundle(ort, files, options);
 }
 
 /** Directory entries named in a message about a directory without a bundle. */
@@ -254,13 +267,8 @@ function refuseWrongFile(name: string, bytes: Uint8Array, kind: BundleKind): voi
   throw new BundleError(`${name} is ${describeKind(found)}, not ${wanted}${hint}`);
 }
 
-/** A model description compiled to a bundle in memory, then loaded as one. */
-async function compiledInMemory(
-  ort: OrtModule,
-  name: string,
-  bytes: Uint8Array,
-  options: LoadOptions,
-): Promise<Model> {
+/** A model description compiled to a bundle in memory: its two files. */
+async function compiledInMemory(name: string, bytes: Uint8Array): Promise<AnyBundleFiles> {
   let description;
   try {
     description = readDescriptionFile(bytes, name);
@@ -269,13 +277,13 @@ async function compiledInMemory(
     throw error;
   }
   const compiled = await compileBundle(description);
-  return await loadBundle(ort, {
+  return {
     onnx: compiled.onnx,
     sidecar: compiled.sidecar,
     onnxName: `${name} (compiled in memory)`,
     sidecarName: `${name} (compiled in memory)`,
     modelFile: name,
-  }, options);
+  };
 }
 
 /** A sidecar's text; an HTML page or a file that is not JSON is refused naming what it is. */

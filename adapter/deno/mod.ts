@@ -33,6 +33,7 @@ export {
   FETCH_TIMEOUT_MS,
   MAX_FETCHED_BYTES,
   readBundle,
+  readBundleFiles,
   readPtFiles,
   resolveBundlePath,
   SIDECAR_SUFFIX,
@@ -64,8 +65,10 @@ export type {
   StructuralGuard,
 } from "../../core/net/types.ts";
 export type { NetStructure } from "../../core/net/structure.ts";
+export type { AnyBundleFiles } from "../../core/open_bundle.ts";
 export {
   BUNDLE_FORMAT,
+  type BundleFiles,
   type LoadOptions,
   type Model,
   type Sidecar,

@@ -24,11 +24,6 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-CGJTX3OC.js",
-    async () =>
-      (await import("../../web/bundle/chunk-CGJTX3OC.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
     "chunk-EBYJRSAL.js",
     async () =>
       (await import("../../web/bundle/chunk-EBYJRSAL.js.txt", { with: { type: "text" } })).default,
@@ -37,6 +32,11 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     "chunk-LR2SUWDX.js",
     async () =>
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-PFNIPA6K.js",
+    async () =>
+      (await import("../../web/bundle/chunk-PFNIPA6K.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-W4HAI2EF.js",

@@ -18,6 +18,10 @@
  * // Deno.serve(handler) serves both.
  * ```
  *
+ * Given the bundle a server serves (`model`), it also serves that bundle's two files under
+ * `model/` and names them in the page's head, so the page opens the served model rather than
+ * its example (`served_model.ts`).
+ *
  * `GET` and `HEAD` only; `/playground` redirects to `/playground/`; a directory serves its
  * `index.html`; paths that climb out of the site are not found. When a given directory holds no
  * site, `/playground/` answers 404 with a detail saying how to build one.
@@ -32,7 +36,9 @@
  * @module
  */
 
+import type { AnyBundleFiles } from "../../core/open_bundle.ts";
 import { type FileBody, PLAYGROUND_FILES } from "./playground_site.ts";
+import { servedModelFiles } from "./served_model.ts";
 import { IMMUTABLE, REVALIDATE, StaticAsset } from "../../server/static_asset.ts";
 import { withoutBody } from "../../server/head.ts";
 
@@ -43,6 +49,12 @@ export const PLAYGROUND_PREFIX = "/playground";
 export interface PlaygroundOptions {
   /** Where the site is served; default {@link PLAYGROUND_PREFIX}. No trailing slash. */
   readonly prefix?: string;
+  /**
+   * The bundle the server serves (as `readBundleFiles` read it): served at
+   * `PREFIX/model/NAME` and `PREFIX/model/NAME.meta.json`, and opened by the page instead of
+   * its example. `cli.ts serve` passes the model it serves.
+   */
+  readonly model?: AnyBundleFiles;
 }
 
 /** A fetch handler that may decline a request (`undefined`) so the next one answers it. */
@@ -86,6 +98,10 @@ export function playgroundHandler(
   const root = typeof distDir === "string" ? distDir.replace(/\/+$/, "") : dirPath(distDir);
   const packagedAssets = new Map<string, StaticAsset>();
   const siteAssets = new Map<string, { readonly stamp: string; readonly asset: StaticAsset }>();
+  const served = options.model === undefined ? undefined : servedModelFiles(options.model);
+  const modelAssets = new Map(
+    [...served?.files ?? []].map(([path, body]) => [path, modelAsset(path, body)]),
+  );
   const serve = async (request: Request, asset: StaticAsset) => {
     const response = await asset.respond(request);
     return request.method === "HEAD" ? await withoutBody(response) : response;
@@ -104,12 +120,19 @@ export function playgroundHandler(
     }
     const relative = safeRelative(url.pathname.slice(prefix.length + 1));
     if (relative === undefined) return detail(404, "Not Found");
+    const model = modelAssets.get(relative);
+    if (model !== undefined) return await serve(request, model);
+    // The page names the served model in its head; other files are the site's own.
+    const page = served && (relative === "" || relative === "index.html") ? served : undefined;
     if (packaged) {
       const path = relative === "" || relative.endsWith("/") ? `${relative}index.html` : relative;
       const load = PLAYGROUND_FILES.get(path);
       if (load === undefined) return detail(404, "Not Found");
       let asset = packagedAssets.get(path);
-      if (asset === undefined) packagedAssets.set(path, asset = packagedAsset(path, load));
+      if (asset === undefined) {
+        const read = page ? async () => page.page(await load() as string) : load;
+        packagedAssets.set(path, asset = packagedAsset(path, read));
+      }
       return await serve(request, asset);
     }
     if (root === undefined) return notBuilt();
@@ -136,7 +159,9 @@ export function playgroundHandler(
       const asset = new StaticAsset({
         contentType: contentType(file),
         cacheControl: cacheControl(file),
-        read: () => Deno.readFile(file),
+        read: page
+          ? async () => page.page(await Deno.readTextFile(file))
+          : () => Deno.readFile(file),
         ...(isLarge(file)
           ? { stream: async () => (await Deno.open(file, { read: true })).readable }
           : {}),
@@ -167,6 +192,15 @@ function packagedAsset(path: string, load: () => Promise<FileBody>): StaticAsset
         },
       }
       : {}),
+  });
+}
+
+/** A file of the served model: revalidated on each use (the URL does not name its bytes). */
+function modelAsset(path: string, body: Uint8Array | string): StaticAsset {
+  return new StaticAsset({
+    contentType: contentType(path),
+    cacheControl: REVALIDATE,
+    read: () => Promise.resolve(body),
   });
 }
 

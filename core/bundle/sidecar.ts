@@ -29,6 +29,7 @@ import { describeModel } from "../net/describe_model.ts";
 import { isObject, type JsonObject, own } from "../net/json_checks.ts";
 import { quoteId } from "../net/quote_id.ts";
 import { compareIds, type PetriModel } from "../net/types.ts";
+import { sha256 } from "../sha256.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../version.ts";
 import { BundleError, messageOf } from "./bundle_error.ts";
 
@@ -227,10 +228,16 @@ export function parseJsonObject(text: string, name: string): JsonObject {
   return json;
 }
 
-/** SHA-256 of `bytes`, lowercase hex. */
+/**
+ * SHA-256 of `bytes`, lowercase hex: Web Crypto's, or where a page has none (served over plain
+ * HTTP under a name other than `localhost`), `../sha256.ts`'s.
+ */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const subtle = globalThis.crypto?.subtle;
+  const digest = subtle
+    ? new Uint8Array(await subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>))
+    : sha256(bytes);
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function formatSavedAt(date: Date): string {

@@ -115,3 +115,41 @@ Deno.test("playgroundHandler() says how to build a site that is not there", asyn
     });
   }
 });
+
+Deno.test("playgroundHandler() serves the served model's files and names them in the page", async () => {
+  const onnx = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
+  const sidecar = await Deno.readTextFile("examples/rest_serving/rest_serving.onnx.meta.json");
+  const model = {
+    onnx,
+    sidecar,
+    onnxName: "examples/rest_serving/rest_serving.onnx",
+    sidecarName: "examples/rest_serving/rest_serving.onnx.meta.json",
+  };
+  const meta = '<meta name="petri-serve-model" content="model/rest_serving.onnx">';
+  const packaged = playgroundHandler(undefined, { model });
+  const file = (await packaged(get("/playground/model/rest_serving.onnx")))!;
+  assert.equal(file.status, 200);
+  assert.deepEqual(new Uint8Array(await file.arrayBuffer()), onnx);
+  const side = (await packaged(get("/playground/model/rest_serving.onnx.meta.json")))!;
+  assert.equal(side.headers.get("content-type"), "application/json");
+  assert.equal(await side.text(), sidecar);
+  assert.ok((await (await packaged(get("/playground/")))!.text()).includes(meta));
+  // The example stays where it was; without a model there is no model and no tag.
+  const example = (await packaged(get("/playground/examples/credit_approval_coloured.onnx")))!;
+  assert.equal(example.status, 200);
+  await example.body?.cancel();
+  const plain = playgroundHandler();
+  assert.ok(!(await (await plain(get("/playground/")))!.text()).includes("petri-serve-model"));
+  const none = (await plain(get("/playground/model/rest_serving.onnx")))!;
+  assert.equal(none.status, 404);
+  await none.body?.cancel();
+  // A built site names the served model too.
+  await withSite(async (dir) => {
+    const site = playgroundHandler(dir, { model });
+    const page = await (await site(get("/playground/index.html")))!.text();
+    assert.equal(page, `<!doctype html>${meta}<title>x</title>`);
+    const served = (await site(get("/playground/model/rest_serving.onnx")))!;
+    assert.equal(served.headers.get("content-length"), String(onnx.length));
+    await served.body?.cancel();
+  });
+});

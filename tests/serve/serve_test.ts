@@ -102,7 +102,7 @@ Deno.test("cli.ts serve without BUNDLE serves the embedded example", async () =>
   assert.equal(exit.code, 0, `exit code after SIGTERM; stderr: ${exit.stderr}`);
 });
 
-Deno.test("cli.ts serve from a fresh clone (no dist/) serves the playground, linked from /docs", async () => {
+Deno.test("cli.ts serve from a fresh clone (no dist/) serves the playground, linked from /docs, opening the served model", async () => {
   // The tracked files only, as a clone has them: no dist/, no build step run.
   await using clone = await tempDir();
   const listed = await new Deno.Command("git", {
@@ -134,6 +134,18 @@ Deno.test("cli.ts serve from a fresh clone (no dist/) serves the playground, lin
   assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
   const html = await page.text();
   assert.match(html, /<script type="module" src="\.\/main\.js"><\/script>/);
+  // The page opens the model being served (with no BUNDLE, the example): byte for byte.
+  assert.match(
+    html,
+    /<meta name="petri-serve-model" content="model\/credit_approval_coloured\.onnx">/,
+  );
+  const served = await fetch(`${server.origin}/playground/model/credit_approval_coloured.onnx`);
+  assert.deepEqual(
+    new Uint8Array(await served.arrayBuffer()),
+    await Deno.readFile(
+      new URL("examples/credit_approval_coloured/credit_approval_coloured.onnx", ROOT),
+    ),
+  );
   const script = await fetch(`${server.origin}/playground/main.js`);
   assert.equal(script.status, 200);
   assert.match(script.headers.get("content-type") ?? "", /javascript/);

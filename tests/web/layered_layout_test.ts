@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { layeredLayout } from "../../web/layered_layout.ts";
-import { DAGRE_MAX_NODES, layoutNet } from "../../web/layout.ts";
+import { DAGRE_MAX_NODES, LABEL_LINE, layoutNet } from "../../web/layout.ts";
 import { layeredModel } from "../../bench/layered_net.ts";
 import { wideModel } from "../../bench/wide_net.ts";
 
@@ -77,17 +77,27 @@ Deno.test("layoutNet() lays large nets out compactly, either way round", () => {
   assert.ok(place(down, arc.to).y > place(down, arc.from).y, "top to bottom");
   const bar = down.nodes.find((n) => n.kind === "transition")!;
   assert.ok(bar.width > bar.height, "top to bottom, bars lie across the flow");
-  // Arcs end on their shapes either way: the first point lies on the source's outline.
+  // Arcs start on their shapes (the first point lies on the source's outline); top to bottom,
+  // an arc heading down starts under its source's label instead, so it never crosses it.
   for (const drawing of [across, down]) {
     const byId = new Map(drawing.nodes.map((n) => [`${n.kind}:${n.id}`, n]));
-    for (const edge of drawing.edges.slice(0, 50)) {
+    let underLabels = 0;
+    for (const edge of drawing.edges) {
       const from = byId.get(`place:${edge.from}`) ?? byId.get(`transition:${edge.from}`)!;
-      const p = edge.points[0]!;
+      const [p, next] = [edge.points[0]!, edge.points[1]!];
+      const labelBottom = from.y + from.height / 2 + LABEL_LINE;
+      if (drawing === down && p.x === from.x && p.y > labelBottom) {
+        assert.ok(next.y > p.y, `${edge.from} -> ${edge.to} heads down from under the label`);
+        underLabels++;
+        continue;
+      }
       const inside = from.kind === "place"
         ? Math.abs(Math.hypot(p.x - from.x, p.y - from.y) - from.width / 2) < 1e-6
         : Math.abs(p.x - from.x) <= from.width / 2 + 1e-6 &&
           Math.abs(p.y - from.y) <= from.height / 2 + 1e-6;
       assert.ok(inside, `${edge.from} -> ${edge.to} starts on ${edge.from}`);
+      if (drawing === down) assert.ok(next.y <= labelBottom + 6, `${edge.from} -> ${edge.to}`);
     }
+    if (drawing === down) assert.ok(underLabels > 0.9 * drawing.edges.length, `${underLabels}`);
   }
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseModelDescription } from "../../core/net/parse.ts";
-import { BAR_SIZE, type LaidNode, layoutNet, PLACE_RADIUS } from "../../web/layout.ts";
+import { BAR_SIZE, LABEL_LINE, type LaidNode, layoutNet, PLACE_RADIUS } from "../../web/layout.ts";
 
 const TRIAGE = new URL(
   "../fixtures/conformance/triage_softmax_ste/model.json",
@@ -52,4 +52,21 @@ Deno.test("layoutNet() shortens long labels for the drawing only", () => {
   assert.equal(close.label, long);
   assert.equal(close.shortLabel.length, 26);
   assert.ok(close.shortLabel.endsWith("…"));
+});
+
+Deno.test("layoutNet() top to bottom: arcs heading down leave under their source's label", () => {
+  const drawing = layoutNet(net, (t) => net.labels.get(t) ?? t, "TB");
+  const byId = new Map(drawing.nodes.map((n) => [`${n.kind}:${n.id}`, n]));
+  let down = 0;
+  for (const edge of drawing.edges) {
+    const from = byId.get(`place:${edge.from}`) ?? byId.get(`transition:${edge.from}`)!;
+    const [start, next] = [edge.points[0]!, edge.points[1]!];
+    // The label hangs under the shape, one line tall and centred on it.
+    const labelBottom = from.y + from.height / 2 + LABEL_LINE;
+    if (next.y > labelBottom + 6) {
+      assert.deepEqual(start, { x: from.x, y: labelBottom + 2 }, `${edge.from} -> ${edge.to}`);
+      down++;
+    }
+  }
+  assert.ok(down >= net.arcs.length / 2, `${down} arcs head down`);
 });

@@ -230,6 +230,8 @@ for (const backend of ["wasm", "webgpu"] as const) {
         await page.getByRole("button", { name: `Show trace ${failed[0]!.trace_index}` }).click();
         await page.locator("#trace-detail").getByText("Not scored:").waitFor();
         await page.locator("#log-filter").selectOption("all");
+        // The table is drawn again once the worker sends the page: the scored rows are back.
+        await page.locator("#log-table tbody tr:not([data-error])").first().waitFor();
       });
 
       await t.step(

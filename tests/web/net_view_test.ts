@@ -3,7 +3,8 @@
  * `batch` benchmark (`bench/wide_net.ts`) and a 300-place layered net, at 1280×800 and on a
  * 390×844 phone. The drawing fills its width with legible labels, zooms and pans by buttons,
  * wheel, drag and keyboard, fits, and follows keyboard focus from node to node; hover and focus
- * name a node; the forms list every place, prefilled from the sidecar's input specs; and no
+ * name a node; the forms list the places that matter (any other found by a search), prefilled
+ * from the sidecar's input specs; and no
  * page (the playground, /redoc) scrolls sideways at 390 px. Screenshots of the log view and of
  * the 59-place net at both sizes go to `tests/artifacts/`.
  *
@@ -18,6 +19,7 @@ import type { Page } from "playwright-core";
 import { compileBundle } from "../../core/bundle.ts";
 import type { PetriModel } from "../../core/net/types.ts";
 import { writeBundle } from "../../adapter/deno/bundle_files.ts";
+import { netStructure } from "../../core/net/structure.ts";
 import { layeredModel } from "../../bench/layered_net.ts";
 import { wideModel } from "../../bench/wide_net.ts";
 import { CONFORMANCE } from "../conformance/fixtures.ts";
@@ -217,45 +219,52 @@ Deno.test({
         },
       );
 
-      await t.step("the forms list every place, prefilled from the sidecar's specs", async () => {
-        const set = page.locator("#form-forward fieldset[data-field=input_marking]");
-        const inputs = set.locator("input");
-        assert.equal(await inputs.count(), 59);
-        const rows = set.locator(".rows");
-        const [scrollHeight, clientHeight] = await rows.evaluate((e) => [
-          e.scrollHeight,
-          e.clientHeight,
-        ]);
-        assert.equal(scrollHeight, clientHeight, "no hidden rows");
-        // The wide net reads its first-layer places from x0 … x6.
-        const sources = [...wideModel().inputMarkingSpec.keys()];
-        for (const [i, place] of sources.entries()) {
-          const input = set.getByLabel(place, { exact: true });
-          assert.equal(await input.getAttribute("placeholder"), `attribute x${i}`);
-          assert.match(
-            await page.locator(`#${await input.getAttribute("id")}-source`).textContent() ?? "",
-            new RegExp(`from attribute x${i}$`),
+      await t.step(
+        "the forms list the places that matter, prefilled from the sidecar's specs",
+        async () => {
+          const set = page.locator("#form-forward fieldset[data-field=input_marking]");
+          const inputs = set.locator(".map-rows input");
+          // The net's inputs: the places the sidecar reads, and those no arc fills.
+          const { net } = wideModel();
+          const listed = new Set([
+            ...wideModel().inputMarkingSpec.keys(),
+            ...netStructure(net).sourcePlaces,
+          ]);
+          assert.equal(await inputs.count(), listed.size);
+          // Any other place is found by its id.
+          await set.getByLabel("Find a place").fill(net.places.at(-1)!);
+          assert.equal(await inputs.count(), 1);
+          await set.getByLabel("Find a place").fill("");
+          // The wide net reads its first-layer places from x0 … x6.
+          const sources = [...wideModel().inputMarkingSpec.keys()];
+          for (const [i, place] of sources.entries()) {
+            const input = set.getByLabel(place, { exact: true });
+            assert.equal(await input.getAttribute("placeholder"), `attribute x${i}`);
+            assert.match(
+              await page.locator(`#${await input.getAttribute("id")}-source`).textContent() ?? "",
+              new RegExp(`from attribute x${i}$`),
+            );
+          }
+          // PETRA's triage model sets p_ticket to the constant 1: its box starts at 1.
+          const folder = new URL("triage_softmax_ste/", CONFORMANCE).pathname;
+          await openBundleFiles(
+            page,
+            [`${folder}model.pt`, `${folder}model.pt.meta.json`],
+            "triage_softmax_ste",
           );
-        }
-        // PETRA's triage model sets p_ticket to the constant 1: its box starts at 1.
-        const folder = new URL("triage_softmax_ste/", CONFORMANCE).pathname;
-        await openBundleFiles(
-          page,
-          [`${folder}model.pt`, `${folder}model.pt.meta.json`],
-          "triage_softmax_ste",
-        );
-        const triage = page.locator("#form-forward fieldset[data-field=input_marking]");
-        assert.equal(await triage.locator("input").count(), 9);
-        assert.equal(await triage.getByLabel("p_ticket", { exact: true }).inputValue(), "1");
-        assert.equal(await triage.getByLabel("p_triaged", { exact: true }).inputValue(), "");
-        assert.equal(
-          await triage.getByLabel("p_triaged", { exact: true }).getAttribute("placeholder"),
-          "attribute severity",
-        );
-        for (const input of await triage.locator("input").all()) {
-          assert.equal(await input.isVisible(), true);
-        }
-      });
+          const triage = page.locator("#form-forward fieldset[data-field=input_marking]");
+          assert.equal(await triage.locator(".map-rows input").count(), 9);
+          assert.equal(await triage.getByLabel("p_ticket", { exact: true }).inputValue(), "1");
+          assert.equal(await triage.getByLabel("p_triaged", { exact: true }).inputValue(), "");
+          assert.equal(
+            await triage.getByLabel("p_triaged", { exact: true }).getAttribute("placeholder"),
+            "attribute severity",
+          );
+          for (const input of await triage.locator(".map-rows input").all()) {
+            assert.equal(await input.isVisible(), true);
+          }
+        },
+      );
 
       await t.step("300 places: laid out, legible at the start, every node reachable", async () => {
         await openBundleFiles(page, large, "wide300");

@@ -69,7 +69,7 @@ export async function selectOperation(page: Page, kind: Kind): Promise<void> {
 
 /**
  * Enters `body` into the form of `kind`, field by field, as a user would: place rows by their
- * labels, choices by value, events typed one per row (or pasted as JSON with `pasteEvents`).
+ * labels (found by the search box in a large net), choices by value, events typed one per row (or pasted as JSON with `pasteEvents`).
  *
  * @example
  * ```ts
@@ -89,11 +89,17 @@ export async function fillForm(
   const form = page.locator(`#form-${kind}`);
   for (const field of ["input_marking", "input_values"]) {
     const set = form.locator(`fieldset[data-field=${field}]`);
-    for (const input of await set.locator("input").all()) await input.fill("");
+    await set.locator(`#${kind}-${field}-mode-list`).check();
+    for (const input of await set.locator(".map-rows input").all()) await input.fill("");
     const values = (body[field] ?? {}) as Record<string, number>;
+    // A large net lists only some places: the others are found by their id.
+    const search = set.getByLabel("Find a place");
+    const searchable = await search.count() > 0;
     for (const [place, value] of Object.entries(values)) {
+      if (searchable) await search.fill(place);
       await set.getByLabel(place, { exact: true }).fill(String(value));
     }
+    if (searchable) await search.fill("");
   }
   for (const field of ["flip_place", "target_transition", "flip_channel"]) {
     if (typeof body[field] === "string") {
