@@ -96,10 +96,15 @@ export type {
   OrtSessionOptions,
   OrtTensor,
   OutputRow,
+  PackedInputs,
+  PackedOutputs,
   QueueLimits,
   RunOptions,
   RunRecord,
+  SchedulerOptions,
 } from "./core/runtime/mod.ts";
+export { IN_PLACE_MAX_MS, IN_PLACE_MAX_ROWS, Scheduler } from "./core/runtime/mod.ts";
+export type { BatchInfo, Execute } from "./core/runtime/mod.ts";
 export type { HealingPolicy, HealthEvent, HealthState } from "./core/runtime/mod.ts";
 export { type BusyReason, ModelBusyError, RunCancelledError } from "./core/runtime/mod.ts";
 
@@ -110,7 +115,8 @@ export { PT_LIMITS, type PtLimits } from "./core/pt/pt_limits.ts";
 
 // The operations
 export { RequestError } from "./core/ops/errors.ts";
-export type { IdMap, OpsModel } from "./core/ops/model.ts";
+export { type IdMap, type OpsModel, type Runner, runRows } from "./core/ops/model.ts";
+export { IdValues } from "./core/ops/id_values.ts";
 export { forward, type ForwardRequest, type ForwardResponse } from "./core/ops/forward.ts";
 export {
   anomaly,
@@ -176,4 +182,4 @@ export type {
   ZodModule,
 } from "./core/schemas.ts";
 export type { SchemaKit } from "./core/schemas/kit.ts";
-export { stringifyJson } from "./core/json.ts";
+export { JSON_TEXT, stringifyJson, type WritesJson } from "./core/json.ts";

@@ -83,9 +83,14 @@ export type {
   OrtSessionOptions,
   OrtTensor,
   OutputRow,
+  PackedInputs,
+  PackedOutputs,
   QueueLimits,
   RunOptions,
   RunRecord,
+  SchedulerOptions,
 } from "../../core/runtime/mod.ts";
+export { IN_PLACE_MAX_MS, IN_PLACE_MAX_ROWS, Scheduler } from "../../core/runtime/mod.ts";
+export type { BatchInfo, Execute } from "../../core/runtime/mod.ts";
 export type { HealingPolicy, HealthEvent, HealthState } from "../../core/runtime/mod.ts";
 export type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";

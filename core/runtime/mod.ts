@@ -30,6 +30,7 @@ export {
 export {
   type BatchInfo,
   DEFAULT_MAX_BATCH_ROWS,
+  type Execute,
   type QueueLimits,
   type RunOptions,
   Scheduler,
