@@ -19,7 +19,8 @@
  * @module
  */
 
-import { compileBundle } from "../core/bundle.ts";
+import { compileBundle, type CompiledBundle } from "../core/bundle.ts";
+import { ModelLimitError } from "../core/net/model_limits.ts";
 import { ModelDescriptionError, parseModelDescription } from "../core/net/parse.ts";
 import type { PetriModel } from "../core/net/types.ts";
 import { bundleKind, readPtFiles, writeBundle } from "../adapter/deno/bundle_files.ts";
@@ -81,7 +82,13 @@ export const compileCommand: Command = {
     const { model, savedAt } = bundleKind(modelPath) === "pt"
       ? readPtModel(await readPtFiles(modelPath))
       : { model: await readModel(modelPath), savedAt: undefined };
-    const bundle = await compileBundle(model, { savedAt: given ?? savedAt ?? new Date() });
+    let bundle: CompiledBundle;
+    try {
+      bundle = await compileBundle(model, { savedAt: given ?? savedAt ?? new Date() });
+    } catch (error) {
+      if (!(error instanceof ModelLimitError)) throw error;
+      throw new InputError(`${modelPath} is over a model limit: ${error.message}`);
+    }
     const written = await writeBundle(output, bundle);
     io.err(
       `compiled ${modelPath} -> ${written.onnxPath} + ${written.sidecarPath} ` +
@@ -108,11 +115,21 @@ function parseTime(text: string): Date {
   return date;
 }
 
+/** The largest model description read (64 MiB): above any description within the model limits. */
+const MAX_DESCRIPTION_BYTES = 64 * 1024 * 1024;
+/** Issues the one error line lists; the rest are counted. */
+const SHOWN_ISSUES = 20;
+
 async function readModel(path: string): Promise<PetriModel> {
   let text: string;
   try {
+    const { size } = await Deno.stat(path);
+    if (size > MAX_DESCRIPTION_BYTES) {
+      throw new InputError(`${path} is ${size} bytes, over the limit of ${MAX_DESCRIPTION_BYTES}`);
+    }
     text = await Deno.readTextFile(path);
   } catch (error) {
+    if (error instanceof InputError) throw error;
     const why = error instanceof Deno.errors.NotFound
       ? "no such file"
       : error instanceof Error
@@ -131,10 +148,14 @@ async function readModel(path: string): Promise<PetriModel> {
   } catch (error) {
     if (!(error instanceof ModelDescriptionError)) throw error;
     // Every issue, on the one line the CLI prints (the format reports all problems at once).
-    const issues = error.issues.map(({ path, message }) => `${path}: ${message}`);
-    const count = issues.length === 1 ? "1 issue" : `${issues.length} issues`;
+    const issues = error.issues.slice(0, SHOWN_ISSUES).map(({ path, message }) =>
+      `${path}: ${message}`
+    );
+    const total = error.issues.length;
+    const count = total === 1 ? "1 issue" : `${total} issues`;
+    const more = total > SHOWN_ISSUES ? `; and ${total - SHOWN_ISSUES} more` : "";
     throw new InputError(
-      `${path} is not a valid model description (${count}): ${issues.join("; ")}`,
+      `${path} is not a valid model description (${count}): ${issues.join("; ")}${more}`,
     );
   }
 }
