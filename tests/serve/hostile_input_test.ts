@@ -66,3 +66,45 @@ Deno.test("counterfactual ranges up to the largest double find the nearest cross
     assert.deepEqual([status, body], [200, { found: false, target_transition: "t_approve" }]);
   }
 });
+
+Deno.test("numbers float32 cannot hold are refused with a 422 naming them", async () => {
+  await using server = await startServerProcess([...SERVE, "examples/credit_approval_coloured"]);
+  const marking = (x: number) => ({ input_marking: { p_submitted: x } });
+  const values = (x: number) => ({
+    input_marking: { p_submitted: 1 },
+    input_values: { p_submitted: x },
+  });
+  const target = { target_transition: "t_approve" };
+  const cases: [string, Record<string, unknown>, string, number][] = [
+    ["/forward", marking(3.5e38), "input_marking", 3.5e38],
+    ["/forward", values(-1e300), "input_values", -1e300],
+    ["/anomaly", { ...marking(1e39), events: [] }, "input_marking", 1e39],
+    ["/sensitivity", { ...marking(-4e38), ...target }, "input_marking", -4e38],
+    [
+      "/counterfactual",
+      { ...values(3.5e38), ...target, flip_place: "p_submitted" },
+      "input_values",
+      3.5e38,
+    ],
+  ];
+  for (const [path, body, field, x] of cases) {
+    const { status, body: answer } = await post(server.origin, path, body);
+    const what = `${path} ${JSON.stringify(body)}: ${JSON.stringify(answer)}`;
+    assert.equal(status, 422, what);
+    assert.deepEqual(answer.detail.map((issue: { loc: unknown }) => issue.loc), [
+      ["body", field, "p_submitted"],
+    ], what);
+    const [issue] = answer.detail;
+    assert.equal(issue.type, "value_error", what);
+    assert.equal(
+      issue.msg,
+      `Value error, ${x} is beyond the float32 range of ±3.4028234663852886e+38`,
+    );
+    assert.equal(issue.input, x, what);
+  }
+  // The largest float32, and numbers that round to it, are answered.
+  for (const x of [3.4028234663852886e38, 3.4028235e38]) {
+    const { status } = await post(server.origin, "/forward", marking(x));
+    assert.equal(status, 200, String(x));
+  }
+});
