@@ -19,6 +19,11 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
+    "chunk-AMKQB5FK.js",
+    async () =>
+      (await import("../../web/bundle/chunk-AMKQB5FK.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
     "chunk-BU2HOGIC.js",
     async () =>
       (await import("../../web/bundle/chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
@@ -27,11 +32,6 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     "chunk-D7DWUBZU.js",
     async () =>
       (await import("../../web/bundle/chunk-D7DWUBZU.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
-    "chunk-E5MPG3FW.js",
-    async () =>
-      (await import("../../web/bundle/chunk-E5MPG3FW.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-JWGER3RM.js",
