@@ -19,6 +19,7 @@
  * @module
  */
 
+import { terminalText } from "../core/terminal_text.ts";
 import { PACKAGE_VERSION } from "../core/version.ts";
 import {
   bundleLocation,
@@ -309,7 +310,8 @@ export const serveCommand: ServeCommand = {
       onDeadline: () => readiness.cutOff(),
       log: (line) => io.err(line),
     });
-    io.err(`serving ${name ?? "model"} on ${running.url} (docs: ${running.url}/docs)`);
+    const shown = name ? terminalText(name) : "model";
+    io.err(`serving ${shown} on ${running.url} (docs: ${running.url}/docs)`);
     const openFiles = await readOpenFileLimit();
     const lowOpenFiles = openFiles && openFileLimitWarning(openFiles);
     if (lowOpenFiles) io.err(lowOpenFiles);
