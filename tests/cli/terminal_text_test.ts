@@ -16,8 +16,8 @@ import { startServerProcess, tempDir } from "../serve/server_process.ts";
 const HOSTILE_NAME = "loans\x1b]0;PWNED\x07\x1b[31m";
 const HOSTILE_DESCRIPTION = "fine\r\nFAKE LINE: all good\u202etxt.exe";
 const HOSTILE_LABEL = "approve\u009b2J";
-/** Control characters a terminal acts on, and the bidirectional controls. */
-const UNSAFE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+/** Control characters a terminal acts on (line feeds end lines), and the bidirectional controls. */
+const UNSAFE = /(?!\n)[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 
 async function hostileBundle(dir: string): Promise<string> {
   const description = JSON.parse(

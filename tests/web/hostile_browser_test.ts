@@ -18,7 +18,7 @@ import { Buffer } from "node:buffer";
 import { fixtureEntries, fixtureSidecar, Pickle, replaceValueOf, torchZip } from "../pt/pickles.ts";
 import { hasChromium, launchChromium } from "./browser.ts";
 import { fillForm, readAnswer, runOperation, selectOperation, waitReady } from "./page.ts";
-import { downloadResult, scoreLogFile } from "./log_page.ts";
+import { csvCells, downloadResult, scoreLogFile } from "./log_page.ts";
 import { startSite } from "./site.ts";
 import { compileTo } from "../batch/helpers.ts";
 import { startServerProcess, tempDir } from "../serve/server_process.ts";
@@ -140,34 +140,6 @@ Deno.test({
     for (const c of cells) assert.doesNotMatch(c, /^[=@]|^[+-](?![\d.])|^[\t\r]/, c);
   },
 });
-
-/** The cells of one CSV row (RFC 4180 quoting). */
-function csvCells(line: string): string[] {
-  const cells: string[] = [];
-  let at = 0;
-  while (at <= line.length) {
-    if (line[at] === '"') {
-      let text = "";
-      at++;
-      for (;;) {
-        const quote = line.indexOf('"', at);
-        text += line.slice(at, quote);
-        at = quote + 1;
-        if (line[at] !== '"') break;
-        text += '"';
-        at++;
-      }
-      cells.push(text);
-      at++;
-    } else {
-      const comma = line.indexOf(",", at);
-      const end = comma === -1 ? line.length : comma;
-      cells.push(line.slice(at, end));
-      at = end + 1;
-    }
-  }
-  return cells;
-}
 
 Deno.test({
   name: "every page has a Content-Security-Policy, asks no other host, renders no javascript: link",
