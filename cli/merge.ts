@@ -60,13 +60,13 @@ the parts' size. Two kinds of parts (see 'cli.ts batch --help', Sharding):
           its traces start and end in the log; merge checks that the N shards are all there
           and that each starts where the one before ended, before writing anything, then
           writes the parts in shard order, numbering the traces across them
-  modulo  (CSV, gzip, stdin) the entries are merged in trace_index order; it fails when two
-          parts hold the same trace_index (overlapping shards) or an index is missing (a
-          part left out)
+  modulo  (CSV, gzip, stdin) each part says which shard it is; merge checks that the N
+          shards are all there, then merges the entries in trace_index order (it fails
+          when two parts hold the same trace_index, or an index is missing)
 Each part's last entry names the log it was scored from (its size, the SHA-256 of its
 first 64 KiB, and from a URL its ETag) and the model (its onnx_sha256); merge refuses,
 naming two parts, when they differ, and when a part is not a complete shard's part (a
-whole run's output included). All checks come before anything is written.
+whole run's output included). These checks come before anything is written.
 
 Arguments:
   PART                    a batch --shard output (json or jsonl), one per shard
