@@ -19,6 +19,7 @@
  */
 
 import { BundleError } from "./core/bundle.ts";
+import { terminalText } from "./core/terminal_text.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "./core/version.ts";
 import { UsageError } from "./cli/args.ts";
 import { batchCommand } from "./cli/batch.ts";
@@ -141,8 +142,9 @@ function wantsHelp(args: readonly string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
 }
 
+/** One line, with no control character that a terminal would act on (the text may quote a model). */
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, "; ");
+  return terminalText(text.replace(/\s*\n\s*/g, "; "));
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -67,7 +67,8 @@ import { ByteCounter, Progress } from "./batch/progress.ts";
 import { type LogTally, scoreLog } from "./batch/score_log.ts";
 import { Shard } from "./batch/shard.ts";
 import { type OpenedLog, openLog, SHARD_MODES, type ShardMode } from "./batch/log_plan.ts";
-import { headerEntry, trailerEntry } from "./batch/part_meta.ts";
+import { headerEntry, type PartHeader, type PartTrailer, trailerEntry } from "./batch/part_meta.ts";
+import { LogTap } from "./batch/log_identity.ts";
 
 const FORMATS = ["auto", "xes", "csv", "json", "jsonl"] as const;
 const MAX_BATCH_SIZE = 65536;
@@ -412,9 +413,11 @@ async function scoreFile(
     readingPasses(log.format),
   );
   let traces: AsyncIterable<Trace>;
+  // A modulo shard identifies its log by the head of the stream it reads anyway.
+  const tap = new LogTap();
   if (range) traces = range.traces((stream) => counter.count(stream));
   else {
-    const open = () => counter.count(source.open());
+    const open = () => counter.count(tap.tap(source.open()));
     traces = readTraces(source.reopenable ? open : open(), {
       name: source.name,
       format: log.format,
@@ -426,10 +429,18 @@ async function scoreFile(
   }
   const progress = new Progress(showProgress(settings), source.name, counter);
   try {
-    if (plan.kind === "range") {
+    if (plan.kind !== "whole") {
       const { index, count } = plan.shard;
-      const { size, start } = plan.range;
-      const header = { index, count, format: log.format, size, start };
+      const header: PartHeader = plan.kind === "range"
+        ? {
+          mode: "range",
+          index,
+          count,
+          format: log.format,
+          size: range!.size,
+          start: range!.start,
+        }
+        : { mode: "modulo", index, count, format: log.format };
       await sink.write([headerEntry(settings.outputFormat, header)]);
     }
     const tally = await scoreLog(model, traces, sink, {
@@ -440,11 +451,22 @@ async function scoreFile(
       signal,
       onProgress: (entries) => progress.traces = entries,
     });
-    if (range) {
-      const trailer = { end: range.end!, traces: tally.read };
-      await sink.write([trailerEntry(settings.outputFormat, trailer)]);
-    } else if (tally.read === 0) {
+    // A range shard may hold no trace; merge reports a log without any.
+    if (!range && tally.read === 0) {
       throw new InputError(`${source.name}: no traces parsed from the input file`);
+    }
+    if (plan.kind !== "whole") {
+      const head = plan.kind === "range" ? plan.head : await tap.head();
+      const trailer: PartTrailer = {
+        ...(range ? { end: range.end! } : {}),
+        ...(source.etag === undefined ? {} : { logEtag: source.etag }),
+        logHead: head.digest,
+        // A file's or URL's declared size; standard input's, counted.
+        logSize: plan.kind === "range" ? head.size : source.size ?? head.size,
+        model: model.sidecar.onnx_sha256,
+        traces: tally.traces,
+      };
+      await sink.write([trailerEntry(settings.outputFormat, trailer)]);
     }
     await sink.close();
     return tally;

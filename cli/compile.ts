@@ -19,7 +19,8 @@
  * @module
  */
 
-import { compileBundle } from "../core/bundle.ts";
+import { compileBundle, type CompiledBundle } from "../core/bundle.ts";
+import { ModelLimitError } from "../core/net/model_limits.ts";
 import { DescriptionFileError, readDescriptionFile } from "../core/net/read_description_file.ts";
 import type { PetriModel } from "../core/net/types.ts";
 import { bundleKind, readPtFiles, writeBundle } from "../adapter/deno/bundle_files.ts";
@@ -82,7 +83,13 @@ export const compileCommand: Command = {
     const { model, savedAt } = bundleKind(modelPath) === "pt"
       ? readPtModel(await readPtFiles(modelPath))
       : { model: await readModel(modelPath), savedAt: undefined };
-    const bundle = await compileBundle(model, { savedAt: given ?? savedAt ?? new Date() });
+    let bundle: CompiledBundle;
+    try {
+      bundle = await compileBundle(model, { savedAt: given ?? savedAt ?? new Date() });
+    } catch (error) {
+      if (!(error instanceof ModelLimitError)) throw error;
+      throw new InputError(`${modelPath} is over a model limit: ${error.message}`);
+    }
     const written = await writeBundle(output, bundle);
     io.err(
       `compiled ${modelPath} -> ${written.onnxPath} + ${written.sidecarPath} ` +
@@ -114,12 +121,19 @@ const COMPILED_HINTS: Readonly<Record<string, string>> = {
   onnx: "; it is compiled already: serve, inspect or batch it",
   zip: "; a PETRA bundle is read by its name: name it MODEL.pt, its sidecar MODEL.pt.meta.json",
 };
+/** The largest model description read (64 MiB): above any description within the model limits. */
+const MAX_DESCRIPTION_BYTES = 64 * 1024 * 1024;
 
 async function readModel(path: string): Promise<PetriModel> {
   let bytes: Uint8Array;
   try {
+    const { size } = await Deno.stat(path);
+    if (size > MAX_DESCRIPTION_BYTES) {
+      throw new InputError(`${path} is ${size} bytes, over the limit of ${MAX_DESCRIPTION_BYTES}`);
+    }
     bytes = await Deno.readFile(path);
   } catch (error) {
+    if (error instanceof InputError) throw error;
     throw new InputError(`cannot read ${path}: ${fileProblem(error)}`);
   }
   try {

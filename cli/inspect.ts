@@ -20,6 +20,7 @@
 
 import type { Model, SidecarSpecEntry } from "../core/bundle.ts";
 import { quoteId } from "../core/net/quote_id.ts";
+import { terminalText } from "../core/terminal_text.ts";
 import { modelVersion } from "../core/model_version.ts";
 import {
   type BundleKind,
@@ -150,8 +151,10 @@ export function describeBundle(path: string, model: Model): string {
     ["version", `${modelVersion(sidecar.onnx_sha256)} (the version /v2 serves it as)`],
   ];
   const width = Math.max(...rows.map(([key]) => key.length)) + 2;
-  return rows.map(([key, value]) => (key ? key.padEnd(width) : " ".repeat(width + 2)) + value)
-    .join("\n") + "\n";
+  // Every value may come from the model: no escape sequence reaches the terminal.
+  return rows.map(([key, value]) =>
+    (key ? key.padEnd(width) : " ".repeat(width + 2)) + terminalText(value)
+  ).join("\n") + "\n";
 }
 
 function describeSpec(spec: Readonly<Record<string, SidecarSpecEntry>>): string {

@@ -6,16 +6,22 @@
  * shards are k-way merged by `trace_index`: each part is read one entry at a time
  * ({@link PartReader}) and the entry with the lowest index is copied as is, so memory holds
  * one entry a part whatever the sizes; the indices must cover 0, 1, 2, … with no gap and no
- * repeat. The parts must share one format (`json` or `jsonl`, which the merged output keeps).
+ * repeat. The parts must share one format (`json` or `jsonl`, which the merged output keeps),
+ * and their trailers must name one log (its size, head digest and ETag) and one model, checked
+ * before anything is written.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { mergeCommand } from "./merge.ts";
  * const dir = await Deno.makeTempDir();
- * // The jsonl parts of a `batch --shard 0/2` and `--shard 1/2` run.
- * await Deno.writeTextFile(`${dir}/0.jsonl`, '{"trace_index":0}\n{"trace_index":2}\n');
- * await Deno.writeTextFile(`${dir}/1.jsonl`, '{"trace_index":1}\n');
+ * // The jsonl parts of a `batch --shard 0/2` and `--shard 1/2` run (modulo, on a CSV log).
+ * const part = (index: number, entries: string, traces: number) =>
+ *   `{"petri_serve_part":{"count":2,"format":"csv","index":${index},"mode":"modulo"}}\n` +
+ *   entries +
+ *   `{"petri_serve_part_end":{"log_head":"ab","log_size":9,"model":"cd","traces":${traces}}}\n`;
+ * await Deno.writeTextFile(`${dir}/0.jsonl`, part(0, '{"trace_index":0}\n{"trace_index":2}\n', 2));
+ * await Deno.writeTextFile(`${dir}/1.jsonl`, part(1, '{"trace_index":1}\n', 1));
  * const code = await mergeCommand.run(
  *   [`${dir}/0.jsonl`, `${dir}/1.jsonl`, "-o", `${dir}/scores.jsonl`],
  *   { out: () => {}, err: () => {} },
@@ -38,7 +44,7 @@ import { AtomicFile } from "./batch/atomic_file.ts";
 import { entryLayout, type OutputFormat } from "../core/batch/entry_layout.ts";
 import { openEntrySink } from "./batch/entry_sink.ts";
 import { type PartEntry, PartReader } from "./batch/part_reader.ts";
-import { type PartHeader, type PartTrailer, renumberEntry } from "./batch/part_meta.ts";
+import { PART_KEY, type PartTrailer, type RangeHeader, renumberEntry } from "./batch/part_meta.ts";
 
 const OPTIONS = { output: { type: "string", short: "o" } } as const;
 /** Entries written a time. */
@@ -54,10 +60,13 @@ the parts' size. Two kinds of parts (see 'cli.ts batch --help', Sharding):
           its traces start and end in the log; merge checks that the N shards are all there
           and that each starts where the one before ended, before writing anything, then
           writes the parts in shard order, numbering the traces across them
-  modulo  (CSV, gzip, stdin) the entries are merged in trace_index order; it fails when two
-          parts hold the same trace_index (overlapping shards) or an index is missing (a
-          part left out; one whose traces all come after the others' cannot be noticed)
-It fails, naming the file, when a part is not a complete batch output.
+  modulo  (CSV, gzip, stdin) each part says which shard it is; merge checks that the N
+          shards are all there, then merges the entries in trace_index order (it fails
+          when two parts hold the same trace_index, or an index is missing)
+Each part's last entry names the log it was scored from (its size, the SHA-256 of its
+first 64 KiB, and from a URL its ETag) and the model (its onnx_sha256); merge refuses,
+naming two parts, when they differ, and when a part is not a complete shard's part (a
+whole run's output included). These checks come before anything is written.
 
 Arguments:
   PART                    a batch --shard output (json or jsonl), one per shard
@@ -105,21 +114,32 @@ export const mergeCommand: Command = {
             `merge parts written with one --output-format`,
         );
       }
-      const ranged = parts.filter((p) => p.header !== undefined);
       const plain = parts.find((p) => p.header === undefined);
-      if (ranged.length > 0 && plain !== undefined) {
+      if (plain !== undefined) {
         throw new InputError(
-          `${ranged[0]!.path} is a range shard's part but ${plain.path} is not (a modulo ` +
-            `shard's part or a whole run's output); merge the parts of one sharded run`,
+          `${plain.path} is not a shard's part (it has no ${PART_KEY} header entry: a whole ` +
+            `run's output, or a part written by another version of petri-serve); merge the ` +
+            `parts of one batch --shard run`,
         );
       }
-      const order = ranged.length > 0 ? await rangeOrder(parts) : undefined;
+      const mode = parts[0]!.header!.mode;
+      const mixed = parts.find((p) => p.header!.mode !== mode);
+      if (mixed !== undefined) {
+        throw new InputError(
+          `${parts[0]!.path} is a ${mode} shard's part but ${mixed.path} a ` +
+            `${mixed.header!.mode} shard's; merge the parts of one sharded run`,
+        );
+      }
+      const trailers = await checkIdentity(parts);
+      const order = mode === "range" ? rangeOrder(parts, trailers) : moduloOrder(parts);
       const file = output === undefined ? undefined : await AtomicFile.create(output);
       const sink = openEntrySink(file, entryLayout(format), io.out);
       let count: number;
       try {
         const write = (texts: string[]) => sink.write(texts);
-        count = order ? await concatRanges(order, format, write) : await mergeParts(parts, write);
+        count = order === undefined
+          ? await mergeParts(parts, trailers, write)
+          : await concatRanges(order, format, write);
         await sink.close();
       } catch (error) {
         await sink.abort();
@@ -154,8 +174,10 @@ interface Head {
  */
 async function mergeParts(
   parts: readonly PartReader[],
+  trailers: ReadonlyMap<PartReader, PartTrailer>,
   write: (texts: string[]) => Promise<void>,
 ): Promise<number> {
+  const counts = new Map(parts.map((part) => [part, 0]));
   const heap = new HeadHeap();
   for (const part of parts) {
     const entry = await part.next();
@@ -177,6 +199,7 @@ async function mergeParts(
     }
     expected++;
     previous = head.part;
+    counts.set(head.part, counts.get(head.part)! + 1);
     texts.push(text);
     if (texts.length >= CHUNK) {
       await write(texts);
@@ -190,14 +213,106 @@ async function mergeParts(
     }
   }
   if (texts.length > 0) await write(texts);
+  for (const part of parts) checkCount(part, trailers.get(part)!, counts.get(part)!);
   return expected;
+}
+
+/** The part's trailer (read at its end) must be the one read first and count its entries. */
+function checkCount(part: PartReader, trailer: PartTrailer, entries: number): void {
+  const read = part.trailer!;
+  if (read.traces !== entries || read.end !== trailer.end || read.logHead !== trailer.logHead) {
+    throw new InputError(
+      `${part.path}: its trailer counts ${read.traces} traces but the part holds ${entries}`,
+    );
+  }
+}
+
+/**
+ * Every part's trailer, read from its end before anything is written, and the check that all
+ * were scored from one log (its size, head digest and ETag) with one model.
+ */
+async function checkIdentity(
+  parts: readonly PartReader[],
+): Promise<Map<PartReader, PartTrailer>> {
+  const trailers = new Map<PartReader, PartTrailer>();
+  for (const part of parts) {
+    const trailer = await part.trailerFromTail();
+    if (trailer === undefined) {
+      throw new InputError(`${part.path}: not a complete shard's part: no trailer entry`);
+    }
+    trailers.set(part, trailer);
+  }
+  const first = parts[0]!;
+  const a = trailers.get(first)!;
+  for (const part of parts.slice(1)) {
+    const b = trailers.get(part)!;
+    if (a.model !== b.model) {
+      throw new InputError(
+        `${first.path} was scored with the model ${short(a.model)} but ${part.path} with ` +
+          `${short(b.model)} (their bundles' onnx_sha256); merge the parts of one run`,
+      );
+    }
+    if (a.logSize !== b.logSize || a.logHead !== b.logHead || a.logEtag !== b.logEtag) {
+      throw new InputError(
+        `${first.path} was scored from ${logName(a)} but ${part.path} from ${logName(b)}; ` +
+          `merge the parts of one run over one log`,
+      );
+    }
+  }
+  return trailers;
+}
+
+function short(digest: string): string {
+  return digest.length > 12 ? `${digest.slice(0, 12)}…` : digest;
+}
+
+/** A log as a message names it: its size, head digest and ETag. */
+function logName(trailer: PartTrailer): string {
+  const etag = trailer.logEtag === undefined ? "" : ` and ETag ${trailer.logEtag}`;
+  return `a ${trailer.logSize}-byte log whose first 64 KiB hash to ${
+    short(trailer.logHead)
+  }${etag}`;
+}
+
+/**
+ * Modulo shards' parts, checked before anything is written: one part for each shard 0 … N-1,
+ * all of the same N and log format.
+ */
+function moduloOrder(parts: readonly PartReader[]): undefined {
+  const first = parts[0]!;
+  const { count, format } = first.header!;
+  const byIndex = new Map<number, PartReader>();
+  for (const part of parts) {
+    const header = part.header!;
+    if (header.count !== count || header.format !== format) {
+      throw new InputError(
+        `${first.path} is shard ${first.header!.index}/${count} of a ${format} log but ` +
+          `${part.path} is shard ${header.index}/${header.count} of a ${header.format} log; ` +
+          `merge the parts of one sharded run`,
+      );
+    }
+    const twin = byIndex.get(header.index);
+    if (twin !== undefined) {
+      throw new InputError(
+        `${twin.path} and ${part.path} are both shard ${header.index}/${count} ` +
+          `(merge each shard's part once)`,
+      );
+    }
+    byIndex.set(header.index, part);
+  }
+  for (let index = 0; index < count; index++) {
+    if (!byIndex.has(index)) {
+      throw new InputError(`no part is shard ${index}/${count}; a part is missing`);
+    }
+  }
+  return undefined;
 }
 
 /** A range shard's part with its header and trailer. */
 interface RangePart {
   readonly part: PartReader;
-  readonly header: PartHeader;
-  readonly trailer: PartTrailer;
+  readonly header: RangeHeader;
+  readonly trailer: PartTrailer & { readonly end: number };
 }
 
 /**
@@ -206,12 +321,15 @@ interface RangePart {
  * 0, whose start is exact, every shard then started at a true trace boundary), the last
  * ending at the log's end.
  */
-async function rangeOrder(parts: readonly PartReader[]): Promise<RangePart[]> {
+function rangeOrder(
+  parts: readonly PartReader[],
+  trailers: ReadonlyMap<PartReader, PartTrailer>,
+): RangePart[] {
   const first = parts[0]!;
-  const { count, format, size } = first.header!;
+  const { count, format, size } = first.header! as RangeHeader;
   const byIndex = new Map<number, RangePart>();
   for (const part of parts) {
-    const header = part.header!;
+    const header = part.header! as RangeHeader;
     if (header.count !== count || header.size !== size || header.format !== format) {
       throw new InputError(
         `${first.path} is shard ${first.header!.index}/${count} of a ${size}-byte ${format} ` +
@@ -226,11 +344,11 @@ async function rangeOrder(parts: readonly PartReader[]): Promise<RangePart[]> {
           `(merge each shard's part once)`,
       );
     }
-    const trailer = await part.trailerFromTail();
-    if (trailer === undefined) {
-      throw new InputError(`${part.path}: not a complete range shard's part: no trailer entry`);
+    const trailer = trailers.get(part)!;
+    if (trailer.end === undefined) {
+      throw new InputError(`${part.path}: its trailer entry has no 'end' (a range shard's has)`);
     }
-    byIndex.set(header.index, { part, header, trailer });
+    byIndex.set(header.index, { part, header, trailer: { ...trailer, end: trailer.end } });
   }
   const ordered: RangePart[] = [];
   for (let index = 0; index < count; index++) {
@@ -286,12 +404,7 @@ async function concatRanges(
         texts = [];
       }
     }
-    const read = part.trailer!;
-    if (read.traces !== local || read.end !== trailer.end) {
-      throw new InputError(
-        `${part.path}: its trailer counts ${read.traces} traces but the part holds ${local}`,
-      );
-    }
+    checkCount(part, trailer, local);
     offset += local;
   }
   if (texts.length > 0) await write(texts);

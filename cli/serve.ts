@@ -19,6 +19,7 @@
  * @module
  */
 
+import { terminalText } from "../core/terminal_text.ts";
 import { PACKAGE_VERSION } from "../core/version.ts";
 import {
   bundleLocation,
@@ -326,7 +327,7 @@ export const serveCommand: ServeCommand = {
         onDeadline: () => readiness.cutOff(),
         log: (line) => io.err(line),
       }));
-    io.err(`serving ${name} on ${running.url} (docs: ${running.url}/docs)`);
+    io.err(`serving ${terminalText(name)} on ${running.url} (docs: ${running.url}/docs)`);
     const openFiles = await readOpenFileLimit();
     const lowOpenFiles = openFiles && openFileLimitWarning(openFiles);
     if (lowOpenFiles) io.err(lowOpenFiles);

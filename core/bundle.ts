@@ -50,7 +50,8 @@ import {
 } from "./net/parse.ts";
 import { type NetStructure, netStructure } from "./net/structure.ts";
 import type { InputSpec, ModuleSettings, Parameters, PetriModel, PetriNet } from "./net/types.ts";
-import { decodeModel, type ModelProto } from "./onnx/proto.ts";
+import { countNodes, decodeModel, type ModelProto } from "./onnx/proto.ts";
+import { MODEL_LIMITS } from "./net/model_limits.ts";
 import { ModelSession, type ModelSessionOptions, type OrtModule } from "./runtime/mod.ts";
 import type {
   InputRow,
@@ -175,6 +176,12 @@ export async function loadBundle(
     );
   }
   const proto = decodeOnnx(files.onnx, onnxName);
+  const nodes = countNodes(proto.graph!);
+  if (nodes > MODEL_LIMITS.maxGraphNodes) {
+    throw new BundleError(
+      `${onnxName} has ${nodes} ONNX nodes, over the limit of ${MODEL_LIMITS.maxGraphNodes}`,
+    );
+  }
   const problems = contractProblems(proto);
   if (problems.length > 0) throw contractError(onnxName, problems);
   const petriModel = readEmbeddedModel(proto, sidecar, onnxName, sidecarName);

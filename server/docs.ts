@@ -20,7 +20,54 @@
  * @module
  */
 
+import { cspHash, pagePolicy } from "./csp.ts";
 import { escapeHtml } from "./escape_html.ts";
+
+/** The page's inline style block. */
+const STYLE = `
+  body { margin: 0; font-family: sans-serif; }
+  header { padding: 1rem 1.5rem 0; }
+  header h1 { margin: 0; font-size: 1.5rem; overflow-wrap: anywhere; }
+  header p { margin: 0.25rem 0 0; color: #555; }
+  /* Narrow screens: a long model name breaks instead of pushing the page sideways. */
+  .swagger-ui .info .title { overflow-wrap: anywhere; }
+  @media (max-width: 480px) {
+    header { padding: 1rem 1rem 0; }
+    .swagger-ui .info .title { font-size: 24px; }
+  }
+`;
+
+/** The page's inline script, which starts Swagger UI on the OpenAPI document. */
+const SCRIPT = `
+  window.ui = SwaggerUIBundle({
+    url: new URL("openapi.json", document.baseURI).href,
+    dom_id: "#swagger-ui",
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: "BaseLayout",
+    deepLinking: true,
+    // No badge from validator.swagger.io: the page asks nothing of another host.
+    validatorUrl: null,
+  });
+`;
+
+/**
+ * The page's Content-Security-Policy: Swagger UI's files and the page's two inline blocks by
+ * hash; requests (the document, "Try it out") to the app only; images from the app or
+ * `data:` URLs (Swagger UI's icons).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DOCS_CSP } from "./docs.ts";
+ * assert.match(DOCS_CSP, /script-src 'self' 'sha256-/);
+ * ```
+ */
+export const DOCS_CSP: string = pagePolicy({
+  script: ["'self'", await cspHash(SCRIPT)],
+  style: ["'self'", await cspHash(STYLE)],
+  img: ["'self'", "data:"],
+  connect: ["'self'"],
+});
 
 /** A static file served under `/docs/` (or `/redoc/`). */
 export interface DocsAsset {
@@ -111,18 +158,7 @@ export function docsPage(info: { readonly title: string; readonly version: strin
 <title>${title} ${version} - API docs</title>
 <link rel="icon" href="favicon.ico">
 <link rel="stylesheet" href="docs/swagger-ui.css">
-<style>
-  body { margin: 0; font-family: sans-serif; }
-  header { padding: 1rem 1.5rem 0; }
-  header h1 { margin: 0; font-size: 1.5rem; overflow-wrap: anywhere; }
-  header p { margin: 0.25rem 0 0; color: #555; }
-  /* Narrow screens: a long model name breaks instead of pushing the page sideways. */
-  .swagger-ui .info .title { overflow-wrap: anywhere; }
-  @media (max-width: 480px) {
-    header { padding: 1rem 1rem 0; }
-    .swagger-ui .info .title { font-size: 24px; }
-  }
-</style>
+<style>${STYLE}</style>
 </head>
 <body>
 <header>
@@ -131,15 +167,7 @@ export function docsPage(info: { readonly title: string; readonly version: strin
 </header>
 <div id="swagger-ui"></div>
 <script src="docs/swagger-ui-bundle.js"></script>
-<script>
-  window.ui = SwaggerUIBundle({
-    url: new URL("openapi.json", document.baseURI).href,
-    dom_id: "#swagger-ui",
-    presets: [SwaggerUIBundle.presets.apis],
-    layout: "BaseLayout",
-    deepLinking: true,
-  });
-</script>
+<script>${SCRIPT}</script>
 </body>
 </html>
 `;

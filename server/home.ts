@@ -19,8 +19,34 @@
  * @module
  */
 
+import { cspHash, pagePolicy } from "./csp.ts";
 import { escapeHtml } from "./escape_html.ts";
 import type { ModelIdentity } from "./model_identity.ts";
+
+/** The page's one inline style block (its hash is in {@link HOME_CSP}). */
+const STYLE = `
+  body { margin: 0 auto; max-width: 44rem; padding: 1.5rem; font-family: sans-serif; line-height: 1.5; }
+  h1 { font-size: 1.5rem; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
+  table { border-collapse: collapse; margin: 1rem 0; }
+  th { text-align: left; padding-right: 1rem; font-weight: normal; color: #555; vertical-align: top; }
+  td code { overflow-wrap: anywhere; }
+  li { margin: 0.25rem 0; }
+`;
+
+/**
+ * The page's Content-Security-Policy: no script at all, its own style block, the favicon.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { HOME_CSP } from "./home.ts";
+ * assert.ok(HOME_CSP.startsWith("default-src 'none'; style-src 'sha256-"));
+ * ```
+ */
+export const HOME_CSP: string = pagePolicy({
+  style: [await cspHash(STYLE)],
+  img: ["'self'"],
+});
 
 /**
  * The page's HTML.
@@ -67,14 +93,7 @@ export function homePage(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} ${escapeHtml(info.version)}</title>
 <link rel="icon" href="favicon.ico">
-<style>
-  body { margin: 0 auto; max-width: 44rem; padding: 1.5rem; font-family: sans-serif; line-height: 1.5; }
-  h1 { font-size: 1.5rem; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
-  table { border-collapse: collapse; margin: 1rem 0; }
-  th { text-align: left; padding-right: 1rem; font-weight: normal; color: #555; vertical-align: top; }
-  td code { overflow-wrap: anywhere; }
-  li { margin: 0.25rem 0; }
-</style>
+<style>${STYLE}</style>
 </head>
 <body>
 <h1>${title}</h1>

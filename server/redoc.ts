@@ -17,23 +17,34 @@
  */
 
 import { type DocsAsset, lazyAsset } from "./docs.ts";
+import { pagePolicy } from "./csp.ts";
 import { escapeHtml } from "./escape_html.ts";
 
 /**
- * The page's Content-Security-Policy: everything from our origin only. ReDoc 2.5's side menu
- * always shows Redocly's logo from cdn.redoc.ly (no option turns it off); the policy keeps that
- * request from being made (ReDoc then hides the image), so the page stays offline-capable and
- * private. Styles are inline (styled-components); search runs in a `blob:` worker.
+ * The page's Content-Security-Policy: everything from our origin only. Styles are inline
+ * (styled-components, which ReDoc cannot do without); search runs in a `blob:` worker.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { REDOC_CSP } from "./redoc.ts";
- * assert.ok(REDOC_CSP.startsWith("default-src 'self'"));
+ * assert.ok(REDOC_CSP.startsWith("default-src 'none'; script-src 'self'"));
  * ```
  */
-export const REDOC_CSP = "default-src 'self'; img-src 'self' data:; " +
-  "style-src 'self' 'unsafe-inline'; worker-src 'self' blob:; script-src 'self'";
+export const REDOC_CSP: string = pagePolicy({
+  script: ["'self'"],
+  style: ["'self'", "'unsafe-inline'"],
+  img: ["'self'", "data:"],
+  connect: ["'self'"],
+  worker: ["'self'", "blob:"],
+});
+
+/**
+ * ReDoc 2.5's side menu always shows Redocly's logo from this address (no option turns it
+ * off); the served bundle asks for an empty `data:` image instead, which fails to draw, so
+ * ReDoc hides it and the page requests nothing from another host.
+ */
+const REDOCLY_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
 
 /**
  * ReDoc's files served under `/redoc/`, by file name.
@@ -51,7 +62,8 @@ export const REDOC_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([[
   lazyAsset(
     "text/javascript; charset=utf-8",
     async () =>
-      (await import("redoc/bundles/redoc.standalone.js", { with: { type: "text" } })).default,
+      (await import("redoc/bundles/redoc.standalone.js", { with: { type: "text" } })).default
+        .replaceAll(REDOCLY_LOGO, "data:,"),
   ),
 ]]);
 
@@ -77,7 +89,7 @@ export function redocPage(info: { readonly title: string; readonly version: stri
 <style>body { margin: 0; }</style>
 </head>
 <body>
-<redoc spec-url="openapi.json" hide-hostname></redoc>
+<redoc spec-url="openapi.json" hide-hostname sanitize="true"></redoc>
 <script src="redoc/redoc.standalone.js"></script>
 </body>
 </html>

@@ -17,9 +17,9 @@
  * @module
  */
 
-import { DOCS_ASSETS, type DocsAsset, docsPage } from "./docs.ts";
+import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsPage } from "./docs.ts";
 import { faviconIco } from "./favicon.ts";
-import { homePage } from "./home.ts";
+import { HOME_CSP, homePage } from "./home.ts";
 import type { ModelIdentity } from "./model_identity.ts";
 import { REDOC_ASSETS, REDOC_CSP, redocPage } from "./redoc.ts";
 import { REVALIDATE, StaticAsset } from "./static_asset.ts";
@@ -52,7 +52,7 @@ export function staticRoutes(
       read: () => Promise.resolve(html),
     });
   return new Map([
-    ["/", page(homePage(info, identity))],
+    ["/", page(homePage(info, identity), { "content-security-policy": HOME_CSP })],
     ["/favicon.ico", favicon],
     [
       "/openapi.json",
@@ -62,7 +62,7 @@ export function staticRoutes(
         read: () => Promise.resolve(openApi()),
       }),
     ],
-    ["/docs", page(docsPage(info))],
+    ["/docs", page(docsPage(info), { "content-security-policy": DOCS_CSP })],
     ["/redoc", page(redocPage(info), { "content-security-policy": REDOC_CSP })],
     ...[...DOCS_ASSETS].map(([name, asset]) => docsFile(`/docs/${name}`, asset)),
     ...[...REDOC_ASSETS].map(([name, asset]) => docsFile(`/redoc/${name}`, asset)),

@@ -24,6 +24,8 @@ const ROOT = new URL("../", import.meta.url);
 export interface RunOptions {
   /** Environment variables added to the inherited environment (and `NO_COLOR=1`). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Kills the subprocess (SIGTERM) when it runs longer than this many ms: a bound, not a measure. */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function runDeno(
     cwd: ROOT,
     stdin: "null",
     env: { NO_COLOR: "1", ...options.env },
+    ...(options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) }),
   }).output();
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };

@@ -1,8 +1,9 @@
 /**
  * Small DOM helpers for the page: the element builders {@link html} and {@link svg}, drop
  * zones ({@link onFileDrop}) and number formatting ({@link formatNumber}). Attributes whose
- * value is `undefined` or `false` are left out; `true` sets an empty attribute; children are
- * nodes or strings (text, never parsed as HTML).
+ * value is `undefined` or `false` are left out; `true` sets an empty attribute; `style` is
+ * set through the CSSOM (which the page's Content-Security-Policy allows, unlike style
+ * attributes); children are nodes or strings (text, never parsed as HTML).
  *
  * @example
  * ```ts
@@ -63,7 +64,10 @@ function fill<E extends Element>(
 ): E {
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
-    element.setAttribute(name, value === true ? "" : String(value));
+    // Through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+    if (name === "style") {
+      (element as unknown as ElementCSSInlineStyle).style.cssText = String(value);
+    } else element.setAttribute(name, value === true ? "" : String(value));
   }
   element.append(...children);
   return element;

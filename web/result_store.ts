@@ -28,6 +28,7 @@
 import type { ScoredBatch } from "../core/batch/score_batches.ts";
 import type { EntryLayout } from "../core/batch/entry_layout.ts";
 import { pythonFloat } from "../core/batch/python_json.ts";
+import { csvCell } from "./csv_cell.ts";
 import { grown, type TraceRecord, TraceRecords } from "./trace_records.ts";
 
 /**
@@ -272,7 +273,8 @@ export class ResultStore {
    * The whole result as CSV for spreadsheets: `trace_index`, `trace_score`, `error`, a column
    * `attribute:NAME` per trace attribute, and a column per scored transition (its residual).
    * Numbers are written as in the JSON output; a non-finite one, and a score or residual of an
-   * error entry, is an empty cell.
+   * error entry, is an empty cell. Text that would start a spreadsheet formula is neutralised
+   * ({@link csvCell}).
    */
   *csvText(
     written?: (traces: number) => void,
@@ -285,7 +287,7 @@ export class ResultStore {
       "error",
       ...keys.map((k) => `attribute:${k}`),
       ...this.ids,
-    ].map(csvField).join(",") + "\r\n";
+    ].map(csvCell).join(",") + "\r\n";
     const number = (x: number) => (Number.isFinite(x) ? pythonFloat(x) : "");
     for (let i = 0; i < this.#count; i++) {
       const { attributes, error } = this.#records.read(i);
@@ -293,8 +295,8 @@ export class ResultStore {
       const cells = [
         String(i),
         failed ? "" : number(this.#scores[i]!),
-        failed ? csvField(error) : "",
-        ...keys.map((k) => csvField(attributes.get(k) ?? "")),
+        failed ? csvCell(error) : "",
+        ...keys.map((k) => csvCell(attributes.get(k) ?? "")),
       ];
       for (let j = 0; j < this.#k; j++) {
         cells.push(failed ? "" : number(this.#residuals[i * this.#k + j]!));
@@ -331,9 +333,4 @@ export class ResultStore {
 
 function mib(bytes: number): string {
   return `${Math.round(bytes / (1 << 20))} MiB`;
-}
-
-/** A CSV field, quoted when it holds a comma, quote or line break (RFC 4180). */
-function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -17,6 +17,7 @@
 import {
   array,
   boolean,
+  config,
   enum as zodEnum,
   int,
   literal,
@@ -60,6 +61,8 @@ export const ZOD_MEMBERS = {
  * ```
  */
 export function browserSchemas(): Schemas {
+  // The page's Content-Security-Policy forbids eval: zod is told so, instead of probing for it.
+  config({ jitless: true });
   const set = defineSchemas(ZOD_MEMBERS as unknown as ZodModule);
   return {
     requests: set.requests,

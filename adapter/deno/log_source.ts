@@ -65,6 +65,8 @@ export interface LogSource {
   ranges(): Promise<ByteSource | undefined>;
   /** Bytes read so far (fetched, for a URL). */
   readonly bytesRead: number;
+  /** The `ETag` of a URL's object, from its first answer that has one; undefined otherwise. */
+  readonly etag: string | undefined;
   /** Releases what it holds unread (an answer's body); reading after is an error. */
   close(): Promise<void>;
 }
@@ -130,6 +132,7 @@ export function fileLogSource(path: string, size: number): LogSource {
     get bytesRead() {
       return bytesRead;
     },
+    etag: undefined,
     close: () => Promise.resolve(),
   };
 }
@@ -170,6 +173,7 @@ export function stdinLogSource(): LogSource {
     get bytesRead() {
       return bytesRead;
     },
+    etag: undefined,
     close: () => Promise.resolve(),
   };
 }
@@ -289,6 +293,9 @@ export async function urlLogSource(url: URL, options: UrlLogOptions): Promise<Lo
     get bytesRead() {
       return fetcher.bytesRead;
     },
+    get etag() {
+      return fetcher.etag;
+    },
     async close() {
       await first?.body?.cancel();
       first = undefined;
@@ -300,6 +307,8 @@ export async function urlLogSource(url: URL, options: UrlLogOptions): Promise<Lo
 /** Requests to one URL, with the limits of this module; counts the body bytes received. */
 class Fetcher {
   bytesRead = 0;
+  /** The object's `ETag`, from the first answer that has one. */
+  etag: string | undefined;
   readonly #name: string;
 
   constructor(readonly url: URL, readonly timeoutMs: number) {
@@ -333,7 +342,15 @@ class Fetcher {
       // A sign-in or error page served with 200 (an expired link, a proxy), not a log.
       throw this.error(`it answered an HTML page (HTTP ${response.status}), not an event log`);
     }
-    if (response.ok || (response.status === 416 && start !== undefined)) return response;
+    if (response.ok || (response.status === 416 && start !== undefined)) {
+      const etag = response.headers.get("etag") ?? undefined;
+      if (etag !== undefined && this.etag !== undefined && etag !== this.etag) {
+        await response.body?.cancel();
+        throw this.error(`it changed while being read (its ETag was ${this.etag}, now ${etag})`);
+      }
+      this.etag ??= etag;
+      return response;
+    }
     await response.body?.cancel();
     throw this.error(
       response.status === 404

@@ -50,6 +50,7 @@ import { UsageError } from "../args.ts";
 import { InputError } from "../command.ts";
 import { fileProblem } from "../file_problems.ts";
 import type { Shard } from "./shard.ts";
+import { type LogHead, readHead } from "./log_identity.ts";
 
 /** The `--shard-mode` choices. */
 export const SHARD_MODES = ["auto", "range", "modulo"] as const;
@@ -74,7 +75,13 @@ export interface LogRequest {
 export type LogPlan =
   | { readonly kind: "whole" }
   | { readonly kind: "modulo"; readonly shard: Shard }
-  | { readonly kind: "range"; readonly shard: Shard; readonly range: TraceRange };
+  | {
+    readonly kind: "range";
+    readonly shard: Shard;
+    readonly range: TraceRange;
+    /** The log's size and head digest, read first (before the range's reads move on). */
+    readonly head: LogHead;
+  };
 
 /** The opened log: its source, format and plan. */
 export interface OpenedLog {
@@ -155,13 +162,14 @@ export async function openLog(
   const ranges = await source.ranges();
   try {
     if (ranges === undefined) throw new UnsplittableLog(`${source.name}: its size is not known`);
+    const head = await readHead(ranges);
     const range = await openTraceRange(ranges, {
       format: format as "xes" | "json" | "jsonl",
       index: shard.index,
       count: shard.count,
       name: source.name,
     });
-    return { source, format, gzip, plan: { kind: "range", shard, range } };
+    return { source, format, gzip, plan: { kind: "range", shard, range, head } };
   } catch (error) {
     if (error instanceof TraceReadError) throw new InputError(error.message);
     if (!(error instanceof UnsplittableLog)) throw error;

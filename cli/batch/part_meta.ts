@@ -1,19 +1,25 @@
 /**
- * What a range shard's part says about itself, for `merge`: a first entry (the header) names
- * the shard, the log's format and size, and the byte where the shard's first trace starts; a
- * last entry (the trailer) names the byte where the next shard's traces start and how many
- * traces the part holds. Between them, the entries number their traces from 0 within the part
- * (`trace_index`, and the `trace N:` that starts an error), since a shard reading only its
- * share of the log cannot know how many traces come before it; `merge` renumbers them
- * ({@link renumberEntry}) and checks that each shard starts where the one before ended.
+ * What a shard's part says about itself, for `merge`: a first entry (the header) names the
+ * shard, its mode and the log's format; a last entry (the trailer) says how many traces the
+ * part holds and what it was scored from (the log's size, a digest of its head, its ETag, and
+ * the model's hash), so that parts of different logs or models are refused. A range shard's
+ * header also gives the log's size and the byte where its first trace starts, and its trailer
+ * the byte where the next shard's traces start; between them, its entries number their traces
+ * from 0 within the part (`trace_index`, and the `trace N:` that starts an error), since a
+ * shard reading only its share of the log cannot know how many traces come before it; `merge`
+ * renumbers them ({@link renumberEntry}) and checks that each shard starts where the one
+ * before ended. A modulo shard's entries keep the log's `trace_index`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { headerEntry, partMeta } from "./part_meta.ts";
- * const header = { index: 1, count: 4, format: "xes", size: 1000, start: 251 };
+ * const header = { mode: "range", index: 1, count: 4, format: "xes", size: 1000, start: 251 } as const;
  * const text = headerEntry("jsonl", header);
- * assert.equal(text, '{"petri_serve_part":{"count":4,"format":"xes","index":1,"size":1000,"start":251}}');
+ * assert.equal(
+ *   text,
+ *   '{"petri_serve_part":{"count":4,"format":"xes","index":1,"mode":"range","size":1000,"start":251}}',
+ * );
  * assert.deepEqual(partMeta(JSON.parse(text)), { header });
  * ```
  *
@@ -27,8 +33,12 @@ export const PART_KEY = "petri_serve_part";
 /** The key of a part's trailer entry. */
 export const PART_END_KEY = "petri_serve_part_end";
 
-/** A range shard's header: which shard of which log, and where its traces start. */
-export interface PartHeader {
+/** A shard's header: which shard of which log, and (range) where its traces start. */
+export type PartHeader = RangeHeader | ModuloHeader;
+
+/** A range shard's header. */
+export interface RangeHeader {
+  readonly mode: "range";
   /** The shard, 0 to `count` - 1. */
   readonly index: number;
   /** The number of shards. */
@@ -41,10 +51,36 @@ export interface PartHeader {
   readonly start: number;
 }
 
-/** A range shard's trailer: where the next shard's traces start, and its trace count. */
-export interface PartTrailer {
-  /** The byte where the trace after the shard's last starts (the log's size after the last). */
-  readonly end: number;
+/** A modulo shard's header: its entries keep the log's `trace_index`. */
+export interface ModuloHeader {
+  readonly mode: "modulo";
+  /** The shard, 0 to `count` - 1. */
+  readonly index: number;
+  /** The number of shards. */
+  readonly count: number;
+  /** The log's format (`xes`, `csv`, `json`, `jsonl`). */
+  readonly format: string;
+}
+
+/**
+ * What a part was scored from: the log (its size, a digest of its head and, from a URL, its
+ * ETag) and the model (its ONNX file's SHA-256), so that parts of different runs never merge.
+ */
+export interface PartIdentity {
+  /** The log's size in bytes, as read (compressed bytes for a gzipped log). */
+  readonly logSize: number;
+  /** The SHA-256 (hex) of the log's first 64 KiB (all of it when smaller). */
+  readonly logHead: string;
+  /** The `ETag` a URL's server gave, if any. */
+  readonly logEtag?: string;
+  /** The bundle's `onnx_sha256`. */
+  readonly model: string;
+}
+
+/** A shard's trailer: its trace count, what it was scored from, and (range) where it ends. */
+export interface PartTrailer extends PartIdentity {
+  /** The byte where the trace after the shard's last starts; range shards only. */
+  readonly end?: number;
   /** The entries of the part (its traces). */
   readonly traces: number;
 }
@@ -56,16 +92,21 @@ export interface PartTrailer {
  * ```ts
  * import assert from "node:assert/strict";
  * import { headerEntry } from "./part_meta.ts";
- * const text = headerEntry("json", { index: 0, count: 2, format: "json", size: 9, start: 1 });
+ * const text = headerEntry("json", { mode: "range", index: 0, count: 2, format: "json", size: 9, start: 1 });
  * assert.equal(
  *   text,
- *   '  {\n    "petri_serve_part": {"count": 2, "format": "json", "index": 0, "size": 9, "start": 1}\n  }',
+ *   '  {\n    "petri_serve_part": {"count": 2, "format": "json", "index": 0, "mode": "range", "size": 9, "start": 1}\n  }',
  * );
  * ```
  */
 export function headerEntry(format: OutputFormat, header: PartHeader): string {
-  const { count, index, size, start } = header;
-  return entry(format, PART_KEY, { count, format: header.format, index, size, start });
+  const { count, index, mode } = header;
+  const fields = { count, format: header.format, index, mode };
+  return entry(
+    format,
+    PART_KEY,
+    header.mode === "range" ? { ...fields, size: header.size, start: header.start } : fields,
+  );
 }
 
 /**
@@ -75,11 +116,22 @@ export function headerEntry(format: OutputFormat, header: PartHeader): string {
  * ```ts
  * import assert from "node:assert/strict";
  * import { trailerEntry } from "./part_meta.ts";
- * assert.equal(trailerEntry("jsonl", { end: 9, traces: 2 }), '{"petri_serve_part_end":{"end":9,"traces":2}}');
+ * assert.equal(
+ *   trailerEntry("jsonl", { traces: 2, logSize: 9, logHead: "ab", model: "cd" }),
+ *   '{"petri_serve_part_end":{"log_head":"ab","log_size":9,"model":"cd","traces":2}}',
+ * );
  * ```
  */
 export function trailerEntry(format: OutputFormat, trailer: PartTrailer): string {
-  return entry(format, PART_END_KEY, { end: trailer.end, traces: trailer.traces });
+  // Sorted keys, as the rest of the output; a flat object, which merge finds from the tail.
+  return entry(format, PART_END_KEY, {
+    ...(trailer.end === undefined ? {} : { end: trailer.end }),
+    ...(trailer.logEtag === undefined ? {} : { log_etag: trailer.logEtag }),
+    log_head: trailer.logHead,
+    log_size: trailer.logSize,
+    model: trailer.model,
+    traces: trailer.traces,
+  });
 }
 
 function entry(format: OutputFormat, key: string, fields: Record<string, unknown>): string {
@@ -96,15 +148,16 @@ function entry(format: OutputFormat, key: string, fields: Record<string, unknown
 /**
  * The header or trailer a parsed part entry is, or undefined for a trace's entry.
  *
- * @throws {Error} for a header or trailer whose fields are not whole numbers (the message
- * names the field).
+ * @throws {Error} for a header or trailer whose fields are not whole numbers or strings as
+ * they should be (the message names the field).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { partMeta } from "./part_meta.ts";
- * assert.deepEqual(partMeta({ petri_serve_part_end: { end: 9, traces: 2 } }), {
- *   trailer: { end: 9, traces: 2 },
+ * const trailer = { log_head: "ab", log_size: 9, model: "cd", traces: 2 };
+ * assert.deepEqual(partMeta({ petri_serve_part_end: trailer }), {
+ *   trailer: { logHead: "ab", logSize: 9, model: "cd", traces: 2 },
  * });
  * assert.equal(partMeta({ trace_index: 0 }), undefined);
  * ```
@@ -115,18 +168,31 @@ export function partMeta(
   if (typeof entry !== "object" || entry === null) return undefined;
   if (PART_KEY in entry) {
     const fields = (entry as Record<string, unknown>)[PART_KEY];
-    const header = {
+    const mode = text(fields, "mode");
+    const common = {
       index: whole(fields, "index"),
       count: whole(fields, "count"),
       format: text(fields, "format"),
-      size: whole(fields, "size"),
-      start: whole(fields, "start"),
     };
-    return { header };
+    if (mode === "modulo") return { header: { mode, ...common } };
+    if (mode !== "range") throw new Error(`its shard field 'mode' is not 'range' or 'modulo'`);
+    return {
+      header: { mode, ...common, size: whole(fields, "size"), start: whole(fields, "start") },
+    };
   }
   if (PART_END_KEY in entry) {
     const fields = (entry as Record<string, unknown>)[PART_END_KEY];
-    return { trailer: { end: whole(fields, "end"), traces: whole(fields, "traces") } };
+    const has = (key: string) => (fields as Record<string, unknown> | null)?.[key] !== undefined;
+    return {
+      trailer: {
+        ...(has("end") ? { end: whole(fields, "end") } : {}),
+        ...(has("log_etag") ? { logEtag: text(fields, "log_etag") } : {}),
+        logHead: text(fields, "log_head"),
+        logSize: whole(fields, "log_size"),
+        model: text(fields, "model"),
+        traces: whole(fields, "traces"),
+      },
+    };
   }
   return undefined;
 }

@@ -5,8 +5,8 @@
  * file is a `jsonl` part with no entries. In the `json` layout an entry runs from `  {` to the
  * next `\n  }` (nested lines are indented deeper, and strings hold no raw newline), so parts
  * are cut without a streaming JSON parser; each entry is then checked with `JSON.parse`.
- * Memory holds one read chunk and one entry. A range shard's part starts with a header entry
- * and ends with a trailer entry (`part_meta.ts`), kept apart from the traces' entries.
+ * Memory holds one read chunk and one entry. A shard's part starts with a header entry and
+ * ends with a trailer entry (`part_meta.ts`), kept apart from the traces' entries.
  *
  * @example
  * ```ts
@@ -38,7 +38,11 @@ export interface PartEntry {
   readonly text: string;
 }
 
-const JSON_ENTRY_END = "\n  }";
+/** Bytes read from a part at a time. */
+const CHUNK = 64 * 1024;
+/** The bytes that end an entry of the `json` layout: `\n  }`. */
+const JSON_ENTRY_END = [0x0a, 0x20, 0x20, 0x7d];
+const NEWLINE = 0x0a;
 /** The bytes read from a part's end to find its trailer. */
 const TAIL_BYTES = 4096;
 /** A trailer entry ending a part, in either layout. */
@@ -48,7 +52,10 @@ const TRAILER = new RegExp(`"${PART_END_KEY}":\\s*(\\{[^{}]*\\})\\s*\\}\\s*\\]?\
 type PartMeta = { readonly header: PartHeader } | { readonly trailer: PartTrailer };
 
 /**
- * An open part file.
+ * An open part file. It works on bytes: an entry is found by searching only the bytes read
+ * since the last search, and the buffer grows by doubling, so reading a part costs time in
+ * proportion to its size however long one entry is (a string grown and searched after every
+ * read would cost the square of an entry's length). Entries are decoded one at a time.
  *
  * @example
  * ```ts
@@ -67,30 +74,33 @@ type PartMeta = { readonly header: PartHeader } | { readonly trailer: PartTraile
  * ```
  */
 export class PartReader implements AsyncDisposable {
-  #reader: ReadableStreamDefaultReader<string>;
-  #buffer: string;
-  #at: number;
+  readonly #file: Deno.FsFile;
+  #buffer = new Uint8Array(CHUNK);
+  /** The first unread byte. */
+  #at = 0;
+  /** The end of the bytes read. */
+  #filled = 0;
+  /** Where the search for the current entry's end resumes. */
+  #searched = 0;
   #done = false;
+  #closed = false;
   #ended = false;
   #count = 0;
   #last = -1;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
   /** The first entry when it is a trace's (read to look for a header); null: none kept. */
   #peeked: PartEntry | undefined | null = null;
-  /** A range shard's header (its first entry); undefined for any other output. */
+  /** A shard's header (its first entry); undefined for a whole run's output. */
   header: PartHeader | undefined;
-  /** A range shard's trailer (its last entry), once read. */
+  /** A shard's trailer (its last entry), once read. */
   trailer: PartTrailer | undefined;
+  /** The format, once told from the first bytes. */
+  format: OutputFormat = "jsonl";
+  /** Bytes of the part searched for entry ends (each at most once), for tests. */
+  scanned = 0;
 
-  private constructor(
-    readonly path: string,
-    readonly format: OutputFormat,
-    reader: ReadableStreamDefaultReader<string>,
-    buffer: string,
-    at: number,
-  ) {
-    this.#reader = reader;
-    this.#buffer = buffer;
-    this.#at = at;
+  private constructor(readonly path: string, file: Deno.FsFile) {
+    this.#file = file;
   }
 
   /**
@@ -105,41 +115,34 @@ export class PartReader implements AsyncDisposable {
     } catch (error) {
       throw new InputError(`${path}: ${readProblem(error)}`);
     }
-    const reader = file.readable
-      .pipeThrough(new TextDecoderStream("utf-8", { fatal: true }))
-      .getReader();
-    let buffer = "";
-    let done = false;
+    const part = new PartReader(path, file);
     try {
-      while (!done && buffer.trimStart() === "") {
-        const chunk = await reader.read();
-        done = chunk.done;
-        if (chunk.value) buffer += chunk.value;
-      }
-    } catch (error) {
-      await reader.cancel().catch(() => {});
-      throw new InputError(`${path}: ${readProblem(error)}`);
-    }
-    const first = buffer.trimStart()[0];
-    let part: PartReader;
-    if (first === undefined || first === "{") {
-      part = new PartReader(path, "jsonl", reader, buffer, 0);
-    } else if (buffer.startsWith("[\n") || buffer.startsWith("[]")) {
-      part = new PartReader(path, "json", reader, buffer, 1);
-    } else {
-      await reader.cancel().catch(() => {});
-      throw new InputError(
-        `${path}: not a batch output (json output starts with '[' and a line break, jsonl with '{')`,
-      );
-    }
-    part.#done = done;
-    try {
+      await part.#start();
       await part.#peek();
     } catch (error) {
       await part[Symbol.asyncDispose]();
       throw error;
     }
     return part;
+  }
+
+  /** Tells the format from the first bytes (a UTF-8 byte order mark skipped). */
+  async #start(): Promise<void> {
+    await this.#want(3);
+    if (this.#startsWith([0xef, 0xbb, 0xbf])) this.#at += 3;
+    while (!this.#done && this.#firstNonBlank() === undefined) await this.#more();
+    const first = this.#firstNonBlank();
+    await this.#want(2);
+    if (first === undefined || first === 0x7b) this.format = "jsonl";
+    else if (this.#startsWith([0x5b, NEWLINE]) || this.#startsWith([0x5b, 0x5d])) {
+      this.format = "json";
+      this.#at += 1;
+    } else {
+      throw new InputError(
+        `${this.path}: not a batch output (json output starts with '[' and a line break, jsonl with '{')`,
+      );
+    }
+    this.#searched = this.#at;
   }
 
   /**
@@ -207,7 +210,7 @@ export class PartReader implements AsyncDisposable {
     if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0) {
       throw new InputError(`${where} has no trace_index (a whole number)`);
     }
-    if (this.header !== undefined && index !== this.#last + 1) {
+    if (this.header?.mode === "range" && index !== this.#last + 1) {
       throw new InputError(
         `${where}: trace_index ${index} where a range shard's part holds ${this.#last + 1}`,
       );
@@ -239,10 +242,24 @@ export class PartReader implements AsyncDisposable {
       const tail = new TextDecoder().decode(bytes);
       const match = TRAILER.exec(tail);
       if (!match) return undefined;
-      const meta = partMeta({ [PART_END_KEY]: JSON.parse(match[1]!) });
+      let fields: unknown;
+      try {
+        fields = JSON.parse(match[1]!);
+      } catch {
+        return undefined;
+      }
+      let meta: PartMeta | undefined;
+      try {
+        meta = partMeta({ [PART_END_KEY]: fields });
+      } catch (error) {
+        throw new InputError(
+          `${this.path}: its trailer entry: ${(error as Error).message} (a part written by ` +
+            `another version of petri-serve? re-run its shard)`,
+        );
+      }
       return meta && "trailer" in meta ? meta.trailer : undefined;
     } catch (error) {
-      if (error instanceof SyntaxError) return undefined;
+      if (error instanceof InputError) throw error;
       throw new InputError(`${this.path}: ${readProblem(error)}`);
     } finally {
       file?.close();
@@ -250,25 +267,24 @@ export class PartReader implements AsyncDisposable {
   }
 
   /** Stops reading and closes the file. */
-  async [Symbol.asyncDispose](): Promise<void> {
-    if (!this.#done) await this.#reader.cancel().catch(() => {});
+  [Symbol.asyncDispose](): Promise<void> {
+    if (!this.#closed) this.#file.close();
+    this.#closed = true;
     this.#done = true;
+    return Promise.resolve();
   }
 
   async #nextLine(): Promise<string | undefined> {
     for (;;) {
-      const end = this.#buffer.indexOf("\n", this.#at);
+      const end = this.#find(NEWLINE);
       if (end !== -1) {
-        const line = this.#buffer.slice(this.#at, end);
-        this.#at = end + 1;
+        const line = this.#take(end, end + 1);
         if (line.trim() === "") continue;
         return line;
       }
       if (this.#done) {
-        const rest = this.#buffer.slice(this.#at);
-        this.#at = this.#buffer.length;
-        if (rest.trim() === "") return undefined;
-        return rest;
+        const rest = this.#take(this.#filled, this.#filled);
+        return rest.trim() === "" ? undefined : rest;
       }
       await this.#more();
     }
@@ -278,64 +294,123 @@ export class PartReader implements AsyncDisposable {
     if (this.#ended) return undefined;
     // After "[" (first) or the previous entry: "\n  {" starts one, "\n]\n" or "]\n" ends.
     await this.#want(4);
-    const rest = this.#buffer.slice(this.#at, this.#at + 4);
-    if (this.#count === 0 && rest.startsWith("]")) return this.#end(1);
-    if (this.#count > 0 && rest.startsWith("\n]")) return this.#end(2);
+    if (this.#count === 0 && this.#startsWith([0x5d])) return this.#end(1);
+    if (this.#count > 0 && this.#startsWith([NEWLINE, 0x5d])) return this.#end(2);
     const head = this.#count === 0 ? "\n  {" : ",\n  {";
     await this.#want(head.length);
-    if (!this.#buffer.startsWith(head, this.#at)) {
+    if (!this.#startsWith([...head].map((c) => c.charCodeAt(0)))) {
       throw this.#malformed(
-        this.#done && this.#buffer.length - this.#at < head.length
+        this.#done && this.#filled - this.#at < head.length
           ? "it ends before the list is closed"
           : `expected ${this.#count === 0 ? "an entry" : "',' and an entry, or ']'"}`,
       );
     }
-    // The entry starts at its "  {"; skip the separator before it. Reading more moves the
-    // buffer's unread text to its start, so positions are kept relative to the entry's start.
+    // The entry starts at its "  {"; skip the separator before it.
     this.#at += head.length - 3;
-    let searched = 0;
+    this.#searched = this.#at;
     for (;;) {
-      const end = this.#buffer.indexOf(JSON_ENTRY_END, this.#at + searched);
-      if (end !== -1) {
-        const start = this.#at;
-        this.#at = end + JSON_ENTRY_END.length;
-        return this.#buffer.slice(start, this.#at);
+      const found = this.#find(NEWLINE);
+      if (found !== -1) {
+        // A line break: the entry's end when "  }" follows (reading more moves the bytes).
+        const offset = found - this.#at;
+        const length = JSON_ENTRY_END.length;
+        while (!this.#done && this.#filled - this.#at - offset < length) await this.#more();
+        const end = this.#at + offset;
+        if (JSON_ENTRY_END.every((b, i) => this.#buffer[end + i] === b)) {
+          return this.#take(end + length, end + length);
+        }
+        this.#searched = end + 1;
+        continue;
       }
       if (this.#done) throw this.#malformed("it ends inside an entry");
-      // The end marker may straddle the chunks: search again from its possible start.
-      searched = Math.max(0, this.#buffer.length - this.#at - (JSON_ENTRY_END.length - 1));
       await this.#more();
     }
+  }
+
+  /**
+   * The position of the next `byte` at or after where the last search stopped, or -1 (the
+   * search then resumes after the bytes read so far: no byte is searched twice).
+   */
+  #find(byte: number): number {
+    const from = Math.max(this.#searched, this.#at);
+    const found = this.#buffer.subarray(0, this.#filled).indexOf(byte, from);
+    const stop = found === -1 ? this.#filled : found + 1;
+    this.scanned += stop - from;
+    this.#searched = found === -1 ? this.#filled : found;
+    return found;
+  }
+
+  /** The text of the unread bytes up to `end`, which are then read up to `next`. */
+  #take(end: number, next: number): string {
+    let text: string;
+    try {
+      text = this.#decoder.decode(this.#buffer.subarray(this.#at, end));
+    } catch {
+      throw new InputError(`${this.path}: not UTF-8 text (at entry ${this.#count})`);
+    }
+    this.#at = next;
+    this.#searched = next;
+    return text;
   }
 
   /** Checks what follows the closing bracket (a newline, then nothing). */
   async #end(skip: number): Promise<undefined> {
     this.#at += skip;
-    while (!this.#done) await this.#more();
-    if (this.#buffer.slice(this.#at).trim() !== "") {
-      throw this.#malformed("text after the end of the list");
+    for (;;) {
+      const rest = this.#buffer.subarray(this.#at, this.#filled);
+      if (rest.some((b) => b !== 0x20 && b !== NEWLINE && b !== 0x0d && b !== 0x09)) {
+        throw this.#malformed("text after the end of the list");
+      }
+      this.#at = this.#filled;
+      if (this.#done) break;
+      await this.#more();
     }
     this.#ended = true;
     return undefined;
   }
 
-  /** Reads until `count` characters are buffered past the position, or the file ends. */
-  async #want(count: number): Promise<void> {
-    while (!this.#done && this.#buffer.length - this.#at < count) await this.#more();
+  /** Whether the unread bytes start with `bytes`. */
+  #startsWith(bytes: readonly number[]): boolean {
+    return this.#filled - this.#at >= bytes.length &&
+      bytes.every((b, i) => this.#buffer[this.#at + i] === b);
   }
 
+  /** The first unread byte that is not white space, if one has been read. */
+  #firstNonBlank(): number | undefined {
+    for (let i = this.#at; i < this.#filled; i++) {
+      const b = this.#buffer[i]!;
+      if (b !== 0x20 && b !== NEWLINE && b !== 0x0d && b !== 0x09) return b;
+    }
+    return undefined;
+  }
+
+  /** Reads until `count` bytes are buffered past the position, or the file ends. */
+  async #want(count: number): Promise<void> {
+    while (!this.#done && this.#filled - this.#at < count) await this.#more();
+  }
+
+  /** Reads one more chunk: into free space, else after moving the unread bytes forward, else into a buffer twice the size. */
   async #more(): Promise<void> {
-    // Keep only the unread text, so the buffer holds about one chunk.
-    this.#buffer = this.#buffer.slice(this.#at);
-    this.#at = 0;
+    if (this.#buffer.length - this.#filled < CHUNK) {
+      const unread = this.#filled - this.#at;
+      const target = this.#buffer.length - unread >= CHUNK
+        ? this.#buffer
+        : new Uint8Array(Math.max(2 * this.#buffer.length, unread + CHUNK));
+      target.set(this.#buffer.subarray(this.#at, this.#filled));
+      this.#buffer = target;
+      this.#searched -= this.#at;
+      this.#filled = unread;
+      this.#at = 0;
+    }
+    let count: number | null;
     try {
-      const chunk = await this.#reader.read();
-      if (chunk.done) this.#done = true;
-      else this.#buffer += chunk.value;
+      count = await this.#file.read(this.#buffer.subarray(this.#filled));
     } catch (error) {
       this.#done = true;
       throw new InputError(`${this.path}: ${readProblem(error)}`);
     }
+    if (count === null) this.#done = true;
+    else this.#filled += count;
   }
 
   #malformed(why: string): InputError {

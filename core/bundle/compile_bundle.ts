@@ -30,7 +30,7 @@
  * @module
  */
 
-import { compileModel } from "../compile/mod.ts";
+import { compileModel, type CompileOptions } from "../compile/mod.ts";
 import { describeModel } from "../net/describe_model.ts";
 import type { PetriModel } from "../net/types.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../version.ts";
@@ -83,12 +83,13 @@ export interface CompiledBundle {
  */
 export async function compileBundle(
   model: PetriModel,
-  options: BundleOptions = {},
+  options: BundleOptions & Pick<CompileOptions, "maxNodes"> = {},
 ): Promise<CompiledBundle> {
   const description = describeModel(model) as Record<string, unknown>;
   const producer = options.producer ?? { name: PACKAGE_NAME, version: PACKAGE_VERSION };
   const compiled = compileModel(model, {
     producer,
+    ...(options.maxNodes === undefined ? {} : { maxNodes: options.maxNodes }),
     metadata: {
       [METADATA_KEYS.net]: JSON.stringify(description.net),
       [METADATA_KEYS.module]: JSON.stringify(description.module),

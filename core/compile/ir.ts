@@ -18,6 +18,7 @@
  */
 
 import type { SparseMatrix } from "./sparse.ts";
+import { ModelLimitError } from "../net/model_limits.ts";
 
 /** The element kind of a tensor. */
 export type Kind = "float" | "bool";
@@ -65,6 +66,10 @@ export class Graph {
   readonly nodes: Node[] = [];
   #nextId = 0;
   readonly #constants = new Map<string, Value>();
+  #operations = 0;
+
+  /** @param maxNodes nodes past which building stops with a {@link ModelLimitError} */
+  constructor(readonly maxNodes: number = Infinity) {}
 
   #value(width: number, kind: Kind, constant?: Float32Array): Value {
     const id = this.#nextId++;
@@ -72,6 +77,10 @@ export class Graph {
   }
 
   #push(op: Op, width: number, kind: Kind = "float"): Value {
+    // Stopping here bounds the work of lowering, whatever num_steps or depth asks for.
+    if (op.type !== "input" && ++this.#operations > this.maxNodes) {
+      throw graphTooLarge(this.maxNodes);
+    }
     const output = this.#value(width, kind);
     this.nodes.push({ op, output });
     return output;
@@ -85,6 +94,13 @@ export class Graph {
   /** A constant row (broadcast over the batch); identical constants are shared. */
   constant(data: readonly number[] | Float32Array, kind: Kind = "float"): Value {
     const array = Float32Array.from(data);
+    const overflow = kind === "float" ? array.findIndex((x) => !Number.isFinite(x)) : -1;
+    if (overflow >= 0) {
+      throw new ModelLimitError(
+        `the compiled graph needs the weight ${Array.from(data)[overflow]}, ` +
+          "which float32 cannot hold (beyond ±3.4028234663852886e+38)",
+      );
+    }
     const key = `${kind}:${Array.from(array).join(",")}`;
     const known = this.#constants.get(key);
     if (known) return known;
@@ -164,6 +180,23 @@ export class Graph {
   zerosLike(x: Value): Value {
     return this.#push({ type: "zerosLike", x }, x.width);
   }
+}
+
+/**
+ * The error for a graph past its node budget.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { graphTooLarge } from "./ir.ts";
+ * assert.match(graphTooLarge(10).message, /more than 10 ONNX nodes/);
+ * ```
+ */
+export function graphTooLarge(maxNodes: number): ModelLimitError {
+  return new ModelLimitError(
+    `the compiled graph needs more than ${maxNodes} ONNX nodes, the limit (the graph grows ` +
+      "with module.num_steps in time-unrolled mode and with the net's depth in acyclic mode)",
+  );
 }
 
 function broadcastWidth(a: Value, b: Value): number {

@@ -72,8 +72,8 @@ interface Columns {
  * assert.equal(lowerModel(model).transitions.width, model.net.transitions.length);
  * ```
  */
-export function lowerModel(model: PetriModel): LoweredModel {
-  const graph = new Graph();
+export function lowerModel(model: PetriModel, maxNodes = Infinity): LoweredModel {
+  const graph = new Graph(maxNodes);
   const { places, transitions } = model.net;
   const inputs: ContractInputs = {
     marking: graph.input("marking", places.length),

@@ -24,6 +24,7 @@
 import type { PetriModel } from "../net/types.ts";
 import {
   AttributeType,
+  countNodes,
   DataType,
   encodeModel,
   floatTensor,
@@ -33,7 +34,8 @@ import {
 } from "../onnx/proto.ts";
 import { vectorJacobianProduct } from "./autodiff.ts";
 import { OnnxEmitter } from "./emit.ts";
-import type { Node, Value } from "./ir.ts";
+import { graphTooLarge, type Node, type Value } from "./ir.ts";
+import { MODEL_LIMITS } from "../net/model_limits.ts";
 import { lowerModel } from "./lower.ts";
 
 /** Options of {@link compileModel}. */
@@ -59,6 +61,11 @@ export interface CompileOptions {
   readonly denseLimit?: number;
   /** `producer_name` / `producer_version` of the model file. */
   readonly producer?: { readonly name: string; readonly version: string };
+  /**
+   * ONNX nodes the graph may have, forward and gradient together (default
+   * `MODEL_LIMITS.maxGraphNodes`); lowering stops as soon as it passes them.
+   */
+  readonly maxNodes?: number;
 }
 
 /** Size facts of a compiled graph, for inspection and benchmarks. */
@@ -87,7 +94,9 @@ export interface CompiledModel {
  * ```
  */
 export function compileModel(model: PetriModel, options: CompileOptions = {}): CompiledModel {
-  const lowered = lowerModel(model);
+  const maxNodes = options.maxNodes ?? MODEL_LIMITS.maxGraphNodes;
+  // Each IR operation (all but the inputs) becomes at least one ONNX node: the same budget.
+  const lowered = lowerModel(model, maxNodes);
   const { graph, inputs, transitions, places } = lowered;
   const P = model.net.places.length;
   const T = model.net.transitions.length;
@@ -148,29 +157,32 @@ export function compileModel(model: PetriModel, options: CompileOptions = {}): C
     outputs.push(...branchValues.map(([, name]) => floatInfo(name, P, "grad_batch")));
     gradientNodes = branch.length;
   }
+  const main: GraphProto = {
+    name: "petri_net",
+    node: mainNodes,
+    initializer: emitter.initializers,
+    input: [
+      floatInfo("marking", P),
+      floatInfo("marking_mask", P),
+      floatInfo("values", P),
+      floatInfo("values_mask", P),
+      floatInfo("target", T),
+      {
+        name: "with_gradient",
+        type: { tensorType: { elemType: DataType.BOOL, shape: { dim: [] } } },
+      },
+    ],
+    output: outputs,
+  };
+  // Counted as the loader counts it (`loadBundle`), branches included.
+  if (countNodes(main) > maxNodes) throw graphTooLarge(maxNodes);
 
   const bytes = encodeModel({
     irVersion: 8,
     opsetImport: [{ domain: "", version: 17 }],
     producerName: options.producer?.name ?? "petri-serve",
     producerVersion: options.producer?.version ?? "",
-    graph: {
-      name: "petri_net",
-      node: mainNodes,
-      initializer: emitter.initializers,
-      input: [
-        floatInfo("marking", P),
-        floatInfo("marking_mask", P),
-        floatInfo("values", P),
-        floatInfo("values_mask", P),
-        floatInfo("target", T),
-        {
-          name: "with_gradient",
-          type: { tensorType: { elemType: DataType.BOOL, shape: { dim: [] } } },
-        },
-      ],
-      output: outputs,
-    },
+    graph: main,
     metadataProps: Object.entries(options.metadata ?? {}).map(([key, value]) => ({ key, value })),
   });
   return {

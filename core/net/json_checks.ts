@@ -15,6 +15,7 @@
  * @module
  */
 
+import { isFiniteFloat32 } from "./model_limits.ts";
 import { quoteId } from "./quote_id.ts";
 import { type Arc, compareIds } from "./types.ts";
 
@@ -43,6 +44,11 @@ export function isAbsent(value: unknown): value is undefined | null {
 /** A number that is neither infinite nor NaN. */
 export function isFiniteNumber(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value);
+}
+
+/** A number that becomes a finite float32: what the compiled graph can hold. */
+export function isFloat32(value: unknown): value is number {
+  return typeof value === "number" && isFiniteFloat32(value);
 }
 
 /** An integer no smaller than `min`. */

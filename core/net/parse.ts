@@ -50,6 +50,7 @@ import { readInputSpec } from "./read_input_spec.ts";
 import { readModule } from "./read_module.ts";
 import { readNet } from "./read_net.ts";
 import { readParameters } from "./read_parameters.ts";
+import { checkSizes } from "./size_gate.ts";
 import type { PetriModel } from "./types.ts";
 
 export { describeModel, MODEL_DESCRIPTION_FORMAT, ModelDescriptionError, type ModelIssue };
@@ -83,6 +84,8 @@ export function parseModelDescription(json: unknown): PetriModel {
     report("(root)", `expected a model description object, got ${show(json)}`);
     throw new ModelDescriptionError(issues);
   }
+  // Counting first: past a size limit, reading each entry would cost what the limit prevents.
+  if (!checkSizes(json, report)) throw new ModelDescriptionError(issues);
   readFormat(json, report);
   const sidecar = readSidecar(json, report);
   const reading = readNet(own(json, "net"), report);

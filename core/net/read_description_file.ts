@@ -22,6 +22,9 @@ import { ModelDescriptionError } from "./model_description_error.ts";
 import { parseModelDescription } from "./parse.ts";
 import type { PetriModel } from "./types.ts";
 
+/** Issues one error line names; the rest are counted. */
+const SHOWN_ISSUES = 20;
+
 /**
  * A file that is not a valid model description; the message names the file and says what it
  * is instead (for an ONNX model or a zip, {@link DescriptionFileError.kind} says which).
@@ -101,11 +104,15 @@ export function readDescriptionFile(bytes: Uint8Array, name: string): PetriModel
     return parseModelDescription(json);
   } catch (error) {
     if (!(error instanceof ModelDescriptionError)) throw error;
-    // Every issue, on one line (the format reports all problems at once).
-    const issues = error.issues.map(({ path, message }) => `${path}: ${message}`);
-    const count = issues.length === 1 ? "1 issue" : `${issues.length} issues`;
+    // The issues on one line (the format reports all problems at once), the first 20 named.
+    const total = error.issues.length;
+    const issues = error.issues.slice(0, SHOWN_ISSUES).map(({ path, message }) =>
+      `${path}: ${message}`
+    );
+    const count = total === 1 ? "1 issue" : `${total} issues`;
+    const more = total > SHOWN_ISSUES ? `; and ${total - SHOWN_ISSUES} more` : "";
     throw new DescriptionFileError(
-      `${name} is not a valid model description (${count}): ${issues.join("; ")}`,
+      `${name} is not a valid model description (${count}): ${issues.join("; ")}${more}`,
       kind,
     );
   }

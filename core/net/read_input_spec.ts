@@ -21,7 +21,7 @@
 
 import {
   expected,
-  isFiniteNumber,
+  isFloat32,
   isObject,
   keyPath,
   optionalObject,
@@ -53,11 +53,11 @@ function readSpecEntry(
   // `constant` wins when both are present, as in PETRA's _resolve_attribute_spec.
   if (Object.hasOwn(raw, "constant")) {
     const constant = raw.constant;
-    if (isFiniteNumber(constant)) return { constant };
+    if (isFloat32(constant)) return { constant };
     return expected(
       report,
       `${path}.constant`,
-      `a finite number for ${quoteId(place)}`,
+      `a finite float32 number for ${quoteId(place)}`,
       constant,
     );
   }

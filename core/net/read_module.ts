@@ -24,13 +24,15 @@
 import {
   expected,
   isAbsent,
-  isFiniteNumber,
+  isFloat32,
   isIntegerAtLeast,
   isObject,
   type JsonObject,
+  keyPath,
   own,
   type Report,
 } from "./json_checks.ts";
+import { beyondFloat32, isFiniteFloat32, MODEL_LIMITS } from "./model_limits.ts";
 import { quoteId } from "./quote_id.ts";
 import { findCycle, netStructure } from "./structure.ts";
 import type { Firing, ModuleSettings, PetriNet, Routing } from "./types.ts";
@@ -56,19 +58,34 @@ export function readModule(value: unknown, net: PetriNet, report: Report): Modul
     sharpness: readSetting(
       src,
       "sharpness",
-      "a finite number",
-      isFiniteNumber,
+      "a finite float32 number",
+      isFloat32,
       d.sharpness,
       report,
     ),
-    numSteps: readSetting(src, "num_steps", "an integer >= 0", isStepCount, d.numSteps, report),
+    numSteps: readSetting(src, "num_steps", STEP_COUNT, isStepCount, d.numSteps, report),
     firing: readSetting(src, "firing", oneOf(FIRINGS), isMember(FIRINGS), d.firing, report),
     routing: readSetting(src, "routing", oneOf(ROUTINGS), isMember(ROUTINGS), d.routing, report),
   };
   // An invalid num_steps is already reported; a cycle message would only add noise.
   const steps = own(src, "num_steps");
   if (settings.numSteps === 0 && (isAbsent(steps) || isStepCount(steps))) checkAcyclic(net, report);
+  checkScaledRates(net, settings.sharpness, report);
   return settings;
+}
+
+const STEP_COUNT = `an integer from 0 to ${MODEL_LIMITS.maxNumSteps}`;
+
+/** The graph multiplies by `rate · sharpness` in float32 (SEMANTICS §2.4): it must fit. */
+function checkScaledRates(net: PetriNet, sharpness: number, report: Report): void {
+  for (const [t, rate] of net.rates) {
+    const scale = rate * sharpness;
+    if (isFiniteFloat32(scale)) continue;
+    report(
+      keyPath("net.rates", t),
+      `rate ${rate} times module.sharpness ${sharpness} is ${beyondFloat32(scale)}`,
+    );
+  }
 }
 
 /** Reads one optional module setting; absent or `null` gives `fallback`. */
@@ -88,7 +105,7 @@ function readSetting<T>(
 }
 
 function isStepCount(value: unknown): value is number {
-  return isIntegerAtLeast(value, 0);
+  return isIntegerAtLeast(value, 0) && value <= MODEL_LIMITS.maxNumSteps;
 }
 
 function isMember<T extends string>(choices: readonly T[]): (value: unknown) => value is T {

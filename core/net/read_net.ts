@@ -26,7 +26,7 @@ import {
   compareArcs,
   expected,
   isAbsent,
-  isFiniteNumber,
+  isFloat32,
   isId,
   isIntegerAtLeast,
   isObject,
@@ -38,6 +38,7 @@ import {
   show,
   sortedEntries,
 } from "./json_checks.ts";
+import { MODEL_LIMITS } from "./model_limits.ts";
 import { quoteId } from "./quote_id.ts";
 import {
   type Arc,
@@ -168,6 +169,10 @@ function readIdList(
     const at = `${path}[${i}]`;
     if (typeof id === "string") listed.add(id);
     if (!isId(id)) return expected(report, at, `a non-empty string ${kind} id`, id);
+    if (id.length > MODEL_LIMITS.maxIdLength) {
+      const limit = MODEL_LIMITS.maxIdLength;
+      return report(at, `${kind} id of ${id.length} characters, over the limit of ${limit}`);
+    }
     if (firstIndex.has(id)) return report(at, `duplicate ${kind} id ${quoteId(id)}`);
     if (others.has(id)) return report(at, `id ${quoteId(id)} is both a place and a transition`);
     firstIndex.set(id, i);
@@ -342,8 +347,8 @@ function readLabels(value: unknown, ids: Ids, report: Report): Map<string, strin
 
 function readRates(value: unknown, ids: Ids, report: Report): Map<string, number> {
   const rates = readTable(value, "net.rates", "transition", ids, "rate", (raw, at, id) => {
-    if (isFiniteNumber(raw) && raw > 0) return raw;
-    return expected(report, at, `a finite rate > 0 for ${quoteId(id)}`, raw);
+    if (isFloat32(raw) && raw > 0) return raw;
+    return expected(report, at, `a finite float32 rate > 0 for ${quoteId(id)}`, raw);
   }, report);
   for (const [id, rate] of rates) if (rate === 1) rates.delete(id);
   return rates;
@@ -355,8 +360,9 @@ function readDurations(value: unknown, ids: Ids, report: Report): Map<string, nu
     at,
     id,
   ) => {
-    if (isIntegerAtLeast(raw, 1)) return raw;
-    return expected(report, at, `an integer duration >= 1 for ${quoteId(id)}`, raw);
+    if (isIntegerAtLeast(raw, 1) && raw <= MODEL_LIMITS.maxDuration) return raw;
+    const most = MODEL_LIMITS.maxDuration;
+    return expected(report, at, `an integer duration from 1 to ${most} for ${quoteId(id)}`, raw);
   }, report);
   for (const [id, duration] of durations) if (duration === 1) durations.delete(id);
   return durations;
@@ -421,8 +427,8 @@ function readGuard(
     expected(report, `${path}.op`, `a guard op of ${t} among ${choices}`, op);
     ok = false;
   }
-  if (!isFiniteNumber(value)) {
-    expected(report, `${path}.value`, `a finite guard value for ${t}`, value);
+  if (!isFloat32(value)) {
+    expected(report, `${path}.value`, `a finite float32 guard value for ${t}`, value);
     ok = false;
   }
   return ok ? { place: place as string, op: op as GuardOp, value: value as number } : undefined;
@@ -478,9 +484,9 @@ function readOutputValue(
     report(path, `output value on ${label}, which is not an arc of the net`);
     ok = false;
   }
-  if (!isFiniteNumber(value)) {
+  if (!isFloat32(value)) {
     const on = tOk && pOk ? ` on ${arcLabel(transition as string, place as string)}` : "";
-    expected(report, `${path}.value`, `a finite output value${on}`, value);
+    expected(report, `${path}.value`, `a finite float32 output value${on}`, value);
     ok = false;
   }
   return ok

@@ -31,7 +31,7 @@ import {
   arcLabel,
   expected,
   isAbsent,
-  isFiniteNumber,
+  isFloat32,
   isId,
   isObject,
   keyPath,
@@ -39,6 +39,7 @@ import {
   type Report,
   sortedEntries,
 } from "./json_checks.ts";
+import { beyondFloat32, isFiniteFloat32 } from "./model_limits.ts";
 import { quoteId } from "./quote_id.ts";
 import type { NetReading } from "./read_net.ts";
 import { arcKey, type Parameters } from "./types.ts";
@@ -78,6 +79,9 @@ function readArcWeights(value: unknown, reading: NetReading, report: Report): Ma
   const path = "parameters.arc_weights";
   const weights = new Map<string, number>();
   const named = new Set<string>();
+  const outputs = new Map(
+    reading.net.arcOutputValues.map((o) => [arcKey(o.transition, o.place), o.value]),
+  );
   if (isAbsent(value) && reading.net.arcs.length === 0) return weights;
   if (!Array.isArray(value)) {
     expected(report, path, "an array of {from, to, weight}, one per arc", value);
@@ -99,9 +103,10 @@ function readArcWeights(value: unknown, reading: NetReading, report: Report): Ma
     }
     if (named.has(key)) return report(at, `duplicate weight for arc ${label}`);
     named.add(key);
-    if (!isFiniteNumber(weight)) {
-      return expected(report, `${at}.weight`, `a finite weight for arc ${label}`, weight);
+    if (!isFloat32(weight)) {
+      return expected(report, `${at}.weight`, `a finite float32 weight for arc ${label}`, weight);
     }
+    checkScaledWeight(outputs, from, to, weight, `${at}.weight`, report);
     weights.set(key, weight);
   });
   if (reading.structureKnown) {
@@ -112,6 +117,24 @@ function readArcWeights(value: unknown, reading: NetReading, report: Report): Ma
   // Keyed in the net's arc order, so iteration follows the sorted arcs.
   const byArc = reading.net.arcs.map(({ from, to }) => arcKey(from, to));
   return new Map(byArc.filter((key) => weights.has(key)).map((key) => [key, weights.get(key)!]));
+}
+
+/** The graph's value channel weighs the arc by `weight · output value` in float32: it must fit. */
+function checkScaledWeight(
+  outputs: ReadonlyMap<string, number>,
+  from: string,
+  to: string,
+  weight: number,
+  path: string,
+  report: Report,
+): void {
+  const output = outputs.get(arcKey(from, to));
+  if (output === undefined || isFiniteFloat32(weight * output)) return;
+  report(
+    path,
+    `weight ${weight} times the output value ${output} of arc ${arcLabel(from, to)} is ` +
+      beyondFloat32(weight * output),
+  );
 }
 
 /** What a transition-keyed threshold table must hold. */
@@ -146,8 +169,8 @@ function readThresholds(
       continue;
     }
     named.add(id);
-    if (isFiniteNumber(raw)) thresholds.set(id, raw);
-    else expected(report, at, `a finite ${what} for ${quoteId(id)}`, raw);
+    if (isFloat32(raw)) thresholds.set(id, raw);
+    else expected(report, at, `a finite float32 ${what} for ${quoteId(id)}`, raw);
   }
   for (const id of required ?? []) {
     if (!named.has(id)) report(path, `no ${what} for transition ${quoteId(id)}`);

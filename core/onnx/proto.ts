@@ -319,3 +319,37 @@ export function floatTensor(name: string, dims: number[], data: Float32Array): T
   const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   return { name, dims, dataType: DataType.FLOAT, rawData: bytes.slice() };
 }
+
+/**
+ * Nodes of a graph and of every subgraph its attributes hold (an `If`'s branches), as
+ * onnxruntime loads them. Iterative, so a deeply nested graph cannot exhaust the stack.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AttributeType, countNodes } from "./proto.ts";
+ * const branch = { node: [{ opType: "Identity", input: ["x"], output: ["y"] }] };
+ * const graph = {
+ *   node: [{
+ *     opType: "If",
+ *     input: ["c"],
+ *     output: ["y"],
+ *     attribute: [{ name: "then_branch", type: AttributeType.GRAPH, g: branch }],
+ *   }],
+ * };
+ * assert.equal(countNodes(graph), 2);
+ * ```
+ */
+export function countNodes(graph: GraphProto): number {
+  let count = 0;
+  const pending: GraphProto[] = [graph];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const node of next.node ?? []) {
+      count++;
+      for (const attribute of node.attribute ?? []) {
+        if (attribute.g !== undefined) pending.push(attribute.g);
+      }
+    }
+  }
+  return count;
+}

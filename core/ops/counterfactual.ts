@@ -198,7 +198,7 @@ export async function counterfactual(
 
   const grid = Array.from(
     { length: GRID_POINTS },
-    (_, i) => i === GRID_POINTS - 1 ? hi : lo + ((hi - lo) * i) / (GRID_POINTS - 1),
+    (_, i) => between(lo, hi, i / (GRID_POINTS - 1)),
   );
   // Row 0 is the base point (nothing flipped), rows 1… the grid.
   const first = await runner.runPacked(rows([undefined, ...grid]), { withGradient: false });
@@ -208,7 +208,8 @@ export async function counterfactual(
   let choice = search.choose(
     grid.map((x, i) => ({ x, act: first.transitions[(i + 1) * T + targetColumn]! })),
   );
-  const closingWidth = (hi - lo) * CLOSING_WIDTH;
+  // Scaled before subtracting: hi - lo overflows for spans past the largest double.
+  const closingWidth = hi * CLOSING_WIDTH - lo * CLOSING_WIDTH;
   for (
     let round = 0;
     round < MAX_REFINE_ROUNDS && choice?.kind === "bracket" &&
@@ -218,7 +219,7 @@ export async function counterfactual(
     const { a, b } = choice;
     const inner = await run(Array.from(
       { length: REFINE_PROBES },
-      (_, k) => a.x + ((b.x - a.x) * (k + 1)) / (REFINE_PROBES + 1),
+      (_, k) => between(a.x, b.x, (k + 1) / (REFINE_PROBES + 1)),
     ));
     const next = search.choose([a, ...inner, b]);
     if (!next) break; // only NaN activations can lose a sign change
@@ -267,6 +268,26 @@ export function isClosed(a: number, b: number, closingWidth: number): boolean {
 }
 
 /**
+ * The point a share `t` (0 to 1) of the way from `a` to `b` (a < b), for any finite `a` and
+ * `b`: the half-span `b/2 − a/2` is always finite, and the point is measured from the nearer
+ * end, so no intermediate overflows where `b − a` or `(b − a) · t` would.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { between } from "./counterfactual.ts";
+ * assert.equal(between(0, 1, 0.25), 0.25);
+ * assert.equal(between(-Number.MAX_VALUE, Number.MAX_VALUE, 0.5), 0);
+ * assert.equal(between(-Number.MAX_VALUE, Number.MAX_VALUE, 1), Number.MAX_VALUE);
+ * ```
+ */
+export function between(a: number, b: number, t: number): number {
+  const half = b / 2 - a / 2;
+  const x = t <= 0.5 ? a + half * (2 * t) : b - half * (2 * (1 - t));
+  return Math.min(b, Math.max(a, x));
+}
+
+/**
  * The position of `Math.fround(x)` among the float32 values in increasing order (0 for both
  * zeros), so that two float32 values are neighbours exactly when their ranks differ by 1.
  */
@@ -307,19 +328,28 @@ class BoundarySearch {
       if (!best || d < best.d || (d === best.d && rank < best.rank)) best = { d, rank, c };
     };
     for (const p of probes) {
-      if (this.isHit(p)) consider(Math.abs(p.x - this.original), 0, { kind: "point", p });
+      if (this.isHit(p)) consider(halfDistance(p.x, this.original), 0, { kind: "point", p });
     }
     for (let i = 0; i + 1 < probes.length; i++) {
       const a = probes[i]!;
       const b = probes[i + 1]!;
       if (this.isHit(a) || this.isHit(b)) continue;
       if (Math.sign(a.act - 0.5) * Math.sign(b.act - 0.5) < 0) {
-        const d = this.original < a.x ? a.x - this.original : Math.max(0, this.original - b.x);
+        const d = this.original < a.x
+          ? halfDistance(a.x, this.original)
+          : this.original > b.x
+          ? halfDistance(b.x, this.original)
+          : 0;
         consider(d, 1, { kind: "bracket", a, b });
       }
     }
     return best?.c;
   }
+}
+
+/** Half the distance between two finite numbers: it never overflows, and orders as the distance. */
+function halfDistance(x: number, y: number): number {
+  return Math.abs(x / 2 - y / 2);
 }
 
 /**

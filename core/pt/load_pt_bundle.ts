@@ -21,7 +21,15 @@
  * @module
  */
 
-import { compileBundle, loadBundle, type LoadOptions, type Model } from "../bundle.ts";
+import {
+  BundleError,
+  compileBundle,
+  type CompiledBundle,
+  loadBundle,
+  type LoadOptions,
+  type Model,
+} from "../bundle.ts";
+import { ModelLimitError } from "../net/model_limits.ts";
 import type { OrtModule } from "../runtime/mod.ts";
 import { type PtBundleFiles, readPtModel } from "./read_pt_model.ts";
 
@@ -58,7 +66,15 @@ export async function loadPtBundle(
   options: LoadOptions = {},
 ): Promise<Model> {
   const { model, savedAt } = readPtModel(files);
-  const bundle = await compileBundle(model, savedAt === undefined ? {} : { savedAt });
+  let bundle: CompiledBundle;
+  try {
+    bundle = await compileBundle(model, savedAt === undefined ? {} : { savedAt });
+  } catch (error) {
+    if (!(error instanceof ModelLimitError)) throw error;
+    throw new BundleError(`${files.ptName} is over a model limit: ${error.message}`, {
+      cause: error,
+    });
+  }
   return await loadBundle(ort, {
     onnx: bundle.onnx,
     sidecar: bundle.sidecar,

@@ -17,6 +17,7 @@
  * @module
  */
 
+import { finiteFloat32 } from "./float32.ts";
 import type { AnySchema, ZodModule } from "./zod_types.ts";
 
 /** The shared schema pieces, with the zod module they were built with. */
@@ -69,15 +70,16 @@ export function schemaKit(z: ZodModule): SchemaKit {
     });
   return {
     z,
-    marking: z.record(z.string(), z.number()).meta({
+    marking: z.record(z.string(), finiteFloat32(z)).meta({
       description: "Marking by place id: JSON numbers, nominally activations in [0, 1] (not " +
-        "enforced). A supplied place is clamped to its number; an absent source place takes " +
+        "enforced) and within float32's range (±3.4028234663852886e38). A supplied place is clamped to its number; an absent source place takes " +
         "1.0 if it holds tokens in the initial marking, else 0.0. Ids that are not places " +
         "are rejected with 400",
       example: EXAMPLE_MARKING,
     }),
-    values: z.record(z.string(), z.number()).nullable().optional().meta({
-      description: "The value channel by place id, on the scale of the modeller's domain; " +
+    values: z.record(z.string(), finiteFloat32(z)).nullable().optional().meta({
+      description: "The value channel by place id, on the scale of the modeller's domain and " +
+        "within float32's range (±3.4028234663852886e38); " +
         "absent or null means no values (a source place's value is then 1.0)",
       example: EXAMPLE_VALUES,
     }),

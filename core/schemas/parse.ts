@@ -26,6 +26,7 @@
  */
 
 import type { OperationName, RequestTypes } from "../ops/operations.ts";
+import { isFiniteFloat32 } from "../net/model_limits.ts";
 import type { SchemaSet } from "./define.ts";
 import { fromZodIssues, type ValidationIssue, type ZodIssueLike } from "./issues.ts";
 
@@ -244,6 +245,7 @@ export function parseWellFormed(
 
 function wellFormed(schema: Schema, raw: unknown): unknown {
   const def = schema.def;
+  if (isFloat32Number(def)) return typeof raw === "number" && isFiniteFloat32(raw) ? raw : OFF;
   if (def.checks !== undefined && def.checks.length > 0) return zodPart(schema, raw);
   switch (def.type) {
     case "object": {
@@ -308,6 +310,12 @@ function zodPart(schema: Schema, raw: unknown): unknown {
   const context: Context = { body: raw, issues: [] };
   const data = withMaps(schema, raw, result.data, [], context);
   return context.issues.length > 0 ? OFF : data;
+}
+
+/** `finiteFloat32`'s schema: read here, as it is every marking's and value map's number. */
+function isFloat32Number(def: Def): boolean {
+  const check = def.checks?.length === 1 ? def.checks[0] as { def?: { fn?: unknown } } : undefined;
+  return def.type === "number" && check?.def?.fn === isFiniteFloat32;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -105,8 +105,8 @@ export async function* csvRowBatches(
     restLine = batch.endLine;
     if (rest.length > MAX_RECORD_CHARS) {
       throw new TraceReadError(
-        `${name}: malformed CSV at line ${restLine}: a record longer than ${MAX_RECORD_CHARS} ` +
-          `characters starts there (an unterminated quoted field?)`,
+        `${name}: the CSV record at line ${restLine} is longer than ${MAX_RECORD_CHARS} ` +
+          `characters, the reader's size limit (an unterminated quoted field?)`,
       );
     }
     if (batch.rows.length > 0) yield batch;

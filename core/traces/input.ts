@@ -185,7 +185,12 @@ export async function* decodeText(
 }
 
 /**
- * Gunzips a byte stream with the web-standard `DecompressionStream`.
+ * Gunzips a byte stream with the web-standard `DecompressionStream`, in pieces of at most
+ * {@link GZIP_PIECE_BYTES} compressed bytes: a decompressor answers each piece it is given
+ * with all of its output at once, and deflate expands up to about 1032-fold, so a 64 KiB read
+ * of a log of white space would otherwise become one 64 MiB chunk (and a 1 MiB file 1 GiB held
+ * at once). Each chunk is then at most about 1 MiB, and the stream's back-pressure keeps
+ * memory at a few chunks however far the log expands.
  *
  * @example
  * ```ts
@@ -203,7 +208,30 @@ export function gunzip(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8
     Uint8Array,
     Uint8Array
   >;
-  return stream.pipeThrough(pair);
+  return stream.pipeThrough(pieces(GZIP_PIECE_BYTES)).pipeThrough(pair);
+}
+
+/**
+ * The most compressed bytes handed to the decompressor at a time.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { GZIP_PIECE_BYTES } from "./input.ts";
+ * assert.equal(GZIP_PIECE_BYTES, 1024);
+ * ```
+ */
+export const GZIP_PIECE_BYTES = 1024;
+
+/** Chunks cut into views of at most `size` bytes. */
+function pieces(size: number): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream({
+    transform(chunk, controller) {
+      for (let at = 0; at < chunk.length; at += size) {
+        controller.enqueue(chunk.subarray(at, at + size));
+      }
+    },
+  });
 }
 
 /**

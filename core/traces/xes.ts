@@ -6,7 +6,8 @@
  * likewise, named by its `concept:name` (or `""`). Log-level attributes, extensions, globals,
  * classifiers, lists, containers and attributes nested in attributes are ignored.
  *
- * The XML is parsed incrementally with `saxes`, so memory holds one trace at a time. UTF-16
+ * The XML is parsed incrementally with `saxes`, so memory holds one trace at a time; one
+ * attribute value may be at most {@link MAX_XES_VALUE_CHARS} long (a size limit, said so). UTF-16
  * (with a byte-order mark, or without one as XML allows) and a declared encoding
  * (`<?xml … encoding="ISO-8859-1"?>`) are honoured; UTF-8 otherwise.
  *
@@ -34,6 +35,19 @@ import type { ReadOptions, Trace, TraceEvent } from "./types.ts";
 type SaxOptions = { xmlns: false; position: true };
 
 const TYPED = new Set(["string", "int", "float", "boolean", "date", "id"]);
+
+/**
+ * The longest start tag attribute value (or tag name) read, in characters: far above any real
+ * attribute, and a bound on what one value costs to hold (the parser keeps it whole).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MAX_XES_VALUE_CHARS } from "./xes.ts";
+ * assert.equal(MAX_XES_VALUE_CHARS, 64 * 1024 * 1024);
+ * ```
+ */
+export const MAX_XES_VALUE_CHARS = 64 * 1024 * 1024;
 
 const enum Role {
   Log,
@@ -108,18 +122,33 @@ class XesTraceBuilder {
   #trace: Trace | undefined;
   #event: TraceEvent | undefined;
   #done: Trace[] = [];
+  /** Where the value being read in a start tag began, or -1 outside start tags. */
+  #valueStart = -1;
+  /** Its line and column. */
+  #valueAt = { line: 1, column: 1 };
 
   readonly #lines: LineBase;
 
   constructor(name: string, lines: LineBase) {
     this.#name = name;
     this.#lines = lines;
-    this.#parser.on("opentag", (tag) => this.#open(tag));
+    this.#parser.on("opentagstart", () => this.#startValue());
+    this.#parser.on("attribute", () => this.#startValue());
+    this.#parser.on("opentag", (tag) => {
+      this.#valueStart = -1;
+      this.#open(tag);
+    });
     this.#parser.on("closetag", () => this.#close());
   }
 
   write(text: string): void {
     this.#guard(() => this.#parser.write(text));
+    if (this.#valueStart >= 0 && this.#parser.position - this.#valueStart > MAX_XES_VALUE_CHARS) {
+      throw new TraceReadError(
+        `${this.#name}: an attribute value ${this.#lines.at(this.#valueAt)} is longer than ` +
+          `${MAX_XES_VALUE_CHARS} characters, the reader's size limit (the XML may be valid)`,
+      );
+    }
   }
 
   close(): void {
@@ -133,11 +162,31 @@ class XesTraceBuilder {
     return done;
   }
 
+  #startValue(): void {
+    const { position, line, column } = this.#parser;
+    this.#valueStart = position;
+    this.#valueAt = { line, column: Math.max(1, column) };
+  }
+
+  /** The parser's position, as messages name it. */
+  #where(): string {
+    const { line, column } = this.#parser;
+    return this.#lines.at({ line, column: Math.max(1, column) });
+  }
+
   #guard(step: () => void): void {
     try {
       step();
     } catch (error) {
       if (error instanceof TraceReadError) throw error;
+      // A token (a comment, a text node) longer than a JavaScript string can be.
+      if (error instanceof RangeError && /string length/i.test(error.message)) {
+        throw new TraceReadError(
+          `${this.#name}: a value ${this.#where()} is longer than the longest string ` +
+            "JavaScript holds (a size limit of the reader; the XML may be valid)",
+          { cause: error },
+        );
+      }
       const text = errorText(error);
       const match = /^(\d+):(\d+): ([\s\S]*)$/.exec(text);
       const line = match ? Number(match[1]) : this.#parser.line;

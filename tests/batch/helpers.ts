@@ -18,6 +18,8 @@ import { compileBundle } from "../../core/bundle.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { runDeno, type RunResult } from "../run_deno.ts";
+import { entryLayout, type OutputFormat } from "../../core/batch/entry_layout.ts";
+import { headerEntry, type PartIdentity, trailerEntry } from "../../cli/batch/part_meta.ts";
 import { type RuntimeRun, WASM_RUN } from "../runtimes.ts";
 
 /** The repository root (the subprocesses' working directory). */
@@ -193,4 +195,32 @@ export async function assertBatchMatchesScore(
   const entries = JSON.parse(expected) as { error?: string }[];
   const errors = entries.filter((e) => e.error !== undefined).length;
   assertSummary(result.stderr, entries.length, errors);
+}
+
+/**
+ * A modulo shard's part around `entries` (entry texts in `format`'s layout): the header and a
+ * trailer naming one made-up log and model, as `batch --shard I/N` writes them.
+ *
+ * @example
+ * ```ts
+ * import { moduloPart } from "./helpers.ts";
+ * moduloPart("jsonl", 0, 2, ['{"trace_index":0}']).startsWith('{"petri_serve_part":'); // true
+ * ```
+ */
+export function moduloPart(
+  format: OutputFormat,
+  index: number,
+  count: number,
+  entries: readonly string[],
+  identity: Partial<PartIdentity> = {},
+): string {
+  const header = headerEntry(format, { mode: "modulo", index, count, format: "json" });
+  const trailer = trailerEntry(format, {
+    logSize: 1000,
+    logHead: "0".repeat(64),
+    model: "f".repeat(64),
+    ...identity,
+    traces: entries.length,
+  });
+  return entryLayout(format).list([header, ...entries, trailer]);
 }

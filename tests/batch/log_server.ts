@@ -3,7 +3,7 @@
  * name (a 404 for paths holding `missing`), either honouring `Range` requests (206 with
  * `Content-Range`) or ignoring them (200 with the whole log), and counting the requests and
  * the bytes it served: for a 206, the range's length; for a 200, the bytes the client pulled
- * before it stopped reading.
+ * before it stopped reading. With `etag`, every answer carries that `ETag`.
  *
  * @example
  * ```ts
@@ -31,7 +31,11 @@ export interface LogServer extends AsyncDisposable {
 }
 
 /** Serves `log`; see the module documentation. */
-export function serveLog(log: Uint8Array, options: { readonly ranges: boolean }): LogServer {
+export function serveLog(
+  log: Uint8Array,
+  options: { readonly ranges: boolean; readonly etag?: string },
+): LogServer {
+  const etag: Record<string, string> = options.etag === undefined ? {} : { etag: options.etag };
   let requests = 0;
   let bytes = 0;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
@@ -53,7 +57,7 @@ export function serveLog(log: Uint8Array, options: { readonly ranges: boolean })
       bytes += end - start + 1;
       return new Response(log.slice(start, end + 1), {
         status: 206,
-        headers: { "content-range": `bytes ${start}-${end}/${log.length}` },
+        headers: { "content-range": `bytes ${start}-${end}/${log.length}`, ...etag },
       });
     }
     // The whole log, counted as the client pulls it, in 16 KiB pieces.
@@ -70,7 +74,7 @@ export function serveLog(log: Uint8Array, options: { readonly ranges: boolean })
         controller.enqueue(piece);
       },
     });
-    return new Response(body, { headers: { "content-length": String(log.length) } });
+    return new Response(body, { headers: { "content-length": String(log.length), ...etag } });
   });
   const port = server.addr.port;
   return {

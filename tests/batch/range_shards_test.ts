@@ -189,7 +189,7 @@ Deno.test("merge refuses range parts that do not make one run, naming why", asyn
         [a, modulo, c],
         `${a} is a range shard's part but ${modulo}`,
       ],
-      ["another log's part", [a, fromOther, c], "of a 7658-byte xes log but"],
+      ["another log's part", [a, fromOther, c], "from a 7658-byte log whose first 64 KiB hash to"],
       ["another shard count", [a, ofFour, c], "shard 1/4"],
       ["shards whose boundaries disagree", [a, shifted, c], "disagree where their traces meet"],
       ["a part cut short", [a, await write("cut.json", text.slice(0, -40)), c], "no trailer"],

@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import { main } from "../../cli.ts";
-import { compileTo, CONFORMANCE, withTempDir } from "./helpers.ts";
+import { compileTo, CONFORMANCE, moduloPart, withTempDir } from "./helpers.ts";
 import { readConformanceDescription, RECORDED_MODELS } from "../conformance/fixtures.ts";
 // ORT's one-time set-up, outside any test (see tests/ort.ts).
 import "../ort.ts";
@@ -130,14 +130,25 @@ Deno.test("merge names the file and the reason for modulo parts it cannot join",
     const whole = await part("0/1");
     const jsonl = await part("1/3", "jsonl");
     const text = await Deno.readTextFile(whole);
+    const lines = (await Deno.readTextFile(await part("0/1", "jsonl"))).split("\n");
+    const wholeRun = await ok(["batch", bundle, "--traces", traces, "-q"]);
     const write = async (name: string, content: string) => {
       await Deno.writeTextFile(`${dir}/${name}`, content);
       return `${dir}/${name}`;
     };
     const cases: [string, string[], string][] = [
-      ["a part left out", [a, c], `no part holds trace_index 1 (the next is 2, in ${c})`],
-      ["a part given twice", [a, b, c, b], `${b} and ${b} both hold trace_index 1`],
-      ["overlapping shardings", [whole, b], "both hold trace_index 1; the parts overlap"],
+      ["a part left out", [a, c], "no part is shard 1/3; a part is missing"],
+      ["a part given twice", [a, b, c, b], `${b} and ${b} are both shard 1/3`],
+      [
+        "overlapping shardings",
+        [whole, b],
+        `${whole} is shard 0/1 of a json log but ${b} is shard 1/3`,
+      ],
+      [
+        "a whole run's output",
+        [await write("whole.json", wholeRun)],
+        "whole.json is not a shard's part (it has no petri_serve_part header entry",
+      ],
       ["json and jsonl parts", [a, jsonl, c], `${a} is json but ${jsonl} is jsonl`],
       ["a missing file", [a, `${dir}/none.json`], `${dir}/none.json: no such file`],
       ["a directory", [dir], `${dir}: is a directory`],
@@ -154,7 +165,7 @@ Deno.test("merge names the file and the reason for modulo parts it cannot join",
       [
         "a truncated part",
         [await write("cut.json", text.slice(0, text.length / 2))],
-        "cut.json: not a complete batch output: it ends inside an entry",
+        "cut.json: not a complete shard's part: no trailer entry",
       ],
       [
         "a part without its closing bracket",
@@ -164,11 +175,16 @@ Deno.test("merge names the file and the reason for modulo parts it cannot join",
       [
         "text after the list",
         [await write("after.json", `${text}[]\n`)],
-        "after.json: not a complete batch output: text after the end of the list",
+        "after.json: not a complete shard's part: no trailer entry",
       ],
       [
         "a broken jsonl line",
-        [await write("bad.jsonl", '{"trace_index": 0}\n{"trace_index": 1\n')],
+        [
+          await write(
+            "bad.jsonl",
+            [lines[0], lines[1]!.slice(0, -1), ...lines.slice(2)].join("\n"),
+          ),
+        ],
         "bad.jsonl: entry 1 is not valid JSON",
       ],
       [
@@ -176,11 +192,15 @@ Deno.test("merge names the file and the reason for modulo parts it cannot join",
         [
           await write(
             "order.jsonl",
-            '{"trace_index": 0}\n{"trace_index": 3}\n{"trace_index": 2}\n',
+            moduloPart("jsonl", 0, 2, [
+              '{"trace_index":0}',
+              '{"trace_index":1}',
+              '{"trace_index":0}',
+            ]),
           ),
-          await write("rest.jsonl", '{"trace_index": 1}\n{"trace_index": 2}\n'),
+          await write("rest.jsonl", moduloPart("jsonl", 1, 2, ['{"trace_index":2}'])),
         ],
-        "order.jsonl: entry 2: trace_index 2 comes after 3",
+        "order.jsonl: entry 3: trace_index 0 comes after 1",
       ],
     ];
     for (const [name, parts, message] of cases) {
@@ -201,7 +221,7 @@ Deno.test("merge names the file and the reason for modulo parts it cannot join",
       const run = await cli(["merge", c, a, b, "-o", `${dir}/merged.json`]);
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stderr, `merge: 39 entries from 3 parts -> ${dir}/merged.json`);
-      assert.equal(await Deno.readTextFile(`${dir}/merged.json`), text);
+      assert.equal(await Deno.readTextFile(`${dir}/merged.json`), wholeRun);
     });
   });
 });

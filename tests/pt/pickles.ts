@@ -142,6 +142,35 @@ export function renameStrings(pickle: Uint8Array, names: ReadonlyMap<string, str
   return new Uint8Array(out);
 }
 
+/**
+ * A copy of a PETRA pickle with the value stored under the string `key` (the first such
+ * `BINUNICODE`, past its memo put) replaced by `value`, one pickled value: e.g. a module's
+ * `num_steps` set to `new Pickle().int(10_000_000).bytes()`.
+ */
+export function replaceValueOf(pickle: Uint8Array, key: string, value: Uint8Array): Uint8Array {
+  let pos = 0;
+  while (pos < pickle.length) {
+    const code = pickle[pos]!;
+    if (code === 0x63) {
+      pos = pickle.indexOf(0x0a, pickle.indexOf(0x0a, pos) + 1) + 1;
+      continue;
+    }
+    const arg = ARG_BYTES[code] ?? 0;
+    if (arg !== -1) {
+      pos += 1 + arg;
+      continue;
+    }
+    const n = new DataView(pickle.buffer, pickle.byteOffset + pos + 1, 4).getUint32(0, true);
+    const text = new TextDecoder().decode(pickle.subarray(pos + 5, pos + 5 + n));
+    pos += 5 + n;
+    if (text !== key) continue;
+    while (pickle[pos] === 0x71 || pickle[pos] === 0x72) pos += 1 + ARG_BYTES[pickle[pos]!]!;
+    const end = pos + 1 + (ARG_BYTES[pickle[pos]!] ?? 0);
+    return new Uint8Array([...pickle.subarray(0, pos), ...value, ...pickle.subarray(end)]);
+  }
+  throw new Error(`no string ${key} in the pickle`);
+}
+
 /** A `torch.save`-shaped zip: `PREFIX/NAME` entries, stored (no compression). */
 export function torchZip(
   prefix: string,

@@ -642,11 +642,11 @@ Deno.test("/anomaly on a net with no scorable transition is 200 with score 0 (D1
   );
 });
 
-/** p_plus and p_minus feed t_sum with weights +1 and -1: two huge inputs make ∞ − ∞ = NaN. */
+/** p_plus and p_minus feed t_sum with weights +4 and -4: two huge inputs make ∞ − ∞ = NaN. */
 function cancellingDescription() {
   const arcs = [
-    { from: "p_minus", to: "t_sum", weight: -1 },
-    { from: "p_plus", to: "t_sum", weight: 1 },
+    { from: "p_minus", to: "t_sum", weight: -4 },
+    { from: "p_plus", to: "t_sum", weight: 4 },
     { from: "t_sum", to: "q", weight: 1 },
   ];
   return {
@@ -661,14 +661,15 @@ function cancellingDescription() {
 }
 
 Deno.test("non-finite results are answered as null (D12)", async () => {
-  // 1e39 is a finite JSON number but infinite in float32, as in PETRA's tensors.
-  const input_marking = { p_minus: 1e39, p_plus: 1e39 };
+  // 3e38 fits float32 (larger inputs are refused), but ±4 × 3e38 overflows it in the graph.
+  const input_marking = { p_minus: 3e38, p_plus: 3e38 };
+  const clamped = Math.fround(3e38);
   await withApp(
     async (app) => {
       const forward = await post(app, "/forward", { input_marking });
       deepEqual(forward.body, {
         transition_activations: { t_sum: null },
-        place_activations: { p_minus: null, p_plus: null, q: null },
+        place_activations: { p_minus: clamped, p_plus: clamped, q: null },
       });
       const anomaly = await post(app, "/anomaly", { input_marking, events: [] });
       deepEqual(anomaly.body, { trace_score: null, per_transition_residuals: { t_sum: null } });

@@ -236,8 +236,8 @@ Deno.test("readCsvTraces() rejects malformed rows with their line", async (t) =>
     );
     assert.equal(
       error.message,
-      `t.csv: malformed CSV at line 2: a record longer than ${MAX_RECORD_CHARS} characters ` +
-        "starts there (an unterminated quoted field?)",
+      `t.csv: the CSV record at line 2 is longer than ${MAX_RECORD_CHARS} characters, ` +
+        "the reader's size limit (an unterminated quoted field?)",
     );
   });
 });

@@ -154,3 +154,40 @@ export async function downloadResult(
   await download.delete();
   return text;
 }
+
+/**
+ * The cells of one CSV line (RFC 4180 quoting).
+ *
+ * @example
+ * ```ts
+ * import { csvCells } from "./log_page.ts";
+ * csvCells('a,"b ""c""",d'); // ["a", 'b "c"', "d"]
+ * ```
+ */
+export function csvCells(line: string): string[] {
+  const cells: string[] = [];
+  let at = 0;
+  while (at <= line.length) {
+    if (line[at] === '"') {
+      let text = "";
+      at++;
+      for (;;) {
+        const end = line.indexOf('"', at);
+        text += line.slice(at, end);
+        at = end + 1;
+        if (line[at] === '"') {
+          text += '"';
+          at++;
+        } else break;
+      }
+      cells.push(text);
+      at++;
+    } else {
+      const end = line.indexOf(",", at);
+      const stop = end === -1 ? line.length : end;
+      cells.push(line.slice(at, stop));
+      at = stop + 1;
+    }
+  }
+  return cells;
+}

@@ -18,7 +18,14 @@ import type { Page, Request } from "playwright-core";
 import { RECORDED_MODELS } from "../conformance/fixtures.ts";
 import { assertMatchesPetra, batch, CONFORMANCE } from "../batch/helpers.ts";
 import { hasChromium, launchChromium } from "./browser.ts";
-import { downloadResult, openBundleFiles, scoreLogFile, startLog, waitLogEnd } from "./log_page.ts";
+import {
+  csvCells,
+  downloadResult,
+  openBundleFiles,
+  scoreLogFile,
+  startLog,
+  waitLogEnd,
+} from "./log_page.ts";
 import { waitReady } from "./page.ts";
 import { startSite } from "./site.ts";
 
@@ -343,33 +350,4 @@ for (const backend of ["wasm", "webgpu"] as const) {
       assert.deepEqual(errors, []);
     },
   });
-}
-
-/** The cells of one CSV line (RFC 4180 quoting). */
-function csvCells(line: string): string[] {
-  const cells: string[] = [];
-  let at = 0;
-  while (at <= line.length) {
-    if (line[at] === '"') {
-      let text = "";
-      at++;
-      for (;;) {
-        const end = line.indexOf('"', at);
-        text += line.slice(at, end);
-        at = end + 1;
-        if (line[at] === '"') {
-          text += '"';
-          at++;
-        } else break;
-      }
-      cells.push(text);
-      at++;
-    } else {
-      const end = line.indexOf(",", at);
-      const stop = end === -1 ? line.length : end;
-      cells.push(line.slice(at, stop));
-      at = stop + 1;
-    }
-  }
-  return cells;
 }

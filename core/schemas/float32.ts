@@ -1,0 +1,41 @@
+/**
+ * The request number the model can take: a JSON number that float32 holds. The graph runs in
+ * float32, so a larger number would silently become infinity; it is refused as a 422 naming
+ * the field, as `/v2` infer refuses it. One refinement, shared by every schema that reads a
+ * number into the model.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import * as z from "zod";
+ * import { finiteFloat32 } from "./float32.ts";
+ * const number = finiteFloat32(z);
+ * assert.equal(number.safeParse(3.4e38).success, true);
+ * assert.equal(number.safeParse(3.5e38).success, false);
+ * ```
+ *
+ * @module
+ */
+
+import { beyondFloat32, isFiniteFloat32 } from "../net/model_limits.ts";
+import type { AnySchema, ZodModule } from "./zod_types.ts";
+
+/**
+ * `z.number()` refined to numbers that round to a finite float32; the issue's message says
+ * which number and the range.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import * as z from "zod";
+ * import { finiteFloat32 } from "./float32.ts";
+ * const result = finiteFloat32(z).safeParse(-1e39);
+ * assert.equal(result.success, false);
+ * assert.match(result.error!.issues[0]!.message, /-1e\+39 is beyond the float32 range/);
+ * ```
+ */
+export function finiteFloat32(z: ZodModule): AnySchema {
+  return z.number().refine(isFiniteFloat32, {
+    error: (issue) => beyondFloat32(issue.input as number),
+  });
+}
