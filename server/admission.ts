@@ -366,6 +366,11 @@ export class Admission implements RequestRunner, BodyMeter {
         this.#held -= total;
         this.#pump();
       });
+      if (context.streamedAnswer === response) {
+        // Its stream tells when it has been sent (or cancelled).
+        context.answerSent = release;
+        return response;
+      }
       return await releasedWhenSent(response, release);
     } finally {
       this.#inFlight--;

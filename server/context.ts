@@ -121,6 +121,8 @@ export class RequestContext implements Runner, AnswerNotes {
   plainAnswer: Response | undefined;
   /** Its JSON answer when it is streamed: compression streams too. */
   streamedAnswer: Response | undefined;
+  /** Called once its streamed answer has been sent or cancelled (admission releases it). */
+  answerSent: (() => void) | undefined;
 
   /**
    * @param draining whether the request came on a connection opened during the drain

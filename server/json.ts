@@ -66,6 +66,8 @@ export interface AnswerNotes {
   plainAnswer: Response | undefined;
   /** The answer, when its body is written as it is sent (compression then streams too). */
   streamedAnswer: Response | undefined;
+  /** Called once a streamed answer has been sent, or its client has gone. */
+  answerSent: (() => void) | undefined;
 }
 
 /** Numbers per piece of a streamed answer: about 150 KB of text, a few ms to write. */
@@ -101,6 +103,7 @@ export function streamedJsonResponse(
         if (next.done) {
           if (pending !== "") controller.enqueue(encoder.encode(pending));
           controller.close();
+          context?.answerSent?.();
           return;
         }
         pending += next.value;
@@ -108,6 +111,9 @@ export function streamedJsonResponse(
       }
       controller.enqueue(encoder.encode(pending));
       pending = "";
+    },
+    cancel() {
+      context?.answerSent?.();
     },
   }, { highWaterMark: 0 });
   const response = new Response(stream, {

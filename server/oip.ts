@@ -406,9 +406,12 @@ async function infer(
   };
   const numbers = batch * wanted.reduce((sum, name) => sum + width(name), 0);
   // A large answer is sent as it is written, a piece per turn: probes do not wait for it.
-  return numbers > STREAMED_NUMBERS
-    ? streamedJsonResponse(200, answer(batch, output), context)
-    : jsonResponse(200, answer(batch, output), undefined, context);
+  if (numbers <= STREAMED_NUMBERS) {
+    return jsonResponse(200, answer(batch, output), undefined, context);
+  }
+  // Held until sent: the run's output arrays, which the stream reads from.
+  context.answerBytes = 4 * batch * (P + T);
+  return streamedJsonResponse(200, answer(batch, output), context);
 }
 
 type OutputName = typeof OUTPUTS[number];
