@@ -47,7 +47,7 @@ export interface ConnectionHttp {
 export type ServeConnection = (
   connection: Deno.Conn,
   signal: AbortSignal,
-  handler: (request: Request) => Response | Promise<Response>,
+  handler: (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>,
   onError: (error: unknown) => Response | Promise<Response>,
 ) => ConnectionHttp;
 

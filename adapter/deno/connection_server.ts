@@ -51,17 +51,21 @@ export interface ConnectionServerOptions {
 export interface Connection {
   /** Requests that have arrived on it. */
   readonly requests: number;
-  /** Requests on it whose handler has not returned. */
+  /** Requests on it whose answer has not gone out yet. */
   readonly active: number;
-  /** When its last answer left the handler, or it was accepted (`performance.now()`). */
+  /** When its last answer went out, or it was accepted (`performance.now()`). */
   readonly idleSince: number;
   /**
-   * Closes it once no request is in flight on it (at once when idle); `lingerMs` later it is
-   * closed regardless, for a client that keeps a body it never sends.
+   * Closes it once the answer in flight on it has gone out (at once when idle). With
+   * `lingerMs`, closes it that long after its answers have gone out instead: time for a client
+   * to read an answer given before its request body came, which it may still be sending.
    */
-  end(lingerMs?: number): void;
-  /** Closes it now (after what has been written). */
-  abort(): void;
+  closeAfterAnswer(lingerMs?: number): void;
+  /**
+   * Closes it now (after what has been written), unless it is already closing after its
+   * answer (then Deno closes it once that answer has been written, or with the process).
+   */
+  close(): void;
 }
 
 /** The handler: a request and the connection it came on. */
@@ -72,6 +76,9 @@ const PROMPT_TURN_MS = 10;
 /** At most this many turns accept queued connections before the socket closes. */
 const MAX_SWEEP_TURNS = 200;
 
+/** How long {@link ConnectionServer.close} waits for the connections to end, in ms, at most. */
+const CLOSE_WAIT_MS = 250;
+
 /** Consecutive accept failures tolerated when resources are not the cause. */
 const MAX_OTHER_FAILURES = 5;
 
@@ -81,30 +88,50 @@ class ServedConnection implements Connection {
   idleSince = performance.now();
   http: ConnectionHttp | undefined;
   readonly #abort = new AbortController();
-  #ending = false;
-  #linger: ReturnType<typeof setTimeout> | undefined;
+  /** Set once the connection is to close `lingerMs` after its answers: when to close. */
+  #lingerMs: number | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Deno closes it after its answers; it can no longer be closed any other way. */
+  #shutDown = false;
+  #ended = false;
 
   get signal(): AbortSignal {
     return this.#abort.signal;
   }
 
-  end(lingerMs?: number): void {
-    if (lingerMs !== undefined && this.#linger === undefined && !this.#abort.signal.aborted) {
-      this.#linger = setTimeout(() => this.abort(), lingerMs);
+  closeAfterAnswer(lingerMs?: number): void {
+    if (this.#ended || this.#shutDown) return;
+    if (lingerMs === undefined) {
+      // Deno closes it once the answer in flight has been written (at once when idle).
+      this.#shutDown = true;
+      clearTimeout(this.#timer);
+      void this.http?.shutdown();
+      return;
     }
-    if (this.#ending) return;
-    this.#ending = true;
-    // After the handler has handed its answer over (a microtask later), so it goes out first.
-    setTimeout(() => void this.http?.shutdown(), 0);
+    this.#lingerMs = Math.min(this.#lingerMs ?? lingerMs, lingerMs);
+    if (this.active === 0) this.#schedule();
   }
 
-  abort(): void {
-    clearTimeout(this.#linger);
-    this.#abort.abort();
+  close(): void {
+    clearTimeout(this.#timer);
+    // Deno's abort handler fails on a connection that has already closed or shut down.
+    if (!this.#ended && !this.#shutDown && !this.#abort.signal.aborted) this.#abort.abort();
+  }
+
+  answered(): void {
+    this.active--;
+    this.idleSince = performance.now();
+    if (this.active === 0 && this.#lingerMs !== undefined) this.#schedule();
   }
 
   ended(): void {
-    clearTimeout(this.#linger);
+    this.#ended = true;
+    clearTimeout(this.#timer);
+  }
+
+  #schedule(): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.close(), this.#lingerMs);
   }
 }
 
@@ -182,11 +209,24 @@ export class ConnectionServer {
     await this.#acceptLoop;
   }
 
-  /** Closes the socket and every connection now, and waits for them to end. */
+  /**
+   * Closes the socket and every connection now (one already closing after its answer, once
+   * that is out), and waits for them to end ({@link CLOSE_WAIT_MS} at most).
+   */
   async close(): Promise<void> {
     await this.closeListener();
-    for (const connection of this.#connections) connection.abort();
-    await Promise.all([...this.#connections].map((connection) => connection.http?.finished));
+    for (const connection of this.#connections) connection.close();
+    // One closing after its answer ends when that answer is out, which a client that does not
+    // read it can put off for good: the process ends it then.
+    const ended = Promise.all(
+      [...this.#connections].map((connection) => connection.http?.finished),
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      ended,
+      new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   async #accept(): Promise<void> {
@@ -228,16 +268,14 @@ export class ConnectionServer {
   #open(conn: Deno.TcpConn): void {
     conn.setNoDelay(true);
     const connection = new ServedConnection();
-    const handler = async (request: Request) => {
+    const done = () => connection.answered();
+    const handler = (request: Request, info: Deno.ServeHandlerInfo) => {
       this.#lastArrival = performance.now();
       connection.requests++;
       connection.active++;
-      try {
-        return await this.#handler(request, connection);
-      } finally {
-        connection.active--;
-        connection.idleSince = performance.now();
-      }
+      // In flight until its answer has gone out (or failed to).
+      info.completed.then(done, done);
+      return this.#handler(request, connection);
     };
     const onError = this.#options.onError ??
       (() => new Response("Internal Server Error", { status: 500 }));

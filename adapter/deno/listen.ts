@@ -108,11 +108,11 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
     try {
       const response = await app.fetch(request);
       if (bodyLeftUnread(request, response)) {
-        connection.end(LINGER_MS);
+        connection.closeAfterAnswer(LINGER_MS);
         return withConnectionClose(response);
       }
       if (!closing) return response;
-      connection.end();
+      connection.closeAfterAnswer();
       return withConnectionClose(response);
     } finally {
       inFlight--;
@@ -153,7 +153,7 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
         const quiet = now - server.lastArrival >= idleMs;
         for (const connection of server.connections) {
           if (idle(connection, now, idleMs) && (quiet || connection.requests === 0)) {
-            connection.end();
+            connection.closeAfterAnswer();
           }
         }
         if (!server.listening && server.connections.size === 0) break;
@@ -165,7 +165,7 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
         if (inFlight > 0) options.onDeadline?.();
         await waitFor(() => inFlight === 0, until);
         if (inFlight === 0) {
-          for (const connection of server.connections) connection.end();
+          for (const connection of server.connections) connection.closeAfterAnswer();
           await waitFor(() => server.connections.size === 0, until);
         }
       }

@@ -35,7 +35,7 @@ export interface NginxOptions {
    * (`error timeout`).
    */
   readonly proxyNextUpstream?: string;
-  /** Parameters after each upstream `server` address (default `max_fails=1 fail_timeout=3s`). */
+  /** Parameters after each upstream `server` address (default `max_fails=1 fail_timeout=2s`). */
   readonly serverParameters?: string;
 }
 
@@ -59,7 +59,7 @@ export async function startNginx(
 ): Promise<Nginx> {
   const dir = await Deno.makeTempDir({ prefix: "petri_serve_nginx_" });
   const socket = `${dir}/front.sock`;
-  const parameters = options.serverParameters ?? "max_fails=1 fail_timeout=3s";
+  const parameters = options.serverParameters ?? "max_fails=1 fail_timeout=2s";
   const config = `daemon off;
 master_process off;
 pid ${dir}/nginx.pid;

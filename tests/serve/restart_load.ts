@@ -121,7 +121,7 @@ export async function restartBehindNginx(
   options: RestartOptions = {},
 ): Promise<RestartReport> {
   const restarts = options.restarts ?? 3;
-  const settleMs = options.settleMs ?? 1500;
+  const settleMs = options.settleMs ?? 2500;
   const begin = performance.now();
   const now = () => Math.round(performance.now() - begin);
   let stable: ServerProcess | undefined;
