@@ -57,8 +57,9 @@ export interface Connection {
   readonly idleSince: number;
   /**
    * Closes it once the answer in flight on it has gone out (at once when idle). With
-   * `lingerMs`, closes it that long after its answers have gone out instead: time for a client
-   * to read an answer given before its request body came, which it may still be sending.
+   * `lingerMs`, closes it that long from now instead: time for a client to read an answer given
+   * before its request body came, which it may still be sending (Deno reads and drops the rest
+   * of such a body, and would wait for it for good).
    */
   closeAfterAnswer(lingerMs?: number): void;
   /**
@@ -88,8 +89,6 @@ class ServedConnection implements Connection {
   idleSince = performance.now();
   http: ConnectionHttp | undefined;
   readonly #abort = new AbortController();
-  /** Set once the connection is to close `lingerMs` after its answers: when to close. */
-  #lingerMs: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Deno closes it after its answers; it can no longer be closed any other way. */
   #shutDown = false;
@@ -101,15 +100,15 @@ class ServedConnection implements Connection {
 
   closeAfterAnswer(lingerMs?: number): void {
     if (this.#ended || this.#shutDown) return;
-    if (lingerMs === undefined) {
-      // Deno closes it once the answer in flight has been written (at once when idle).
-      this.#shutDown = true;
-      clearTimeout(this.#timer);
-      void this.http?.shutdown();
+    if (lingerMs !== undefined) {
+      // Deno waits for the rest of a body that may never come: close it regardless.
+      if (this.#timer === undefined) this.#timer = setTimeout(() => this.close(), lingerMs);
       return;
     }
-    this.#lingerMs = Math.min(this.#lingerMs ?? lingerMs, lingerMs);
-    if (this.active === 0) this.#schedule();
+    // Deno closes it once the answer in flight has been written (at once when idle).
+    this.#shutDown = true;
+    clearTimeout(this.#timer);
+    void this.http?.shutdown();
   }
 
   close(): void {
@@ -121,17 +120,11 @@ class ServedConnection implements Connection {
   answered(): void {
     this.active--;
     this.idleSince = performance.now();
-    if (this.active === 0 && this.#lingerMs !== undefined) this.#schedule();
   }
 
   ended(): void {
     this.#ended = true;
     clearTimeout(this.#timer);
-  }
-
-  #schedule(): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.close(), this.#lingerMs);
   }
 }
 
@@ -152,7 +145,7 @@ export class ConnectionServer {
   #lastArrival = 0;
   #fail!: (error: Error) => void;
   #acceptLoop: Promise<void>;
-  #burst: { readonly since: number; failures: number } | undefined;
+  #burst: { readonly since: number; failures: number; workedAt?: number } | undefined;
   #stableTimer: ReturnType<typeof setTimeout> | undefined;
 
   /**
@@ -254,6 +247,7 @@ export class ConnectionServer {
       }
       otherFailures = 0;
       this.#accepted++;
+      if (this.#burst !== undefined) this.#burst.workedAt ??= performance.now();
       if (this.#burst !== undefined && this.#stableTimer === undefined) {
         this.#stableTimer = setTimeout(() => {
           this.#stableTimer = undefined;
@@ -301,13 +295,14 @@ export class ConnectionServer {
       );
     }
     this.#burst.failures++;
+    delete this.#burst.workedAt;
   }
 
   #onStable(): void {
     const burst = this.#burst;
     if (burst === undefined) return;
     this.#burst = undefined;
-    const seconds = ((performance.now() - burst.since) / 1000).toFixed(1);
+    const seconds = (((burst.workedAt ?? performance.now()) - burst.since) / 1000).toFixed(1);
     this.#options.log(
       `accepting connections again on ${this.#url()} after ${seconds} s (${burst.failures} ${
         burst.failures === 1 ? "failure" : "failures"

@@ -31,10 +31,10 @@
  *    connections close once those answers are out, or {@link DEADLINE_GRACE_MS} later at most,
  *    cutting what is left (half-sent requests, answers a client does not read).
  *
- * Outside the drain, an answer given before the request's body was read to its end (a 413 from
- * its `Content-Length`, a 408 for a body that stalled) also closes its connection: at once when
- * the rest of the body has come, and at most {@link LINGER_MS} later when it never does, so no
- * client holds a connection by promising a body.
+ * Outside the drain too, an answer given before the request's body was read to its end (a 413
+ * from its `Content-Length`, a 408 for a body that stalled) closes its connection,
+ * {@link LINGER_MS} after the answer (time for the client to read it while Deno drops the rest
+ * of the body), so no client holds a connection by promising a body it never sends.
  *
  * On a Deno without per-connection serving (`connection_http.ts`), it falls back to
  * `Deno.serve` (`listen_shared.ts`), whose drain has to answer new connections 503 instead of
@@ -67,10 +67,7 @@ import {
 
 export { DEADLINE_GRACE_MS, DEFAULT_DRAIN_MS, type ListenOptions, type Running };
 
-/**
- * How long a connection whose answer came before its request body stays open for the rest of
- * that body, in ms, at most.
- */
+/** How long a connection whose answer came before its request body stays open after it, in ms. */
 export const LINGER_MS = 1000;
 
 /** How long no request must arrive before the drain closes idle connections, by default. */
