@@ -65,7 +65,7 @@ import {
   type Running,
 } from "./listen_options.ts";
 
-export { DEADLINE_GRACE_MS, DEFAULT_DRAIN_MS, type ListenOptions, type Running };
+export { DEADLINE_GRACE_MS, DEFAULT_DRAIN_MS, type ListenedApp, type ListenOptions, type Running };
 
 /** How long a connection whose answer came before its request body stays open after it, in ms. */
 export const LINGER_MS = 1000;

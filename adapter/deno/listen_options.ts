@@ -23,6 +23,7 @@ export const DEADLINE_GRACE_MS = 250;
 
 /** What `listen()` serves. */
 export interface ListenedApp {
+  /** Answers a request. */
   fetch(request: Request): Promise<Response>;
   /**
    * Answers requests on connections opened during the drain; used only where connections
