@@ -22,6 +22,7 @@ import { Job } from "kubernetes-models/batch/v1/Job";
 import { Service } from "kubernetes-models/v1/Service";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { PersistentVolumeClaim } from "kubernetes-models/v1/PersistentVolumeClaim";
+import { moduleGraph, trackedFiles } from "../module_graph.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -181,38 +182,13 @@ function copySources(args: string): string[] {
 
 /** A clone's tracked files less what `.dockerignore` excludes (names of files and folders). */
 async function buildContext(): Promise<Set<string>> {
-  const output = await new Deno.Command("git", {
-    args: ["ls-files", "-z"],
-    cwd: ROOT,
-    stdout: "piped",
-  }).output();
   const ignored = (await Deno.readTextFile(new URL(".dockerignore", ROOT))).split("\n")
     .map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
   return new Set(
-    new TextDecoder().decode(output.stdout).split("\0").filter((path) => path !== "")
-      .filter((path) => !ignored.some((name) => path === name || path.startsWith(`${name}/`))),
+    (await trackedFiles()).filter((path) =>
+      !ignored.some((name) => path === name || path.startsWith(`${name}/`))
+    ),
   );
-}
-
-/** The repository's own files in the module graph of `entries`. */
-async function moduleGraph(entries: string[]): Promise<string[]> {
-  const files = new Set<string>();
-  for (const entry of entries) {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", entry],
-      cwd: ROOT,
-      stdout: "piped",
-    }).output();
-    const { modules } = JSON.parse(new TextDecoder().decode(output.stdout)) as {
-      modules: { specifier: string }[];
-    };
-    for (const { specifier } of modules) {
-      if (specifier.startsWith(ROOT.href)) {
-        files.add(decodeURIComponent(specifier.slice(ROOT.href.length)));
-      }
-    }
-  }
-  return [...files];
 }
 
 Deno.test("the Dockerfile builds from a clone as written, and its heap limit fits the memory it runs with", async () => {

@@ -15,6 +15,7 @@
 
 import assert from "node:assert/strict";
 import { ROOT, startServerProcess } from "./server_process.ts";
+import { moduleGraph, trackedFiles } from "../module_graph.ts";
 
 interface DeployConfig {
   readonly include: readonly string[];
@@ -32,22 +33,6 @@ function uploaded(config: DeployConfig, path: string): boolean {
   return config.include.some(matches) && !(config.exclude ?? []).some(matches);
 }
 
-/** The repository's own files in `entry`'s module graph, relative to the root. */
-async function moduleGraph(entry: string): Promise<string[]> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
-  const { modules } = JSON.parse(new TextDecoder().decode(output.stdout)) as {
-    modules: { specifier: string }[];
-  };
-  return modules.map((m) => m.specifier).filter((s) => s.startsWith(ROOT.href))
-    .map((s) => decodeURIComponent(s.slice(ROOT.href.length)));
-}
-
 /** Files read at run time rather than imported: the example bundle the entry serves. */
 const READ_AT_RUN_TIME = [
   "examples/credit_approval_coloured/credit_approval_coloured.onnx",
@@ -55,7 +40,7 @@ const READ_AT_RUN_TIME = [
 ];
 
 Deno.test("deno.json's deploy section uploads every file server/main.ts loads, and no test, benchmark or CLI file", async () => {
-  const needed = [...await moduleGraph("server/main.ts"), ...READ_AT_RUN_TIME];
+  const needed = [...await moduleGraph(["server/main.ts"]), ...READ_AT_RUN_TIME];
   assert.ok(needed.length > 50, `the entry's graph: ${needed.length} files`);
   for (const path of needed) assert.ok(uploaded(deploy, path), `${path} is not uploaded`);
   for (const path of ["tests/run_deno.ts", "bench/README.md", "cli.ts", "cli/serve.ts"]) {
@@ -72,7 +57,7 @@ Deno.test("server/main.ts serves from the uploaded files alone, with all permiss
     return new Response(null, { status: 200 });
   });
   try {
-    const files = (await gitFiles()).filter((path) => uploaded(deploy, path));
+    const files = (await trackedFiles()).filter((path) => uploaded(deploy, path));
     for (const path of files) {
       await Deno.mkdir(`${dir}/${path.slice(0, path.lastIndexOf("/") + 1)}`, { recursive: true });
       await Deno.copyFile(new URL(path, ROOT), `${dir}/${path}`);
@@ -104,16 +89,6 @@ Deno.test("server/main.ts serves from the uploaded files alone, with all permiss
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-/** The repository's tracked files (a clone's content). */
-async function gitFiles(): Promise<string[]> {
-  const output = await new Deno.Command("git", {
-    args: ["ls-files", "-z"],
-    cwd: ROOT,
-    stdout: "piped",
-  }).output();
-  return new TextDecoder().decode(output.stdout).split("\0").filter((path) => path !== "");
-}
 
 /** `deno deploy ARGS --help`'s text, or undefined when the CLI cannot be fetched here. */
 async function deployHelp(args: readonly string[]): Promise<string | undefined> {
