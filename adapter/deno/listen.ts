@@ -56,7 +56,7 @@
 import { type Connection, ConnectionServer } from "./connection_server.ts";
 import { serveConnection } from "./connection_http.ts";
 import { withConnectionClose } from "./closing_response.ts";
-import { describe, listenShared, onStopSignals } from "./listen_shared.ts";
+import { internalError, listenShared, onStopSignals, urlOf } from "./listen_shared.ts";
 import {
   DEADLINE_GRACE_MS,
   DEFAULT_DRAIN_MS,
@@ -120,13 +120,8 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 8000,
     log,
-    onError: (error) => {
-      log(`error: ${describe(error)}`);
-      return new Response("Internal Server Error", { status: 500 });
-    },
+    onError: internalError(log),
   }, handler);
-  const { hostname, port } = server.addr;
-  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
 
   const { promise: finished, resolve: stopped, reject: broke } = Promise.withResolvers<void>();
   let stopping: Promise<void> | undefined;
@@ -174,7 +169,7 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
     removeSignals();
     broke(error);
   });
-  return { url: `http://${host}:${port}`, finished, stop };
+  return { url: urlOf(server.addr), finished, stop };
 }
 
 /**

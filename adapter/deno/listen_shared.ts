@@ -102,14 +102,9 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 8000,
     log,
-    onError: (error) => {
-      // A closing answer's body ends this way on purpose (after its last byte).
-      if (!(error instanceof ConnectionEnd)) log(`error: ${describe(error)}`);
-      return new Response("Internal Server Error", { status: 500 });
-    },
+    // A closing answer's body ends with ConnectionEnd on purpose (after its last byte).
+    onError: internalError(log, (error) => error instanceof ConnectionEnd),
   }, handler);
-  const { hostname, port } = server.addr;
-  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
 
   const { promise: finished, resolve: stopped, reject: broke } = Promise.withResolvers<void>();
   let stopping: Promise<void> | undefined;
@@ -148,7 +143,7 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
     removeSignals();
     broke(error);
   });
-  return { url: `http://${host}:${port}`, finished, stop };
+  return { url: urlOf(server.addr), finished, stop };
 }
 
 /**
@@ -202,16 +197,42 @@ export async function within(promise: Promise<void>, ms: number): Promise<void> 
 }
 
 /**
- * An error as a log line: its stack, or what it says.
+ * An `onError` that logs the error (unless `expected` says it is one) and answers 500.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { describe } from "./listen_shared.ts";
- * assert.equal(describe("x"), "x");
+ * import { internalError } from "./listen_shared.ts";
+ * const lines: string[] = [];
+ * assert.equal(internalError((line) => lines.push(line))(new Error("x")).status, 500);
+ * assert.match(lines[0]!, /^error: Error: x/);
  * ```
  */
-export function describe(error: unknown): string {
+export function internalError(
+  log: (line: string) => void,
+  expected: (error: unknown) => boolean = () => false,
+): (error: unknown) => Response {
+  return (error) => {
+    if (!expected(error)) log(`error: ${describe(error)}`);
+    return new Response("Internal Server Error", { status: 500 });
+  };
+}
+
+/**
+ * The base URL of a listening address, e.g. `http://127.0.0.1:8000` (`[…]` around IPv6).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { urlOf } from "./listen_shared.ts";
+ * assert.equal(urlOf({ transport: "tcp", hostname: "::1", port: 80 }), "http://[::1]:80");
+ * ```
+ */
+export function urlOf({ hostname, port }: Deno.NetAddr): string {
+  return `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+}
+
+function describe(error: unknown): string {
   return error instanceof Error ? error.stack ?? error.message : String(error);
 }
 
