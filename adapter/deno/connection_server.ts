@@ -74,8 +74,8 @@ export type ConnectionHandler = (request: Request, connection: Connection) => Pr
 
 /** An event-loop turn this short (ms) had the thread idle. */
 const PROMPT_TURN_MS = 10;
-/** At most this many turns accept queued connections before the socket closes. */
-const MAX_SWEEP_TURNS = 200;
+/** How long the socket may go on accepting queued connections once it is to close, in ms. */
+const MAX_SWEEP_MS = 250;
 
 /** How long {@link ConnectionServer.close} waits for the connections to end, in ms, at most. */
 const CLOSE_WAIT_MS = 250;
@@ -113,8 +113,7 @@ class ServedConnection implements Connection {
 
   close(): void {
     clearTimeout(this.#timer);
-    // Deno's abort handler fails on a connection that has already closed or shut down.
-    if (!this.#ended && !this.#shutDown && !this.#abort.signal.aborted) this.#abort.abort();
+    if (!this.#ended && !this.#shutDown && !this.#abort.signal.aborted) abortQuietly(this.#abort);
   }
 
   answered(): void {
@@ -125,6 +124,23 @@ class ServedConnection implements Connection {
   ended(): void {
     this.#ended = true;
     clearTimeout(this.#timer);
+  }
+}
+
+/**
+ * Aborts `controller`. Deno's abort handler throws BadResource for a connection that closed by
+ * itself a moment ago (the client hung up, and Deno has not said so yet); thrown in an event
+ * listener, that would end the process, so it is let go here.
+ */
+function abortQuietly(controller: AbortController): void {
+  const letGo = (event: ErrorEvent) => {
+    if (event.error instanceof Deno.errors.BadResource) event.preventDefault();
+  };
+  globalThis.addEventListener("error", letGo);
+  try {
+    controller.abort();
+  } finally {
+    globalThis.removeEventListener("error", letGo);
   }
 }
 
@@ -189,8 +205,10 @@ export class ConnectionServer {
   async closeListener(): Promise<void> {
     if (!this.#listening) return;
     // Each event-loop turn accepts what is queued. A turn that comes late had the thread busy,
-    // with connections queueing meanwhile: stop after two prompt turns that accepted nothing.
-    for (let turns = 0, calm = 0; calm < 2 && turns < MAX_SWEEP_TURNS; turns++) {
+    // with connections queueing meanwhile: stop after two prompt turns that accepted nothing,
+    // or when a flood keeps them coming for longer than the sweep may take.
+    const until = performance.now() + MAX_SWEEP_MS;
+    for (let calm = 0; calm < 2 && performance.now() < until;) {
       const [before, began] = [this.#accepted, performance.now()];
       await new Promise((resolve) => setTimeout(resolve, 0));
       const prompt = performance.now() - began < PROMPT_TURN_MS;
@@ -260,7 +278,11 @@ export class ConnectionServer {
   }
 
   #open(conn: Deno.TcpConn): void {
-    conn.setNoDelay(true);
+    try {
+      conn.setNoDelay(true);
+    } catch {
+      // Reset by the client already: serving it ends at once.
+    }
     const connection = new ServedConnection();
     const done = () => connection.answered();
     const handler = (request: Request, info: Deno.ServeHandlerInfo) => {
