@@ -119,7 +119,7 @@ Options:
                         front; Kubernetes without a preStop pause: 5000, see
                         docs/deployment.md)
   --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then what is still in
-                        flight is answered 503 and the listener closes (default ${DEFAULT_DRAIN_MS}; keep it
+                        flight is answered 503 and the connections close (default ${DEFAULT_DRAIN_MS}; keep it
                         under the orchestrator's grace period, e.g. Kubernetes' 30 s)
   --max-trace-events N  most events in one /anomaly trace, more get 413 (default
                         ${DEFAULT_MAX_TRACE_EVENTS}: more than a 1 MiB body can hold)
