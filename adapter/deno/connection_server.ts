@@ -250,6 +250,7 @@ export class ConnectionServer {
       } catch (error) {
         if (!this.#listening) return;
         clearTimeout(this.#stableTimer);
+        if (clientGone(error)) continue;
         if (!isResourceExhaustion(error) && ++otherFailures >= MAX_OTHER_FAILURES) {
           this.#listening = false;
           this.#listener.close();
@@ -336,6 +337,12 @@ export class ConnectionServer {
     const { hostname, port } = this.addr;
     return `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
   }
+}
+
+/** An accept that failed because its client gave up first (ECONNABORTED, EPROTO, ECONNRESET). */
+function clientGone(error: unknown): boolean {
+  const code = /\(os error (\d+)\)/.exec(error instanceof Error ? error.message : "")?.[1];
+  return code === "103" || code === "71" || code === "104";
 }
 
 function oneLine(error: unknown): string {
