@@ -3,8 +3,9 @@
  * client announces 100 bytes and sends a few. Trickling one byte every 100 ms, or sending
  * nothing more, it gets a 408 naming the limit, with `Connection: close`, and then the server
  * closes the connection (`Deno.serve` alone would keep it open, see
- * `tests/adapter/listen_test.ts`). Either way the server logs nothing about it and keeps
- * serving.
+ * `tests/adapter/listen_test.ts`). So does a request whose `Content-Length` is over the limit
+ * and whose body never comes: 413 at once, and the connection closed. Either way the server
+ * logs nothing about it and keeps serving.
  *
  * @module
  */
@@ -88,5 +89,22 @@ Deno.test("cli.ts serve answers a body that stops with 408 and closes the connec
   assert.match(silent.text, /^HTTP\/1\.1 408 /, silent.text);
   assert.match(silent.text, DETAIL, silent.text);
   assert.notEqual(silent.end, "open", "the connection is closed though the client is silent");
+  await stillServingQuietly(server);
+});
+
+Deno.test("cli.ts serve answers a Content-Length over the limit 413 at once and closes the connection, although no body comes", async () => {
+  await using server = await startServer();
+  using connection = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: Number(new URL(server.origin).port),
+  });
+  await connection.write(new TextEncoder().encode(
+    "POST /forward HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
+      "content-length: 2000000\r\n\r\n",
+  ));
+  const { text, end } = await readUntilClosed(connection, 5_000);
+  assert.match(text, /^HTTP\/1\.1 413 /, text);
+  assert.match(text, /\r\nconnection: close\r\n/i, text);
+  assert.notEqual(end, "open", `the connection is closed though no body came; got ${text}`);
   await stillServingQuietly(server);
 });
