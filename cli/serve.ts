@@ -1,6 +1,7 @@
 /**
  * `cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
- * [--max-batch-rows N] [--max-queue-delay-ms MS] [--drain-ms MS] [--max-body-memory-bytes N]
+ * [--max-batch-rows N] [--max-queue-delay-ms MS] [--drain-ms MS] [--lame-duck-ms MS]
+ * [--max-body-memory-bytes N]
  * [--max-queue-rows N] [--queue-timeout-ms MS] [--runtime wasm|native] [--threads N] …`:
  * serves one bundle (default: the embedded example) over HTTP with the six endpoints, `/docs`,
  * `/openapi.json` and the playground at `/playground`. The model runs in a worker (on
@@ -62,6 +63,7 @@ const OPTIONS = {
   "max-queue-delay-ms": { type: "string" },
   "ort-in-process": { type: "boolean" },
   "drain-ms": { type: "string" },
+  "lame-duck-ms": { type: "string" },
   "body-timeout-ms": { type: "string" },
   "max-trace-events": { type: "string" },
   "max-request-rows": { type: "string" },
@@ -78,7 +80,8 @@ const EXAMPLE_QUEUE_ROWS = defaultMaxQueueRows(3, 2);
 
 const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--max-body-bytes N]
                     [--max-batch-rows N] [--max-queue-delay-ms MS] [--ort-in-process]
-                    [--access-log on|off] [--drain-ms MS] [--body-timeout-ms MS]
+                    [--access-log on|off] [--drain-ms MS] [--lame-duck-ms MS]
+                    [--body-timeout-ms MS]
                     [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
                     [--max-body-memory-bytes N] [--max-queue-rows N] [--queue-timeout-ms MS]
                     [--cors-origin ORIGIN]... [--allowed-host HOST]...
@@ -88,9 +91,9 @@ Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
 /openapi.json), the playground at /playground (it opens this model), GET /readyz, GET
 /metrics (Prometheus) and the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it
-drains: /readyz answers
-503, requests on open connections are answered with Connection: close, new connections get
-503, and it exits 0 once no connection has a request pending (at most --drain-ms).
+drains: /readyz answers 503, the listening socket closes (new connections are refused, which a
+proxy in front retries on another replica), requests on open connections are answered with
+Connection: close, and it exits 0 once no connection is left (at most --drain-ms).
 
 Arguments:
   BUNDLE                a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with
@@ -116,8 +119,12 @@ Options:
                         block the server, so concurrent requests rarely share one
   --access-log on|off   one line per request on stdout: time, method, path, status, duration,
                         rows (default on; buffered, flushed every 250 ms and at shutdown)
+  --lame-duck-ms MS     how long new connections are still served after SIGINT or SIGTERM
+                        before the listening socket closes (default 0: at once, for a proxy in
+                        front; Kubernetes without a preStop pause: 5000, see
+                        docs/deployment.md)
   --drain-ms MS         the drain's deadline after SIGINT or SIGTERM: then what is still in
-                        flight is answered 503 and the listener closes (default ${DEFAULT_DRAIN_MS}; keep it
+                        flight is answered 503 and the connections close (default ${DEFAULT_DRAIN_MS}; keep it
                         under the orchestrator's grace period, e.g. Kubernetes' 30 s)
   --max-trace-events N  most events in one /anomaly trace, more get 413 (default
                         ${DEFAULT_MAX_TRACE_EVENTS}: more than a 1 MiB body can hold)
@@ -225,6 +232,12 @@ export const serveCommand: ServeCommand = {
       0,
       3_600_000,
     );
+    const lameDuckMs = integerFlag(
+      "--lame-duck-ms",
+      flags["lame-duck-ms"] ?? "0",
+      0,
+      3_600_000,
+    );
     const bodyTimeoutMs = integerFlag(
       "--body-timeout-ms",
       flags["body-timeout-ms"] ?? String(DEFAULT_BODY_TIMEOUT_MS),
@@ -317,11 +330,15 @@ export const serveCommand: ServeCommand = {
         hostname,
         port,
         drainMs,
+        lameDuckMs,
         onDrain: () => {
           readiness.drain();
           io.err(
-            `draining (at most ${drainMs} ms): /readyz answers 503, requests on open ` +
-              "connections finish, new connections get 503 except the probes",
+            `draining (at most ${drainMs} ms): /readyz answers 503, ` +
+              (lameDuckMs > 0
+                ? `new connections are served for ${lameDuckMs} ms more, `
+                : "new connections are refused, ") +
+              "requests on open connections finish",
           );
         },
         onDeadline: () => readiness.cutOff(),

@@ -40,6 +40,14 @@
  * Under `--parallel` each instance is an isolate with its own counters; `/metrics` gathers
  * every instance's series into each scrape, labelled `instance_id` (`./metrics_instances.ts`).
  *
+ * The access log is on stdout as with `cli.ts serve` (`./access_log.ts`: one line per answered
+ * request, with its request id), written by each instance in whole lines;
+ * `PETRI_SERVE_ACCESS_LOG=off` turns it off (`on`, the default).
+ *
+ * On SIGINT or SIGTERM `deno serve` closes the server itself, at once (it has no drain):
+ * `../adapter/deno/stopping_answers.ts` says what this entry answers meanwhile, and
+ * docs/deployment.md which proxy settings retry what such a restart loses.
+ *
  * @module
  */
 
@@ -54,6 +62,8 @@ import { createApp } from "./mod.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
 import { checkOrigins } from "./cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
+import { answersWhileStopping } from "../adapter/deno/stopping_answers.ts";
+import { AccessLog } from "./access_log.ts";
 
 const limits = {
   maxTraceEvents: integerEnv("PETRI_SERVE_MAX_TRACE_EVENTS", 1),
@@ -67,6 +77,10 @@ const limits = {
 const NATIVE_CHOICE = { asked: "PETRI_SERVE_RUNTIME=native", fallback: "PETRI_SERVE_RUNTIME=wasm" };
 
 const corsOrigins = origins(Deno.env.get("PETRI_SERVE_CORS_ORIGIN"));
+const accessLog = accessLogEnv(Deno.env.get("PETRI_SERVE_ACCESS_LOG"));
+const stopped = stopping();
+// From the signal on, lines are written as they come: the process may end any moment.
+stopped.addEventListener("abort", () => accessLog?.close());
 const runtime = await ortRuntime(
   Deno.env.get("PETRI_SERVE_RUNTIME"),
   integerEnv("PETRI_SERVE_THREADS", 1) ?? 1,
@@ -83,9 +97,26 @@ const app = await createApp(model, {
   corsOrigins,
   extraMetrics: processMetrics,
   // Under --parallel each instance counts alone; every scrape gathers them all.
-  metricsInstances: { signal: stopping() },
+  metricsInstances: { signal: stopped },
   onModelFailed: () => Deno.exit(1),
+  ...(accessLog ? { onRequest: (record) => accessLog.record(record) } : {}),
 });
+
+/** The access log on stdout, unless `PETRI_SERVE_ACCESS_LOG` is `off`. */
+function accessLogEnv(text: string | undefined): AccessLog | undefined {
+  if (text === "off") return undefined;
+  if (text !== undefined && text !== "" && text !== "on") {
+    console.error(`PETRI_SERVE_ACCESS_LOG must be on or off, got '${text}'`);
+    Deno.exit(2);
+  }
+  const encoder = new TextEncoder();
+  return new AccessLog((text) => {
+    const bytes = encoder.encode(text);
+    for (let written = 0; written < bytes.length;) {
+      written += Deno.stdout.writeSync(bytes.subarray(written));
+    }
+  });
+}
 
 /** The integer in environment variable `name` (at least `min`), or undefined when unset. */
 function integerEnv(name: string, min: number): number | undefined {
@@ -169,4 +200,6 @@ async function load(location: string | undefined): Promise<Model> {
 }
 
 /** The handler `deno serve` runs. */
-export default { fetch: app.fetch } satisfies Deno.ServeDefaultExport;
+export default {
+  fetch: answersWhileStopping(app.fetch, stopped),
+} satisfies Deno.ServeDefaultExport;

@@ -80,8 +80,11 @@ export interface StaticFile {
    * the content does not stay in memory.
    */
   readonly stream?: () => Promise<ReadableStream<Uint8Array>>;
-  /** `Last-Modified`; default: when the {@link StaticAsset} was made. */
-  readonly lastModified?: Date;
+  /**
+   * `Last-Modified`; null for none (then only `If-None-Match` gets a 304); default: when the
+   * {@link StaticAsset} was made.
+   */
+  readonly lastModified?: Date | null;
 }
 
 /** The validators of the content, found on first use. */
@@ -102,8 +105,8 @@ const WORTH = 0.95;
 /** One static file with its validators and compressed copies; see the module doc. */
 export class StaticAsset {
   readonly #file: StaticFile;
-  readonly #lastModified: string;
-  readonly #modifiedSeconds: number;
+  readonly #lastModified: string | undefined;
+  readonly #modifiedSeconds: number | undefined;
   readonly #encodings: readonly Encoding[];
   #identity: Promise<Identity> | undefined;
   readonly #copies = new Map<Encoding, Promise<Copy>>();
@@ -129,9 +132,10 @@ export class StaticAsset {
   constructor(file: StaticFile) {
     this.#file = file;
     // HTTP dates have whole seconds; a validator finer than that would never match.
-    const seconds = Math.floor((file.lastModified ?? new Date()).getTime() / 1000);
+    const modified = file.lastModified === undefined ? new Date() : file.lastModified;
+    const seconds = modified === null ? undefined : Math.floor(modified.getTime() / 1000);
     this.#modifiedSeconds = seconds;
-    this.#lastModified = new Date(seconds * 1000).toUTCString();
+    this.#lastModified = seconds === undefined ? undefined : new Date(seconds * 1000).toUTCString();
     this.#encodings = compressible(file.contentType) ? STATIC_ENCODINGS : [];
   }
 
@@ -168,7 +172,7 @@ export class StaticAsset {
       "content-type": this.#file.contentType,
       "cache-control": this.#file.cacheControl,
       etag,
-      "last-modified": this.#lastModified,
+      ...(this.#lastModified === undefined ? {} : { "last-modified": this.#lastModified }),
       "x-content-type-options": "nosniff",
     };
     if (this.#encodings.length > 0) headers["vary"] = "accept-encoding";
@@ -194,7 +198,8 @@ export class StaticAsset {
       });
     }
     const since = Date.parse(request.headers.get("if-modified-since") ?? "");
-    return Number.isFinite(since) && this.#modifiedSeconds * 1000 <= since;
+    const seconds = this.#modifiedSeconds;
+    return seconds !== undefined && Number.isFinite(since) && seconds * 1000 <= since;
   }
 
   #read(): Promise<Identity> {

@@ -87,3 +87,30 @@ export function closingResponse(
   });
   return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
+
+/**
+ * `response` with `Connection: close` (its own headers when they can be changed, else a copy):
+ * the client must not send on the connection again.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withConnectionClose } from "./closing_response.ts";
+ * assert.equal(withConnectionClose(new Response("ok")).headers.get("connection"), "close");
+ * ```
+ */
+export function withConnectionClose(response: Response): Response {
+  try {
+    response.headers.set("connection", "close");
+    return response;
+  } catch {
+    // Immutable headers (a response passed through from fetch): copy them.
+    const headers = new Headers(response.headers);
+    headers.set("connection", "close");
+    return new Response(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  }
+}

@@ -1,38 +1,44 @@
 /**
- * Runs a fetch handler on a real socket with the lifecycle `serve` promises: binds
- * 127.0.0.1 by default, and on SIGINT or SIGTERM drains without losing a request that a client
- * has sent, then resolves. Mount the playground in the app (`createApp`'s `mount` option).
+ * Runs a fetch handler on a real socket with the lifecycle `serve` promises: binds 127.0.0.1 by
+ * default, and on SIGINT or SIGTERM drains without losing a request that a client or a proxy in
+ * front had a right to send, then resolves. Mount the playground in the app (`createApp`'s
+ * `mount` option).
  *
- * What Deno 2.9's `Deno.serve` does on `shutdown()` (checked with raw keep-alive sockets):
- * it closes the listening socket and, at once, every idle keep-alive connection, so a request
- * a client is sending on such a connection at that moment is lost without an answer; requests
- * already being handled are answered, but their bodies become unreadable
- * (denoland/deno#36809); a `Connection: close` response header is passed on but does not make
- * the server close the connection. There is no way to close only the listening socket. So the
- * drain runs before `shutdown()`:
+ * It accepts its own connections and serves each on its own (`connection_server.ts`), so the
+ * listening socket and each connection close separately. The drain:
  *
  * 1. `onDrain` is called at once (the app's `/readyz` turns 503).
- * 2. Requests on connections that have already sent one are answered normally, with
- *    `Connection: close`, after which a client does not send on them again. Requests on
- *    connections first seen during the drain are refused with 503 and `Connection: close`:
- *    this is how the socket "stops taking new connections" while it still has to stay open.
- *    An app with `fetchWhileDraining` answers those itself (the server's app answers its
- *    probes as usual, so `/healthz` stays 200 and `/readyz` says 503, and logs the refusals).
- * 3. Once nothing is in flight, no connection is expected to send again (each was told to
- *    close or has been idle for `idleMs`) and no request came for a short quiet spell,
- *    `shutdown()` closes the socket and the remaining idle connections. At `drainMs` it
- *    happens regardless: `onDeadline` is called first (the app then answers what it still
- *    holds with 503 and `Connection: close`, `server/admission.ts`), and the socket closes once
- *    those answers are out, or {@link DEADLINE_GRACE_MS} later at most, cutting what is left.
- *    `stop()` resolves by then in any case: `shutdown()` also waits for answers still being
- *    written (a client that does not read a large answer keeps it waiting for good), and that
- *    wait ends at the deadline too.
+ * 2. New connections: after `lameDuckMs` (default 0, at once) the listening socket closes,
+ *    having first accepted the connections the kernel had queued. A new connection is then
+ *    refused, which a proxy retries on another replica whatever the method, since nothing was
+ *    sent (nginx's default `proxy_next_upstream error timeout` does). Until then new
+ *    connections are served like the others: a platform that still routes new connections to a
+ *    stopping process for a while (a Kubernetes Service) wants a few seconds of this lame duck,
+ *    or a `preStop` pause before the signal (docs/deployment.md).
+ * 3. Once the socket is closed (from the start of a lame duck), every answer carries
+ *    `Connection: close` and its connection is closed once it is out: a client does not send on
+ *    it again. (Not before: each such answer makes a proxy open a new connection, which must
+ *    not be arriving as the socket closes, when the kernel would reset it.)
+ * 4. Open connections with nothing in flight are closed once idle for `idleMs` (default 1 s)
+ *    while no request has arrived on any connection for as long; one that never sent a request
+ *    once it has been open that long. Closing an idle keep-alive connection races with a client
+ *    that sends on it at that moment (nothing in HTTP/1.1 prevents it); the quiet spell is when
+ *    a proxy is not sending: it uses its pooled connections first (each is answered and
+ *    closed), and once it has found the socket closed it marks the replica down for a while
+ *    (nginx: `fail_timeout`, 10 s by default). The drain ends when no connection is left.
+ * 5. At `drainMs` the drain ends regardless: `onDeadline` is called first (the app then answers
+ *    what it still holds with 503 and `Connection: close`, `server/admission.ts`), and the
+ *    connections close once those answers are out, or {@link DEADLINE_GRACE_MS} later at most,
+ *    cutting what is left (half-sent requests, answers a client does not read).
  *
- * Two more things `Deno.serve` does not do on its own. When accepting a connection fails (out
- * of descriptors), its socket closes for good and the process would exit: the socket is
- * reopened instead (`reopening_server.ts`), and `finished` rejects only when that is
- * impossible. And a 408 (a body that stalled) leaves its connection open: it is closed
- * once the client sends anything more (`closing_response.ts`).
+ * Outside the drain too, an answer given before the request's body was read to its end (a 413
+ * from its `Content-Length`, a 408 for a body that stalled) closes its connection,
+ * {@link LINGER_MS} after the answer (time for the client to read it while Deno drops the rest
+ * of the body), so no client holds a connection by promising a body it never sends.
+ *
+ * On a Deno without per-connection serving (`connection_http.ts`), it falls back to
+ * `Deno.serve` (`listen_shared.ts`), whose drain has to answer new connections 503 instead of
+ * refusing them.
  *
  * @example
  * ```ts
@@ -47,68 +53,32 @@
  * @module
  */
 
-import { ConnectionLedger } from "./connection_ledger.ts";
-import { ReopeningServer } from "./reopening_server.ts";
-import { closingResponse, ConnectionEnd } from "./closing_response.ts";
+import { type Connection, ConnectionServer } from "./connection_server.ts";
+import { serveConnection } from "./connection_http.ts";
+import { withConnectionClose } from "./closing_response.ts";
+import { internalError, listenShared, onStopSignals, urlOf } from "./listen_shared.ts";
+import {
+  DEADLINE_GRACE_MS,
+  DEFAULT_DRAIN_MS,
+  type ListenedApp,
+  type ListenOptions,
+  type Running,
+} from "./listen_options.ts";
 
-/** The drain's default deadline in ms. */
-export const DEFAULT_DRAIN_MS = 10_000;
+export { DEADLINE_GRACE_MS, DEFAULT_DRAIN_MS, type ListenedApp, type ListenOptions, type Running };
 
-/** Where and how to listen. */
-export interface ListenOptions {
-  /** Default `127.0.0.1` (Deno.serve's own default would be every interface). */
-  readonly hostname?: string;
-  /** Default 8000; 0 picks a free port. */
-  readonly port?: number;
-  /**
-   * The drain's deadline in ms (default {@link DEFAULT_DRAIN_MS}): then the socket closes,
-   * cutting what is left.
-   */
-  readonly drainMs?: number;
-  /**
-   * How long a keep-alive connection may stay idle during the drain before it counts as
-   * abandoned, in ms (default 1 s).
-   */
-  readonly idleMs?: number;
-  /** Called once when the drain begins (e.g. `readiness.drain()`), before any other step. */
-  readonly onDrain?: () => void;
-  /**
-   * Where the listener's own lines go (its socket failing and listening again, an error
-   * outside the app); default `console.error`.
-   */
-  readonly log?: (line: string) => void;
-  /**
-   * Called once when the drain's deadline passes with requests in flight (e.g.
-   * `readiness.cutOff()`), so the app can answer them before the socket closes.
-   */
-  readonly onDeadline?: () => void;
-}
+/** How long a connection whose answer came before its request body stays open after it, in ms. */
+export const LINGER_MS = 1000;
 
-/** A listening server. */
-export interface Running {
-  /** The base URL, e.g. `http://127.0.0.1:8000`. */
-  readonly url: string;
-  /**
-   * Resolves once the server has stopped (after {@link Running.stop} or a signal); rejects
-   * when its listening socket failed and could not be reopened.
-   */
-  readonly finished: Promise<void>;
-  /** Drains (see the module doc) and closes the socket, then resolves. */
-  stop(): Promise<void>;
-}
+/** How long no request must arrive before the drain closes idle connections, by default. */
+export const DEFAULT_IDLE_MS = 1000;
 
-/** No request for this long, and the drain may close the socket. */
-const QUIET_MS = 100;
-/** How often the drain checks whether it may close the socket. */
+/** How often the drain looks at the connections. */
 const POLL_MS = 20;
-/**
- * How long the socket stays open after `onDeadline` for the answers it provoked to go out, in
- * ms, at most.
- */
-export const DEADLINE_GRACE_MS = 250;
 
 /**
- * Serves `app` until `stop()` is called or the process gets SIGINT / SIGTERM.
+ * Serves `app` until `stop()` is called or the process gets SIGINT / SIGTERM; see the module
+ * doc.
  *
  * @example
  * ```ts
@@ -121,143 +91,108 @@ export const DEADLINE_GRACE_MS = 250;
  * await running.stop();
  * ```
  */
-export function listen(
-  app: {
-    fetch(request: Request, info?: { signal?: AbortSignal }): Promise<Response>;
-    fetchWhileDraining?(request: Request, info?: { signal?: AbortSignal }): Promise<Response>;
-  },
-  options: ListenOptions = {},
-): Running {
-  const idleMs = options.idleMs ?? 1000;
-  const ledger = new ConnectionLedger();
-  let draining = false;
-  let lastRequest = 0;
-  const handler = async (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
-    const key = `${info.remoteAddr.hostname}:${info.remoteAddr.port}`;
-    lastRequest = performance.now();
-    if (draining && !ledger.known(key)) {
-      return app.fetchWhileDraining
-        ? withConnectionClose(await app.fetchWhileDraining(request))
-        : shuttingDown();
-    }
-    ledger.begin(key);
-    let closing = request.headers.get("connection")?.toLowerCase() === "close";
+export function listen(app: ListenedApp, options: ListenOptions = {}): Running {
+  return serveConnection === undefined ? listenShared(app, options) : listenOwn(app, options);
+}
+
+function listenOwn(app: ListenedApp, options: ListenOptions): Running {
+  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  /** Whether answers tell their client to close the connection (during the drain). */
+  let closing = false;
+  let inFlight = 0;
+  const handler = async (request: Request, connection: Connection) => {
+    inFlight++;
     try {
-      // The client's hang-up withdraws its queued rows (deno.json opts in to no-legacy-abort).
-      const response = await app.fetch(request, { signal: request.signal });
-      if (response.status === 408) {
-        closing = true;
-        return closingResponse(response, uploadStopped(request));
+      const response = await app.fetch(request, { signal: connection.gone });
+      if (bodyLeftUnread(request, response)) {
+        connection.closeAfterAnswer(LINGER_MS);
+        return withConnectionClose(response);
       }
-      if (!draining) return response;
-      closing = true;
+      if (!closing) return response;
+      connection.closeAfterAnswer();
       return withConnectionClose(response);
     } finally {
-      ledger.end(key, performance.now(), closing || draining, idleMs);
+      inFlight--;
     }
   };
   const log = options.log ?? ((line: string) => console.error(line));
-  const server = new ReopeningServer({
+  const server = new ConnectionServer({
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 8000,
     log,
-    onError: (error) => {
-      // A closing answer's body ends this way on purpose (after its last byte).
-      if (!(error instanceof ConnectionEnd)) log(`error: ${describe(error)}`);
-      return new Response("Internal Server Error", { status: 500 });
-    },
+    onError: internalError(log),
   }, handler);
-  const { hostname, port } = server.addr;
-  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
 
-  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   const { promise: finished, resolve: stopped, reject: broke } = Promise.withResolvers<void>();
   let stopping: Promise<void> | undefined;
   const stop = () =>
     stopping ??= (async () => {
-      for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
-      draining = true;
+      removeSignals();
       options.onDrain?.();
-      const deadline = performance.now() + (options.drainMs ?? DEFAULT_DRAIN_MS);
-      const { promise: settled, resolve: settle } = Promise.withResolvers<void>();
-      const timer = setInterval(() => {
+      const began = performance.now();
+      const deadline = began + (options.drainMs ?? DEFAULT_DRAIN_MS);
+      const lameDuckMs = options.lameDuckMs ?? 0;
+      const lameDuckUntil = began + lameDuckMs;
+      // A lame duck moves its clients on at once; otherwise each answer that closes its
+      // connection makes a proxy open a new one, which must not arrive as the socket closes.
+      closing = lameDuckMs > 0;
+      while (performance.now() < deadline) {
+        if (server.listening && performance.now() >= lameDuckUntil) {
+          await server.closeListener();
+          closing = true;
+        }
         const now = performance.now();
-        if (now >= deadline || (now - lastRequest >= QUIET_MS && ledger.settled(now, idleMs))) {
-          settle();
+        const quiet = now - server.lastArrival >= idleMs;
+        for (const connection of server.connections) {
+          if (idle(connection, now, idleMs) && (quiet || connection.requests === 0)) {
+            connection.closeAfterAnswer();
+          }
         }
-      }, POLL_MS);
-      await settled;
-      clearInterval(timer);
-      if (ledger.inFlight > 0 && options.onDeadline) {
-        options.onDeadline();
+        if (!server.listening && server.connections.size === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+      if (server.connections.size > 0) {
+        // The deadline: what the app still holds is answered, then each answer goes out.
         const until = performance.now() + DEADLINE_GRACE_MS;
-        while (ledger.inFlight > 0 && performance.now() < until) {
-          await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
+        if (inFlight > 0) options.onDeadline?.();
+        await waitFor(() => inFlight === 0, until);
+        if (inFlight === 0) {
+          for (const connection of server.connections) connection.closeAfterAnswer();
+          await waitFor(() => server.connections.size === 0, until);
         }
       }
-      const shutdown = server.shutdown();
-      // Past the deadline with requests in flight, shutting down cuts them; nobody waits. Else
-      // it waits for answers still being written, but not past the deadline (and its grace).
-      if (ledger.inFlight === 0) {
-        await within(shutdown, deadline + DEADLINE_GRACE_MS - performance.now());
-      }
+      await server.close();
       stopped();
     })();
-  const onSignal = () => void stop();
-  for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+  const removeSignals = onStopSignals(() => void stop());
   server.failed.catch((error) => {
-    for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+    removeSignals();
     broke(error);
   });
-  return { url: `http://${host}:${port}`, finished, stop };
+  return { url: urlOf(server.addr), finished, stop };
 }
 
 /**
- * Settles once no read of `request`'s body is pending any more (see `closing_response.ts`): the
- * app let go of a stalled body (`body.ts` releases its reader at a 408), so one more read
- * settles when the client sends its next bytes (or its connection fails); then the body is
- * cancelled. A body the app still holds is left alone.
+ * Whether `connection` has had nothing in flight for `idleMs`: since its last answer, or since it
+ * was accepted (a client that connects sends its request at once; one that has not for so long
+ * is holding a connection in reserve).
  */
-async function uploadStopped(request: Request): Promise<void> {
-  if (request.body === null || request.body.locked) return;
-  const reader = request.body.getReader();
-  await reader.read().catch(() => {});
-  await reader.cancel().catch(() => {});
+function idle(connection: Connection, now: number, idleMs: number): boolean {
+  return connection.active === 0 && now - connection.idleSince >= idleMs;
 }
 
-/** Waits for `promise`, but at most `ms` (its failure is ignored). */
-async function within(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    promise.catch(() => {}),
-    new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms)))),
-  ]);
-  clearTimeout(timer);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.stack ?? error.message : String(error);
-}
-
-function withConnectionClose(response: Response): Response {
-  try {
-    response.headers.set("connection", "close");
-    return response;
-  } catch {
-    // Immutable headers (a response passed through from fetch): copy them.
-    const headers = new Headers(response.headers);
-    headers.set("connection", "close");
-    return new Response(response.body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    });
+/** Polls `done` until it holds or the clock passes `until`. */
+async function waitFor(done: () => boolean, until: number): Promise<void> {
+  while (!done() && performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
   }
 }
 
-function shuttingDown(): Response {
-  return Response.json({ detail: "The server is shutting down" }, {
-    status: 503,
-    headers: { connection: "close", "retry-after": "1" },
-  });
+/**
+ * Whether `response` answers `request` before its body was read to the end: the app never read
+ * it, or stopped reading it (408, 413).
+ */
+function bodyLeftUnread(request: Request, response: Response): boolean {
+  if (request.body === null) return false;
+  return !request.bodyUsed || response.status === 408 || response.status === 413;
 }

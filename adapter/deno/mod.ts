@@ -41,7 +41,13 @@ export {
   type WrittenBundle,
 } from "./bundle_files.ts";
 export { loadOrt, loadWorkerOrt } from "./ort.ts";
-export { DEFAULT_DRAIN_MS, listen, type ListenOptions, type Running } from "./listen.ts";
+export {
+  DEFAULT_DRAIN_MS,
+  listen,
+  type ListenedApp,
+  type ListenOptions,
+  type Running,
+} from "./listen.ts";
 export {
   type MaybeHandler,
   PLAYGROUND_PREFIX,

@@ -102,7 +102,7 @@ export function openFileLimitWarning(
   if (effective >= low) return undefined;
   return `warning: the open-file limit is ${effective}, so at most about ${
     Math.max(0, effective - 30)
-  } connections at once; beyond that new connections are refused until some close. ` +
+  } connections at once; beyond that new connections wait until some close. ` +
     `Raise the hard limit (Deno raises the soft one to it): ulimit -n 65536 in the shell that ` +
     `starts the server, LimitNOFILE=65536 in a systemd unit, docker run --ulimit ` +
     `nofile=65536:65536, or the container runtime's limit on Kubernetes ` +

@@ -71,6 +71,37 @@ export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = ne
   ],
 ]);
 
+/**
+ * The URL of the file each path is read from (a `file:` URL in a clone, whose time is the
+ * path's `Last-Modified`; another URL from JSR). The bundle's scripts are stored as NAME.txt
+ * (`playground_bundle.ts`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { PLAYGROUND_FILES, PLAYGROUND_SOURCES } from "./playground_site.ts";
+ * assert.deepEqual([...PLAYGROUND_SOURCES.keys()], [...PLAYGROUND_FILES.keys()]);
+ * assert.match(PLAYGROUND_SOURCES.get("index.html")!(), /\/web\/index\.html$/);
+ * ```
+ */
+export const PLAYGROUND_SOURCES: ReadonlyMap<string, () => string> = new Map<string, () => string>([
+  ["index.html", () => new URL("../../web/index.html", import.meta.url).href],
+  ["style.css", () => new URL("../../web/style.css", import.meta.url).href],
+  ...[...PLAYGROUND_SCRIPTS.keys()].map((name): [string, () => string] => [
+    name,
+    () => new URL(`../../web/bundle/${name}.txt`, import.meta.url).href,
+  ]),
+  ...[...PLAYGROUND_WASM].map(([hashed, file]): [string, () => string] => [
+    `ort/${hashed}`,
+    () => ORT_WASM_URLS[file]!(),
+  ]),
+  ["examples/credit_approval_coloured.onnx", () => EXAMPLE_BUNDLE_URL.href],
+  [
+    "examples/credit_approval_coloured.onnx.meta.json",
+    () => `${EXAMPLE_BUNDLE_URL.href}.meta.json`,
+  ],
+]);
+
 /** Where each of ORT's `.wasm` files is (literal specifiers, so that publishing rewrites them). */
 const ORT_WASM_URLS: Readonly<Record<string, () => string>> = {
   "ort-wasm-simd-threaded.wasm": () =>

@@ -23,11 +23,13 @@
  * its example (`served_model.ts`).
  *
  * `GET` and `HEAD` only; `/playground` redirects to `/playground/`; a directory serves its
- * `index.html`; paths that climb out of the site are not found. When a given directory holds no
+ * `index.html`; paths that climb out of the site are not found, and so are links inside it
+ * that lead out of it (one that stays inside is followed). When a given directory holds no
  * site, `/playground/` answers 404 with a detail saying how to build one.
  *
  * Files are served as `server/static_asset.ts` serves them: strong `ETag`s and 304s,
- * `Last-Modified` (the file's time in a directory; start-up time for the packaged files),
+ * `Last-Modified` (the time of the file served, so the same in every instance and every restart
+ * serving the same files; none for a packaged file that is not on disk, a JSR import),
  * brotli or gzip compressed once and kept. Names with a content hash (the bundle's chunks,
  * ORT's `.wasm` files: `name-ABCDEFGH.js`) are `immutable` for a year; the page, `main.js`,
  * the stylesheet and the example are revalidated on each use. The `.wasm` files are streamed
@@ -37,7 +39,7 @@
  */
 
 import type { AnyBundleFiles } from "../../core/open_bundle.ts";
-import { type FileBody, PLAYGROUND_FILES } from "./playground_site.ts";
+import { type FileBody, PLAYGROUND_FILES, PLAYGROUND_SOURCES } from "./playground_site.ts";
 import { servedModelFiles } from "./served_model.ts";
 import { IMMUTABLE, REVALIDATE, StaticAsset } from "../../server/static_asset.ts";
 import { withoutBody } from "../../server/head.ts";
@@ -102,6 +104,7 @@ export function playgroundHandler(
   const modelAssets = new Map(
     [...served?.files ?? []].map(([path, body]) => [path, modelAsset(path, body)]),
   );
+  let realRoot: Promise<string | undefined> | undefined;
   const serve = async (request: Request, asset: StaticAsset) => {
     const response = await asset.respond(request);
     return request.method === "HEAD" ? await withoutBody(response) : response;
@@ -131,7 +134,9 @@ export function playgroundHandler(
       let asset = packagedAssets.get(path);
       if (asset === undefined) {
         const read = page ? async () => page.page(await load() as string) : load;
-        packagedAssets.set(path, asset = packagedAsset(path, read));
+        const modified = await fileModified(PLAYGROUND_SOURCES.get(path)?.());
+        asset = packagedAssets.get(path) ?? packagedAsset(path, read, modified);
+        packagedAssets.set(path, asset);
       }
       return await serve(request, asset);
     }
@@ -151,21 +156,23 @@ export function playgroundHandler(
       return detail(404, "Not Found");
     }
     if (!info.isFile) return detail(404, "Not Found");
+    // A link may point anywhere: the file served is where it leads, and that must be inside.
+    const file = await inside(path, realRoot ??= Deno.realPath(root).catch(() => undefined));
+    if (file === undefined) return detail(404, "Not Found");
     // A file changed on disk (the site rebuilt) gets new validators.
-    const stamp = `${info.size} ${info.mtime?.getTime()}`;
+    const stamp = `${file} ${info.size} ${info.mtime?.getTime()}`;
     let known = siteAssets.get(path);
     if (known?.stamp !== stamp) {
-      const file = path;
       const asset = new StaticAsset({
-        contentType: contentType(file),
-        cacheControl: cacheControl(file),
+        contentType: contentType(path),
+        cacheControl: cacheControl(path),
         read: page
           ? async () => page.page(await Deno.readTextFile(file))
           : () => Deno.readFile(file),
-        ...(isLarge(file)
+        ...(isLarge(path)
           ? { stream: async () => (await Deno.open(file, { read: true })).readable }
           : {}),
-        ...(info.mtime ? { lastModified: info.mtime } : {}),
+        lastModified: info.mtime,
       });
       siteAssets.set(path, known = { stamp, asset });
     }
@@ -173,11 +180,29 @@ export function playgroundHandler(
   };
 }
 
+/**
+ * When the file at `href` was last modified, or null where that is unknown (not a local file, or
+ * no permission to look): the same in every process serving the same files.
+ */
+async function fileModified(href: string | undefined): Promise<Date | null> {
+  if (href === undefined || !href.startsWith("file:")) return null;
+  try {
+    return (await Deno.stat(new URL(href))).mtime;
+  } catch {
+    return null;
+  }
+}
+
 /** A packaged file as a static asset; large ones stream from disk when sent uncompressed. */
-function packagedAsset(path: string, load: () => Promise<FileBody>): StaticAsset {
+function packagedAsset(
+  path: string,
+  load: () => Promise<FileBody>,
+  lastModified: Date | null,
+): StaticAsset {
   return new StaticAsset({
     contentType: contentType(path),
     cacheControl: cacheControl(path),
+    lastModified,
     read: async () => {
       const body = await load();
       return typeof body === "string"
@@ -202,6 +227,19 @@ function modelAsset(path: string, body: Uint8Array | string): StaticAsset {
     cacheControl: REVALIDATE,
     read: () => Promise.resolve(body),
   });
+}
+
+/**
+ * The real path of `path` (links followed) when it lies inside the directory whose real path
+ * `root` gives; undefined when it leads out of it (or cannot be resolved).
+ */
+async function inside(
+  path: string,
+  root: Promise<string | undefined>,
+): Promise<string | undefined> {
+  const [real, base] = await Promise.all([Deno.realPath(path).catch(() => undefined), root]);
+  if (real === undefined || base === undefined) return undefined;
+  return real.startsWith(base.endsWith("/") ? base : `${base}/`) ? real : undefined;
 }
 
 /** `name-ABCDEFGH.ext`: the bundle's chunks and ORT's `.wasm` files, named after their bytes. */

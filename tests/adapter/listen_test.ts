@@ -1,12 +1,14 @@
 /**
  * `listen()`'s drain, in-process on raw keep-alive sockets, and the behaviour of Deno's
- * `Deno.serve` that it is built around (pinned here so a Deno upgrade that changes it shows up).
+ * `Deno.serve` that made it accept its own connections (pinned here so a Deno upgrade that
+ * changes it shows up); and its fallback on `Deno.serve` (`listenShared`).
  *
  * @module
  */
 
 import assert from "node:assert/strict";
-import { listen } from "../../adapter/deno/listen.ts";
+import { LINGER_MS, listen } from "../../adapter/deno/listen.ts";
+import { listenShared } from "../../adapter/deno/listen_shared.ts";
 import { complete, RawConnection, readUntilClosed } from "../serve/raw_http.ts";
 import { readBody } from "../../server/body.ts";
 import { RequestContext } from "../../server/context.ts";
@@ -103,9 +105,134 @@ Deno.test("listen() closes the connection of a 408 while its client trickles the
   }
 });
 
-Deno.test("listen() drains: an open connection is answered with Connection: close, a new one gets 503", async () => {
+Deno.test("listen() drains: the socket closes at once, an open connection is still answered, then closed", async () => {
   let drained = 0;
   const running = listen(ok, { port: 0, onDrain: () => drained++ });
+  const port = Number(new URL(running.url).port);
+  using open = await RawConnection.open(port);
+  assert.equal(complete(await open.request("GET", "/")).headers.get("connection"), undefined);
+  const stopped = running.stop();
+  assert.equal(drained, 1);
+  await refusedSoon(port);
+  const answer = complete(await open.request("GET", "/"));
+  assert.deepEqual([answer.status, answer.body, answer.headers.get("connection")], [
+    200,
+    "ok",
+    "close",
+  ]);
+  // The server closes it after that answer (a client that sends on it anyway finds it closed).
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(await open.request("GET", "/"), "closed");
+  await stopped;
+  await running.finished;
+});
+
+Deno.test("listen() closes an idle keep-alive connection once nothing has arrived for idleMs", async () => {
+  const running = listen(ok, { port: 0, idleMs: 300 });
+  using idle = await RawConnection.open(Number(new URL(running.url).port));
+  complete(await idle.request("GET", "/"));
+  const started = performance.now();
+  await running.stop();
+  const waited = performance.now() - started;
+  assert.ok(waited >= 250, `waited ${waited.toFixed(0)} ms for the idle connection`);
+  assert.equal(await idle.request("GET", "/"), "closed");
+});
+
+Deno.test("listen() with lameDuckMs serves new connections for that long, each answer closing its connection", async () => {
+  const running = listen(ok, { port: 0, lameDuckMs: 400, idleMs: 100 });
+  const port = Number(new URL(running.url).port);
+  const began = performance.now();
+  const stopped = running.stop();
+  using fresh = await RawConnection.open(port);
+  const answer = complete(await fresh.request("GET", "/"));
+  assert.deepEqual([answer.status, answer.headers.get("connection")], [200, "close"]);
+  await refusedSoon(port);
+  assert.ok(performance.now() - began >= 350, "refused only after the lame duck");
+  await stopped;
+});
+
+Deno.test("listen() ends the drain at drainMs: a connection that never finishes its request is cut", async () => {
+  const running = listen(ok, { port: 0, drainMs: 300 });
+  using connection = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: Number(new URL(running.url).port),
+  });
+  await connection.write(new TextEncoder().encode("GET / HTTP/1.1\r\nhost: x\r\n"));
+  const started = performance.now();
+  await running.stop();
+  const took = performance.now() - started;
+  assert.ok(took < 2000, `stopped after ${took.toFixed(0)} ms`);
+  assert.notEqual((await readUntilClosed(connection, 1000)).end, "open");
+});
+
+Deno.test("listen() accepts the connections queued while its thread was busy before closing the socket", async () => {
+  const running = listen(ok, { port: 0 });
+  const port = Number(new URL(running.url).port);
+  // Clients in another process connect and send while this thread is busy: their connections
+  // wait in the kernel's queue, and closing the socket then would reset them.
+  const clients = new Deno.Command(Deno.execPath(), {
+    args: ["eval", CLIENTS_SCRIPT, String(port)],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const ready = clients.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  assert.equal((await ready.read()).value, "connecting\n");
+  const busy = performance.now();
+  while (performance.now() - busy < 500) {
+    // the clients connect meanwhile
+  }
+  await running.stop();
+  const report = (await ready.read()).value ?? "";
+  await ready.cancel();
+  await clients.status;
+  assert.equal(report.trim(), "200 200 200 200 200");
+});
+
+/** Connects five times, each sending one request, and prints the statuses on one line. */
+const CLIENTS_SCRIPT = `
+const port = Number(Deno.args[0]);
+console.log("connecting");
+await new Promise((resolve) => setTimeout(resolve, 100));
+const statuses = await Promise.all(Array.from({ length: 5 }, async () => {
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(new TextEncoder().encode("GET / HTTP/1.1\\r\\nhost: x\\r\\n\\r\\n"));
+    const buffer = new Uint8Array(1024);
+    const n = await conn.read(buffer);
+    conn.close();
+    return n === null ? "closed" : new TextDecoder().decode(buffer.subarray(9, 12));
+  } catch (error) {
+    return error.name;
+  }
+}));
+console.log(statuses.join(" "));
+`;
+
+Deno.test("listen() closes the connection of an answer given before its body, although the client never sends it", async () => {
+  const running = listen({
+    fetch: () => Promise.resolve(Response.json({ detail: "too large" }, { status: 413 })),
+  }, { port: 0 });
+  try {
+    using connection = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: Number(new URL(running.url).port),
+    });
+    await connection.write(new TextEncoder().encode(
+      "POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 2000000\r\n\r\n",
+    ));
+    const started = performance.now();
+    const { text, end } = await readUntilClosed(connection, LINGER_MS + 2000);
+    assert.match(text, /^HTTP\/1\.1 413 [^]*connection: close[^]*\{"detail":"too large"\}$/);
+    assert.notEqual(end, "open");
+    assert.ok(performance.now() - started >= LINGER_MS - 100, "the rest of the body was awaited");
+  } finally {
+    await running.stop();
+  }
+});
+
+Deno.test("listenShared() (on Deno.serve) drains: an open connection is answered with Connection: close, a new one gets 503", async () => {
+  let drained = 0;
+  const running = listenShared(ok, { port: 0, onDrain: () => drained++ });
   const port = Number(new URL(running.url).port);
   using open = await RawConnection.open(port);
   assert.equal(complete(await open.request("GET", "/")).headers.get("connection"), undefined);
@@ -127,12 +254,19 @@ Deno.test("listen() drains: an open connection is answered with Connection: clos
   await assert.rejects(RawConnection.open(port), Deno.errors.ConnectionRefused);
 });
 
-Deno.test("listen() waits for an idle keep-alive connection up to idleMs before closing", async () => {
-  const running = listen(ok, { port: 0, idleMs: 300 });
-  using idle = await RawConnection.open(Number(new URL(running.url).port));
-  complete(await idle.request("GET", "/"));
-  const started = performance.now();
-  await running.stop();
-  const waited = performance.now() - started;
-  assert.ok(waited >= 250, `waited ${waited.toFixed(0)} ms for the idle connection`);
-});
+/** Waits (at most 2 s) until connecting to `port` fails. */
+async function refusedSoon(port: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+    } catch (error) {
+      // Reset: this connection was being set up as the socket closed.
+      const closed = error instanceof Deno.errors.ConnectionRefused ||
+        error instanceof Deno.errors.ConnectionReset;
+      assert.ok(closed, String(error));
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail("the socket still accepts connections");
+}

@@ -153,3 +153,66 @@ Deno.test("playgroundHandler() serves the served model's files and names them in
     await served.body?.cancel();
   });
 });
+
+Deno.test("playgroundHandler() with a directory serves no file through a link that leads out of it", async () => {
+  await withSite(async (dir) => {
+    const outside = await Deno.makeTempDir({ prefix: "petri-outside-" });
+    try {
+      await Deno.writeTextFile(`${outside}/secret.txt`, "secret");
+      await Deno.symlink("/etc/passwd", `${dir}/passwd`);
+      await Deno.symlink(`${outside}/secret.txt`, `${dir}/secret.txt`);
+      await Deno.symlink(outside, `${dir}/elsewhere`);
+      await Deno.symlink(`${dir}/main.js`, `${dir}/alias.js`);
+      await Deno.symlink(`${dir}/ort`, `${dir}/ort2`);
+      const handler = playgroundHandler(dir);
+      for (
+        const path of [
+          "/playground/passwd",
+          "/playground/secret.txt",
+          "/playground/elsewhere/secret.txt",
+        ]
+      ) {
+        const response = (await handler(get(path)))!;
+        assert.equal(response.status, 404, path);
+        assert.deepEqual(await response.json(), { detail: "Not Found" });
+      }
+      // A link that stays inside is followed.
+      const alias = (await handler(get("/playground/alias.js")))!;
+      assert.equal(alias.status, 200);
+      assert.equal(await alias.text(), "export {};");
+      const wasm = (await handler(get("/playground/ort2/a.wasm")))!;
+      assert.equal(wasm.status, 200);
+      await wasm.body?.cancel();
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  });
+});
+
+Deno.test("playgroundHandler() gives each packaged file its file's time as Last-Modified, the same in every instance", async () => {
+  const [one, two] = [playgroundHandler(), playgroundHandler()];
+  for (
+    const [path, file] of [
+      ["main.js", "../../web/bundle/main.js.txt"],
+      ["index.html", "../../web/index.html"],
+      [
+        "examples/credit_approval_coloured.onnx.meta.json",
+        "../../examples/credit_approval_coloured/credit_approval_coloured.onnx.meta.json",
+      ],
+    ]
+  ) {
+    const mtime = (await Deno.stat(new URL(file!, import.meta.url))).mtime!;
+    const expected = new Date(Math.floor(mtime.getTime() / 1000) * 1000).toUTCString();
+    const first = (await one(get(`/playground/${path}`)))!;
+    await first.body?.cancel();
+    assert.equal(first.headers.get("last-modified"), expected, path);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a later instance, a later second
+    const since = (await two(
+      new Request(`http://127.0.0.1/playground/${path}`, {
+        headers: { "if-modified-since": expected },
+      }),
+    ))!;
+    assert.equal(since.status, 304, path);
+    assert.equal(since.headers.get("last-modified"), expected, path);
+  }
+});

@@ -1,8 +1,9 @@
 /**
  * The drain of `cli.ts serve` on a real process: 16 keep-alive clients on raw TCP connections
  * keep POSTing /forward, SIGTERM arrives mid-load, and every request any client has sent gets
- * a complete answer (none cut by a closing connection); `/readyz` turns 503 on a connection
- * opened before the signal; the process exits 0.
+ * a complete answer (none cut by a closing connection) while new connections are refused;
+ * `/readyz` turns 503 on a connection opened before the signal; the process exits 0. With
+ * `--lame-duck-ms`, new connections are served for that long first.
  *
  * @module
  */
@@ -95,7 +96,7 @@ Deno.test("cli.ts serve drains 16 busy keep-alive clients on SIGTERM: every sent
   assert.equal(startedCount, CLIENTS, "every client is busy before the signal");
 
   server.kill("SIGTERM");
-  // The probe's connection was open before the signal: it is answered, 503, and told to close.
+  // The probe's connection was open before the signal: it is answered, 503, then told to close.
   let readyz = complete(await probe.request("GET", "/readyz"));
   for (let i = 0; readyz.status === 200 && i < 200; i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -103,6 +104,11 @@ Deno.test("cli.ts serve drains 16 busy keep-alive clients on SIGTERM: every sent
   }
   assert.equal(readyz.status, 503);
   assert.deepEqual(JSON.parse(readyz.body), { status: "draining" });
+  // Once the socket has closed, answers tell the client to close the connection.
+  for (let i = 0; readyz.headers.get("connection") !== "close" && i < 200; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    readyz = complete(await probe.request("GET", "/readyz"));
+  }
   assert.equal(readyz.headers.get("connection"), "close");
 
   const logs = await Promise.all(clients);
@@ -174,54 +180,86 @@ Deno.test("cli.ts serve refuses a --drain-ms that is not a whole number of ms", 
   assert.match(output.stderr, /--drain-ms must be an integer from 0 to 3600000, got 'soon'/);
 });
 
-Deno.test("during the drain, probes on new connections see /healthz 200 and /readyz 503, other requests 503; stderr says draining and stopped; the access log has every answer", async () => {
-  const serve = ["run", "-A", "cli.ts", "serve", "--port", "0", "--drain-ms", "4000"];
-  await using server = await startServerProcess(serve, { stdout: true });
-  const port = Number(new URL(server.origin).port);
-  // A request whose body never finishes keeps the drain going until --drain-ms.
-  const slow = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
-    await slow.write(new TextEncoder().encode(
-      "POST /forward HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
-        'content-length: 100\r\n\r\n{"input_marking":',
-    ));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the request is in flight
+Deno.test("during the drain a new connection is refused and an open one sees /readyz 503; with --lame-duck-ms new connections are served first; stderr and the access log say so", async (t) => {
+  await t.step("default: the socket closes at once", async () => {
+    const serve = ["run", "-A", "cli.ts", "serve", "--port", "0", "--drain-ms", "4000"];
+    await using server = await startServerProcess(serve, { stdout: true });
+    const port = Number(new URL(server.origin).port);
+    using open = await RawConnection.open(port);
+    assert.equal(complete(await open.request("GET", "/healthz")).status, 200);
     server.kill("SIGTERM");
-    // New connections after the signal, as kubelet's probes open them.
-    const fresh = async (path: string, id: string) => {
-      using connection = await RawConnection.open(port);
-      return complete(await connection.request("GET", path, undefined, { "x-request-id": id }));
-    };
-    let health = await fresh("/healthz", "probe-0");
-    for (let i = 1; health.headers.get("connection") !== "close" && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10)); // until the drain has begun
-      health = await fresh("/healthz", `probe-${i}`);
-    }
-    assert.equal(health.status, 200);
-    assert.equal(health.headers.get("connection"), "close");
-    const ready = await fresh("/readyz", "probe-ready");
+    await refusedWithin(port, 5_000);
+    const ready = complete(
+      await open.request("GET", "/readyz", undefined, { "x-request-id": "r" }),
+    );
     assert.equal(ready.status, 503);
     assert.deepEqual(JSON.parse(ready.body), { status: "draining" });
-    const live = await fresh("/v2/health/live", "probe-live");
-    assert.equal(live.status, 200);
-    const schema = await fresh("/schema", "refused-1");
-    assert.equal(schema.status, 503);
-    assert.equal(schema.headers.get("retry-after"), "1");
-    assert.equal(schema.headers.get("connection"), "close");
-    assert.deepEqual(JSON.parse(schema.body), { detail: "The server is shutting down" });
-
+    assert.equal(ready.headers.get("connection"), "close");
     const exit = await server.finished();
     assert.equal(exit.code, 0, exit.stderr);
     const stderr = exit.stderr.trimEnd().split("\n");
     assert.match(stderr[0]!, /^serving credit_approval_coloured on http:\/\/127\.0\.0\.1:\d+/);
-    assert.match(stderr[1]!, /^draining \(at most 4000 ms\): \/readyz answers 503, /);
+    assert.match(
+      stderr[1]!,
+      /^draining \(at most 4000 ms\): \/readyz answers 503, new connections are refused, /,
+    );
     assert.equal(stderr.at(-1), "stopped");
-    const logged = (id: string) =>
-      exit.stdout.split("\n").find((line) => line.endsWith(` id=${id}`));
-    assert.match(logged("probe-ready") ?? "", / GET \/readyz 503 /);
-    assert.match(logged("probe-live") ?? "", / GET \/v2\/health\/live 200 /);
-    assert.match(logged("refused-1") ?? "", / GET \/schema 503 /);
-  } finally {
-    slow.close();
-  }
+    assert.match(logged(exit.stdout, "r"), / GET \/readyz 503 /);
+  });
+
+  await t.step(
+    "--lame-duck-ms 1500: probes and requests on new connections are answered",
+    async () => {
+      const serve = ["run", "-A", "cli.ts", "serve", "--port", "0", "--lame-duck-ms", "1500"];
+      await using server = await startServerProcess(serve, { stdout: true });
+      const port = Number(new URL(server.origin).port);
+      const fresh = async (path: string, id: string) => {
+        using connection = await RawConnection.open(port);
+        return complete(await connection.request("GET", path, undefined, { "x-request-id": id }));
+      };
+      server.kill("SIGTERM");
+      let ready = await fresh("/readyz", "ready-0");
+      for (let i = 1; ready.status === 200 && i < 100; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10)); // until the drain has begun
+        ready = await fresh("/readyz", `ready-${i}`);
+      }
+      assert.equal(ready.status, 503);
+      assert.equal(ready.headers.get("connection"), "close");
+      const health = await fresh("/healthz", "health");
+      assert.equal(health.status, 200);
+      const schema = await fresh("/schema", "schema");
+      assert.equal(schema.status, 200);
+      assert.equal(schema.headers.get("connection"), "close");
+      await refusedWithin(port, 5_000);
+      const exit = await server.finished();
+      assert.equal(exit.code, 0, exit.stderr);
+      assert.match(
+        exit.stderr,
+        /^draining \(at most 10000 ms\): \/readyz answers 503, new connections are served for 1500 ms more, /m,
+      );
+      assert.match(logged(exit.stdout, "health"), / GET \/healthz 200 /);
+      assert.match(logged(exit.stdout, "schema"), / GET \/schema 200 /);
+    },
+  );
 });
+
+/** The access log line of request `id`. */
+function logged(stdout: string, id: string): string {
+  return stdout.split("\n").find((line) => line.endsWith(` id=${id}`)) ?? "";
+}
+
+/** Waits until connecting to `port` fails (refused, or reset as the socket closes). */
+async function refusedWithin(port: number, ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+    } catch (error) {
+      if (error instanceof Deno.errors.ConnectionRefused) return;
+      if (error instanceof Deno.errors.ConnectionReset) return;
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail(`new connections still accepted ${ms} ms after the signal`);
+}

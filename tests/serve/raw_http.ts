@@ -43,13 +43,13 @@ export function complete(answer: RawResponse | "closed"): RawResponse {
   return answer;
 }
 
-/** One TCP connection to 127.0.0.1 speaking HTTP/1.1 with keep-alive. */
+/** One connection (TCP to 127.0.0.1, or a Unix socket) speaking HTTP/1.1 with keep-alive. */
 export class RawConnection implements Disposable {
-  readonly #conn: Deno.TcpConn;
+  readonly #conn: Deno.Conn;
   #buffer: Uint8Array = new Uint8Array(0);
   #closed = false;
 
-  private constructor(conn: Deno.TcpConn) {
+  private constructor(conn: Deno.Conn) {
     this.#conn = conn;
   }
 
@@ -68,7 +68,21 @@ export class RawConnection implements Disposable {
   }
 
   /**
-   * Sends one request (with extra `headers`; a `host` replaces `127.0.0.1`) and reads its answer; `"closed"` when the server
+   * Connects to the Unix socket at `path` (a proxy in front of the servers, say).
+   *
+   * @example
+   * ```ts
+   * import { RawConnection } from "./raw_http.ts";
+   * using connection = await RawConnection.openUnix("/tmp/front.sock");
+   * ```
+   */
+  static async openUnix(path: string): Promise<RawConnection> {
+    return new RawConnection(await Deno.connect({ transport: "unix", path }));
+  }
+
+  /**
+   * Sends one request (with extra `headers`; a `host` replaces `127.0.0.1`) and reads its
+   * answer; `"closed"` when the server
    * closed the connection (or reset it) before the answer was complete. The body is read by
    * `Content-Length` (none for `HEAD`, 204 and 304).
    *
@@ -96,7 +110,11 @@ export class RawConnection implements Disposable {
       Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("") +
       "\r\n";
     try {
-      await this.#conn.write(concat(encoder.encode(head), bytes));
+      // A write may take only part of a large request: the rest follows.
+      const request = concat(encoder.encode(head), bytes);
+      for (let sent = 0; sent < request.length;) {
+        sent += await this.#conn.write(request.subarray(sent));
+      }
       return await this.#readResponse(method === "HEAD");
     } catch (error) {
       if (error instanceof Deno.errors.ConnectionReset || error instanceof Deno.errors.BrokenPipe) {
