@@ -331,6 +331,8 @@ export const serveCommand: ServeCommand = {
         port,
         drainMs,
         lameDuckMs,
+        // deno.json turns no-legacy-abort on: a hang-up withdraws its rows.
+        hangUpSignal: true,
         onDrain: () => {
           readiness.drain();
           io.err(

@@ -55,8 +55,7 @@ export interface Connection {
   readonly active: number;
   /** When its last answer went out, or it was accepted (`performance.now()`). */
   readonly idleSince: number;
-  /** Aborts once it has ended: the client hung up, or it was closed. */
-  readonly gone: AbortSignal;
+
   /**
    * Closes it once the answer in flight on it has gone out (at once when idle). With
    * `lingerMs`, closes it that long from now instead: time for a client to read an answer given
@@ -91,7 +90,6 @@ class ServedConnection implements Connection {
   idleSince = performance.now();
   http: ConnectionHttp | undefined;
   readonly #abort = new AbortController();
-  readonly #gone = new AbortController();
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Deno closes it after its answers; it can no longer be closed any other way. */
   #shutDown = false;
@@ -99,10 +97,6 @@ class ServedConnection implements Connection {
 
   get signal(): AbortSignal {
     return this.#abort.signal;
-  }
-
-  get gone(): AbortSignal {
-    return this.#gone.signal;
   }
 
   closeAfterAnswer(lingerMs?: number): void {
@@ -131,7 +125,6 @@ class ServedConnection implements Connection {
   ended(): void {
     this.#ended = true;
     clearTimeout(this.#timer);
-    this.#gone.abort();
   }
 }
 

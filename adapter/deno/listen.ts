@@ -97,13 +97,14 @@ export function listen(app: ListenedApp, options: ListenOptions = {}): Running {
 
 function listenOwn(app: ListenedApp, options: ListenOptions): Running {
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  const hangUps = options.hangUpSignal ?? false;
   /** Whether answers tell their client to close the connection (during the drain). */
   let closing = false;
   let inFlight = 0;
   const handler = async (request: Request, connection: Connection) => {
     inFlight++;
     try {
-      const response = await app.fetch(request, { signal: connection.gone });
+      const response = await app.fetch(request, hangUps ? { signal: request.signal } : undefined);
       if (bodyLeftUnread(request, response)) {
         connection.closeAfterAnswer(LINGER_MS);
         return withConnectionClose(response);

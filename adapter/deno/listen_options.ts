@@ -23,11 +23,7 @@ export const DEADLINE_GRACE_MS = 250;
 
 /** What `listen()` serves. */
 export interface ListenedApp {
-  /**
-   * Answers a request; `info.signal` aborts when its client hangs up (the listener knows its
-   * connections, so it never reads `request.signal`, which prints a notice without Deno's
-   * `no-legacy-abort`).
-   */
+  /** Answers a request; `info.signal`, when given, aborts when its client hangs up. */
   fetch(request: Request, info?: { signal?: AbortSignal }): Promise<Response>;
   /**
    * Answers requests on connections opened during the drain; used only where connections
@@ -54,6 +50,13 @@ export interface ListenOptions {
    * while (a Kubernetes Service without a `preStop` pause) wants a few seconds here.
    */
   readonly lameDuckMs?: number;
+  /**
+   * Hand the app `request.signal`, so that a client's hang-up withdraws its queued rows. Only
+   * with Deno's `no-legacy-abort` on (`"unstable": ["no-legacy-abort"]` in deno.json, as this
+   * package's own CLI runs): without it, Deno prints a notice the first time it is read, and
+   * Deno gives no other way to see a hang-up before the answer (default false).
+   */
+  readonly hangUpSignal?: boolean;
   /**
    * During the drain, how long no request must arrive on any connection before the idle
    * keep-alive connections are closed, in ms (default 1000; see `listen.ts`). On `Deno.serve`

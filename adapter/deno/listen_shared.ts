@@ -85,7 +85,10 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
     ledger.begin(key);
     let closing = request.headers.get("connection")?.toLowerCase() === "close";
     try {
-      const response = await app.fetch(request);
+      const response = await app.fetch(
+        request,
+        options.hangUpSignal ? { signal: request.signal } : undefined,
+      );
       if (response.status === 408) {
         closing = true;
         return closingResponse(response, uploadStopped(request));

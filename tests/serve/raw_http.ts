@@ -84,7 +84,7 @@ export class RawConnection implements Disposable {
    * Sends one request (with extra `headers`; a `host` replaces `127.0.0.1`) and reads its
    * answer; `"closed"` when the server
    * closed the connection (or reset it) before the answer was complete. The body is read by
-   * `Content-Length` (none for `HEAD`, 204 and 304).
+   * `Content-Length`, or chunk by chunk when chunked (none for `HEAD`, 204 and 304).
    *
    * @example
    * ```ts
@@ -148,14 +148,38 @@ export class RawConnection implements Disposable {
       headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
     }
     const bodiless = head || status === 204 || status === 304;
-    const length = bodiless ? 0 : Number(headers.get("content-length") ?? "0");
     this.#buffer = this.#buffer.subarray(end + 4);
+    if (!bodiless && headers.get("transfer-encoding")?.toLowerCase() === "chunked") {
+      const bytes = await this.#readChunked();
+      return bytes === "closed" ? bytes : { status, headers, body: decoder.decode(bytes), bytes };
+    }
+    const length = bodiless ? 0 : Number(headers.get("content-length") ?? "0");
     while (this.#buffer.length < length) {
       if (!await this.#fill()) return "closed";
     }
     const bytes = this.#buffer.slice(0, length);
     this.#buffer = this.#buffer.subarray(length);
     return { status, headers, body: decoder.decode(bytes), bytes };
+  }
+
+  /** A chunked body (a streamed answer), its chunks joined. */
+  async #readChunked(): Promise<Uint8Array<ArrayBuffer> | "closed"> {
+    let body: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+    while (true) {
+      let lineEnd: number;
+      while ((lineEnd = indexOfLineEnd(this.#buffer)) < 0) {
+        if (!await this.#fill()) return "closed";
+      }
+      const size = parseInt(decoder.decode(this.#buffer.subarray(0, lineEnd)), 16);
+      this.#buffer = this.#buffer.subarray(lineEnd + 2);
+      // The chunk and its CRLF (after the last, empty chunk: the final CRLF).
+      while (this.#buffer.length < size + 2) {
+        if (!await this.#fill()) return "closed";
+      }
+      body = concat(body, this.#buffer.subarray(0, size));
+      this.#buffer = this.#buffer.subarray(size + 2);
+      if (size === 0) return body;
+    }
   }
 
   async #fill(): Promise<boolean> {
@@ -218,4 +242,12 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
   out.set(a);
   out.set(b, a.length);
   return out;
+}
+
+/** Where the first CRLF of `bytes` starts, or -1. */
+function indexOfLineEnd(bytes: Uint8Array): number {
+  for (let i = 0; i + 1 < bytes.length; i++) {
+    if (bytes[i] === 13 && bytes[i + 1] === 10) return i;
+  }
+  return -1;
 }
