@@ -79,6 +79,9 @@ Deno.test({
           "0",
           "--access-log",
           "off",
+          // The page is opened under a host name of its own (no secure context).
+          "--allowed-host",
+          HOST,
         ]);
         const origin = `http://${HOST}:${new URL(server.origin).port}`;
         for (const size of Object.keys(SIZES) as SizeName[]) {
