@@ -79,9 +79,12 @@ Deno.test({
           "0",
           "--access-log",
           "off",
-          // The page is opened under a host name of its own (no secure context).
+          // The page is opened under a host name of its own (no secure context); the test's
+          // own requests go to the address.
           "--allowed-host",
           HOST,
+          "--allowed-host",
+          "127.0.0.1",
         ]);
         const origin = `http://${HOST}:${new URL(server.origin).port}`;
         for (const size of Object.keys(SIZES) as SizeName[]) {
