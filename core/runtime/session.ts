@@ -79,7 +79,7 @@ export interface ModelSessionOptions extends HealingPolicy, SchedulerOptions {
 /** The most rows of a batch run in place. */
 export const IN_PLACE_MAX_ROWS = 16;
 /** In-place runs stop once they average more than this many ms (they would hold the thread). */
-export const IN_PLACE_MAX_MS = 2;
+export const IN_PLACE_MAX_MS = 0.5;
 
 /** The session of the injected runtime and, optionally, one on this thread. */
 interface Sessions extends OrtSession {
