@@ -34,14 +34,14 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
   ],
   [
+    "chunk-PQIEF7CZ.js",
+    async () =>
+      (await import("../../web/bundle/chunk-PQIEF7CZ.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
     "chunk-W4HAI2EF.js",
     async () =>
       (await import("../../web/bundle/chunk-W4HAI2EF.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
-    "chunk-YMZZ6PFR.js",
-    async () =>
-      (await import("../../web/bundle/chunk-YMZZ6PFR.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "main.js",
