@@ -61,7 +61,7 @@ function compact(value: unknown): string {
   if (value === null || value === undefined) return "null";
   switch (typeof value) {
     case "number":
-      return Number.isFinite(value) ? String(value) : "null";
+      return jsonNumber(value);
     case "string":
       return JSON.stringify(value);
     case "boolean":
@@ -175,7 +175,7 @@ export function* jsonPieces(value: unknown, pieceNumbers: number): Generator<str
         const end = Math.min(numbers.length, start + pieceNumbers);
         for (let i = start; i < end; i++) {
           const x = numbers[i]!;
-          text += (i === start ? "" : ",") + (Number.isFinite(x) ? String(x) : "null");
+          text += (i === start ? "" : ",") + jsonNumber(x);
         }
         yield end === numbers.length ? text + "]" : text;
       }
@@ -205,4 +205,18 @@ export function* jsonPieces(value: unknown, pieceNumbers: number): Generator<str
     yield* jsonPieces(item, pieceNumbers);
   }
   yield "}";
+}
+
+/**
+ * A number's compact JSON text: JSON has no NaN or Infinity, so those are `null`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { jsonNumber } from "./json.ts";
+ * assert.deepEqual([jsonNumber(0.5), jsonNumber(NaN)], ["0.5", "null"]);
+ * ```
+ */
+export function jsonNumber(x: number): string {
+  return Number.isFinite(x) ? String(x) : "null";
 }

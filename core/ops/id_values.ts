@@ -18,7 +18,7 @@
  * @module
  */
 
-import { JSON_TEXT, type WritesJson } from "../json.ts";
+import { JSON_TEXT, jsonNumber, type WritesJson } from "../json.ts";
 
 /** Each id list's quoted keys (`"id":`), made once per net. */
 const quotedKeys = new WeakMap<readonly string[], readonly string[]>();
@@ -105,7 +105,7 @@ export class IdValues implements ReadonlyMap<string, number>, WritesJson {
     let text = "{";
     for (let i = 0; i < keys.length; i++) {
       const x = values[i]!;
-      text += (i === 0 ? "" : ",") + keys[i] + (Number.isFinite(x) ? String(x) : "null");
+      text += (i === 0 ? "" : ",") + keys[i] + jsonNumber(x);
     }
     return text + "}";
   }
