@@ -285,10 +285,8 @@ export const serveCommand: ServeCommand = {
     );
     const inProcess = flags["ort-in-process"] === true;
     const ort = inProcess ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
-    // Beside the worker, a native session on this thread takes small runs at low load (no hop).
-    // Not with WASM: its runs cost the serving thread several times as much, and requests read
-    // one by one look alone even at 16 connections, so in place they stopped sharing runs.
-    const inPlace = inProcess || runtime.runtime !== "native" ? undefined : await loaders.loadOrt();
+    // Beside the worker, a session on this thread takes small runs of a lone client (no hop).
+    const inPlace = inProcess ? undefined : await loaders.loadOrt();
     // The HTTP face's packages load while the model compiles (in the worker, on another core);
     // createApp awaits them (the import is cached) and reports a missing package itself.
     loadPackages().catch(() => {});

@@ -160,35 +160,53 @@ export async function readBody(
   const { request } = context;
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
-  if (request.body === null) return new Uint8Array(0);
+  // A declared length was reserved by admission and bounds the body (HTTP framing): one read
+  // of the whole body, without a stream, a reader and a chunk list.
+  const bytes = Number.isFinite(declared)
+    ? await readDeclared(context, limits)
+    : await readStreamed(context, limits);
+  // Admission control may make a large body wait for its turn to be parsed: after the time-out,
+  // which must not count the server's own backlog.
+  await context.meter?.complete(context);
+  return bytes;
+}
 
+async function readDeclared(context: RequestContext, limits: BodyLimits): Promise<Uint8Array> {
+  const read = context.request.bytes();
+  let cancel: (() => void) | undefined;
+  try {
+    const bytes = await settlesAtOnce(read)
+      ? await read
+      : await Promise.race([read, lateBody(limits.timeoutMs, (stop) => cancel = stop)]);
+    context.bodyBytes = bytes.byteLength;
+    context.meter?.received(context, bytes.byteLength);
+    return bytes;
+  } catch (error) {
+    // A late body's read stays pending: Deno.serve closes the connection once it is done.
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, INCOMPLETE_BODY_DETAIL, { connection: "close" });
+  } finally {
+    cancel?.();
+  }
+}
+
+async function readStreamed(context: RequestContext, limits: BodyLimits): Promise<Uint8Array> {
+  const { request } = context;
+  if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const meter = context.meter;
   const chunks: Uint8Array[] = [];
   let size = 0;
   // The time-out is armed only once a read is still pending a few microtasks after it was
-  // asked for: a body that has already arrived (under load, most do, in one chunk) is read
-  // without touching the sweep's timer, which was a tenth of the serving thread's time
-  // (bench/README.md). A body still on its way is timed from its first pending read.
+  // asked for: a body that has already arrived is read without touching the sweep's timer.
   let cancel: (() => void) | undefined;
   let timeout: Promise<never> | undefined;
-  const arm = (): Promise<never> =>
-    new Promise<never>((_, reject) => {
-      cancel = sweepFor(limits.timeoutMs).add(() =>
-        reject(
-          new HttpError(
-            408,
-            lateBodyDetail(limits.timeoutMs),
-            // Deno.serve adds this itself for 413, not for 408.
-            { connection: "close" },
-          ),
-        )
-      );
-    });
   try {
     while (true) {
       const read = reader.read();
-      if (timeout === undefined && !(await settlesAtOnce(read))) timeout = arm();
+      if (timeout === undefined && !(await settlesAtOnce(read))) {
+        timeout = lateBody(limits.timeoutMs, (stop) => cancel = stop);
+      }
       const { done, value } = timeout === undefined
         ? await read
         : await Promise.race([read, timeout]);
@@ -215,10 +233,21 @@ export async function readBody(
   } finally {
     cancel?.();
   }
-  // Admission control may make a large body wait for its turn to be parsed: after the time-out,
-  // which must not count the server's own backlog.
-  await meter?.complete(context);
   return concatBytes(chunks, size);
+}
+
+/** Rejects with 408 after `timeoutMs`, unless the function handed to `onCancel` is called. */
+function lateBody(timeoutMs: number, onCancel: (cancel: () => void) => void): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    onCancel(
+      sweepFor(timeoutMs).add(() =>
+        reject(
+          // Deno.serve adds `Connection: close` itself for 413, not for 408.
+          new HttpError(408, lateBodyDetail(timeoutMs), { connection: "close" }),
+        )
+      ),
+    );
+  });
 }
 
 /**

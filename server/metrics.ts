@@ -8,6 +8,7 @@
  * | `petri_serve_request_duration_seconds` | histogram | `method`, `route` |
  * | `petri_serve_ort_run_rows` | histogram | `gradient` |
  * | `petri_serve_ort_run_duration_seconds` | histogram | `gradient` |
+ * | `petri_serve_ort_in_place_runs_total` | counter | (runs made on the serving thread, not the worker) |
  * | `petri_serve_queue_rows` | gauge | (rows waiting for the next ORT run) |
  * | `petri_serve_queue_wait_seconds` | histogram | (time each request's rows waited in the queue) |
  * | `petri_serve_requests_shed_total` | counter | `reason` (`admission.ts`'s `ShedReason`) |
@@ -150,6 +151,7 @@ export class Metrics {
   readonly #durations = new Map<string, Histogram>();
   readonly #runRows = new Map<string, Histogram>();
   readonly #runDurations = new Map<string, Histogram>();
+  #inPlaceRuns = 0;
   readonly #queueWait = new Histogram(WAIT_BUCKETS);
   readonly #shed = new Map<string, number>();
   readonly #gauges: Gauges;
@@ -213,6 +215,7 @@ export class Metrics {
     histogram(this.#runRows, labels, ROW_BUCKETS).observe(sample.rows);
     histogram(this.#runDurations, labels, RUN_DURATION_BUCKETS).observe(sample.seconds);
     for (const seconds of sample.queueSeconds ?? []) this.#queueWait.observe(seconds);
+    if (sample.inPlace) this.#inPlaceRuns++;
   }
 
   /**
@@ -271,6 +274,12 @@ export class Metrics {
       "Wall time of one ONNX Runtime run, in seconds.",
       this.#runDurations,
     );
+    head(
+      "petri_serve_ort_in_place_runs_total",
+      "counter",
+      "ONNX Runtime runs made on the serving thread (a lone client's small batch), not the worker.",
+    );
+    out.push(`petri_serve_ort_in_place_runs_total ${this.#inPlaceRuns}`);
     const queued = this.#gauges.queuedRows;
     if (queued) {
       head("petri_serve_queue_rows", "gauge", "Rows waiting for the next ONNX Runtime run.");

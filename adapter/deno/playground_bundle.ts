@@ -29,14 +29,14 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-EBYJRSAL.js.txt", { with: { type: "text" } })).default,
   ],
   [
+    "chunk-L3LYUE52.js",
+    async () =>
+      (await import("../../web/bundle/chunk-L3LYUE52.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
     "chunk-LR2SUWDX.js",
     async () =>
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
-    "chunk-PQIEF7CZ.js",
-    async () =>
-      (await import("../../web/bundle/chunk-PQIEF7CZ.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-W4HAI2EF.js",

@@ -250,7 +250,7 @@ export class Scheduler {
   async #drain(): Promise<void> {
     while (this.#pending.length > 0) {
       // Let requests made in the same tick join this batch.
-      await Promise.resolve();
+      await nextTurn();
       // Requests may be withdrawn or time out while the loop waits.
       if (this.#maxQueueDelayMs > 0 && this.#pending.length > 0) await this.#delay();
       if (this.#pending.length === 0) break;
@@ -345,4 +345,12 @@ export class Scheduler {
     this.#queuedRows -= rows;
     return this.#pending.splice(0, count);
   }
+}
+
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+
+/** Resolves after the event loop's next turn (its I/O included), or after microtasks. */
+function nextTurn(): Promise<void> {
+  if (immediate === undefined) return Promise.resolve();
+  return new Promise((resolve) => immediate(resolve));
 }

@@ -176,6 +176,7 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     petri_serve_request_duration_seconds: "histogram",
     petri_serve_ort_run_rows: "histogram",
     petri_serve_ort_run_duration_seconds: "histogram",
+    petri_serve_ort_in_place_runs_total: "counter",
     petri_serve_queue_rows: "gauge",
     petri_serve_queue_wait_seconds: "histogram",
     petri_serve_requests_shed_total: "counter",
@@ -216,6 +217,8 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
   const rows = (s: readonly Sample[]) =>
     find(s, "petri_serve_ort_run_rows_sum", { gradient: "false" });
   assert.ok(rows(after.samples) - rows(before.samples) > 4, "the counterfactual ran many rows");
+  const inPlace = (s: readonly Sample[]) => find(s, "petri_serve_ort_in_place_runs_total", {});
+  assert.ok(inPlace(after.samples) - inPlace(before.samples) >= 3, "a lone client's runs");
   assert.equal(
     find(after.samples, "petri_serve_request_duration_seconds_count", {
       method: "POST",
@@ -294,4 +297,46 @@ Deno.test("deno serve --parallel: every scrape has every instance's series, labe
   }
   server.kill("SIGTERM");
   assert.equal((await server.finished()).code, 0);
+});
+
+Deno.test("cli.ts serve runs a lone client's requests in place and shares worker runs among concurrent clients", async () => {
+  await using server = await startServerProcess([
+    "run",
+    "-A",
+    "cli.ts",
+    "serve",
+    "--port",
+    "0",
+    "--access-log",
+    "off",
+  ]);
+  const scrape = async () => parseMetrics(await (await fetch(`${server.origin}/metrics`)).text());
+  const post = async () => {
+    const response = await fetch(`${server.origin}/forward`, {
+      method: "POST",
+      body: JSON.stringify({ input_marking: { p_submitted: 1 } }),
+    });
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+  };
+  const counts = ({ samples }: { samples: readonly Sample[] }) => ({
+    runs: find(samples, "petri_serve_ort_run_rows_count", { gradient: "false" }),
+    rows: find(samples, "petri_serve_ort_run_rows_sum", { gradient: "false" }),
+    inPlace: find(samples, "petri_serve_ort_in_place_runs_total", {}),
+  });
+  const start = counts(await scrape());
+  for (let i = 0; i < 20; i++) await post();
+  const lone = counts(await scrape());
+  assert.equal(lone.rows - start.rows, 20);
+  assert.equal(lone.inPlace - start.inPlace, lone.runs - start.runs, "all in place");
+
+  // 16 clients, each sending its next request once its answer is in.
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    for (let i = 0; i < 25; i++) await post();
+  }));
+  const crowd = counts(await scrape());
+  const runs = crowd.runs - lone.runs;
+  assert.equal(crowd.rows - lone.rows, 400);
+  assert.ok(runs < 400, `${runs} runs for 400 rows: requests shared runs`);
+  assert.ok(crowd.inPlace - lone.inPlace < runs, "runs went to the worker");
 });
