@@ -13,6 +13,7 @@
  */
 
 import { jsonPieces, stringifyJson } from "../core/json.ts";
+import { REQUEST_ID_HEADER } from "./request_id.ts";
 
 export { stringifyJson };
 
@@ -40,18 +41,23 @@ export function jsonResponse(
 ): Response {
   const text = stringifyJson(body);
   const bytes = encoder.encode(text);
+  const length = String(bytes.length);
+  // With no extra headers, compression knows all it needs without reading any, and the
+  // request id goes in now rather than by a later `headers.set`.
+  const plain = context !== undefined && headers === NO_HEADERS;
   const response = new Response(bytes, {
     status,
-    headers: {
-      ...headers,
-      "content-type": "application/json",
-      "content-length": String(bytes.length),
-    },
+    headers: plain
+      ? {
+        "content-type": "application/json",
+        "content-length": length,
+        [REQUEST_ID_HEADER]: context.requestId,
+      }
+      : { ...headers, "content-type": "application/json", "content-length": length },
   });
   if (context !== undefined) {
     context.answerBytes = bytes.length;
-    // With no extra headers, compression knows all it needs without reading any.
-    if (headers === NO_HEADERS) context.plainAnswer = response;
+    if (plain) context.plainAnswer = response;
   }
   return response;
 }
@@ -60,9 +66,11 @@ const NO_HEADERS: Readonly<Record<string, string>> = {};
 
 /** Where {@link jsonResponse} notes its answer's size (a request's context). */
 export interface AnswerNotes {
+  /** The request's id, which a plain answer carries from the start. */
+  readonly requestId: string;
   /** The answer's size in bytes. */
   answerBytes: number | undefined;
-  /** The answer, when it has no extra headers (compression then reads none). */
+  /** The answer, when it has no extra headers but the request id (compression reads none). */
   plainAnswer: Response | undefined;
   /** The answer, when its body is written as it is sent (compression then streams too). */
   streamedAnswer: Response | undefined;

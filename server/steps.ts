@@ -112,7 +112,8 @@ export function finish(conventions: Conventions, onError: ErrorLogger): Step {
       const streamed = context.streamedAnswer === response;
       let answer = await compressAnswer(request, response, compressMinBytes, plain, streamed);
       if (cors) answer = cors.apply(request, answer);
-      answer.headers.set(REQUEST_ID_HEADER, context.requestId);
+      // A plain answer that went out as it was made carries its id already.
+      if (answer !== context.plainAnswer) answer.headers.set(REQUEST_ID_HEADER, context.requestId);
       return request.method === "HEAD" ? await withoutBody(answer) : answer;
     } catch (error) {
       onError(error, request);

@@ -194,6 +194,7 @@ async function waitFor(done: () => boolean, until: number): Promise<void> {
  * it, or stopped reading it (408, 413).
  */
 function bodyLeftUnread(request: Request, response: Response): boolean {
-  if (request.body === null) return false;
-  return !request.bodyUsed || response.status === 408 || response.status === 413;
+  // `bodyUsed` first: `body` of a body read in one call would build a stream to answer.
+  if (request.bodyUsed) return response.status === 408 || response.status === 413;
+  return request.body !== null;
 }

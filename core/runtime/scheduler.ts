@@ -248,9 +248,11 @@ export class Scheduler {
   }
 
   async #drain(): Promise<void> {
+    let queuedDuringRun = false;
     while (this.#pending.length > 0) {
-      // Let requests made in the same tick join this batch.
-      await nextTurn();
+      // After an idle spell, requests read in the same turn join the first batch; rows queued
+      // during a run go at once, so the next run computes while this thread answers the last.
+      if (!queuedDuringRun) await nextTurn();
       // Requests may be withdrawn or time out while the loop waits.
       if (this.#maxQueueDelayMs > 0 && this.#pending.length > 0) await this.#delay();
       if (this.#pending.length === 0) break;
@@ -277,6 +279,7 @@ export class Scheduler {
         this.#running = false;
         for (const request of batch) request.forget();
       }
+      queuedDuringRun = this.#pending.length > 0;
     }
     // An idle queue holds no timer.
     this.#stopExpiry();
