@@ -288,3 +288,36 @@ Deno.test("ModelSession with maxQueueDelayMs waits for more rows, until the queu
   await disposing;
   assert.deepEqual((await third).length, 1);
 });
+
+Deno.test("ModelSession batches requests made within one event-loop turn, and starts the next run before the last one's requests are answered", async () => {
+  const fake = fakeOrt();
+  const creating = ModelSession.create(fake.ort, new Uint8Array(), {
+    places: ["a", "b"],
+    transitions: ["t"],
+  });
+  await settle();
+  fake.runs[0]!.finish();
+  const session = await creating;
+  const row = (a: number): InputRow => ({ marking: new Map([["a", a]]) });
+
+  // Requests a few microtasks apart (a body read, a parse) still share the first run.
+  const first = session.run([row(1)], { withGradient: false });
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+  const second = session.run([row(2)], { withGradient: false });
+  await settle();
+  assert.equal(fake.runs.length, 2);
+  assert.equal(fake.runs[1]!.batch, 2, "one run for both");
+
+  // A request queued during that run goes out as soon as the run ends, before the finished
+  // run's callers resume: the next run does not wait for their answers to be written.
+  const third = session.run([row(3)], { withGradient: false });
+  let runsWhenAnswered = -1;
+  const answered = Promise.all([first, second]).then(() => runsWhenAnswered = fake.runs.length);
+  await settle();
+  fake.runs[1]!.finish();
+  await answered;
+  assert.equal(runsWhenAnswered, 3, "the third request's run had started");
+  fake.runs[2]!.finish();
+  assert.deepEqual((await third).map((r) => r.transitions[0]), [3]);
+  await session[Symbol.asyncDispose]();
+});
