@@ -119,6 +119,8 @@ export class RequestContext implements Runner, AnswerNotes {
   answerBytes: number | undefined;
   /** Its JSON answer when it has no extra headers: compression skips reading them. */
   plainAnswer: Response | undefined;
+  /** Its answer streams as it is made (`POST /batch`): never compressed, which reads it whole. */
+  streamed = false;
 
   /**
    * @param draining whether the request came on a connection opened during the drain

@@ -1,6 +1,6 @@
 /**
- * Every route of the server beside the six operations, in the OpenAPI document: `/readyz` and
- * `/metrics`; the documentation and its files (`/`, `/favicon.ico`, `/openapi.json`, `/docs`,
+ * Every route of the server beside the six operations, in the OpenAPI document: `POST /batch`
+ * (`./openapi_batch.ts`); `/readyz` and `/metrics`; the documentation and its files (`/`, `/favicon.ico`, `/openapi.json`, `/docs`,
  * `/redoc` and their files, the mounted playground); and the Open Inference Protocol v2 routes
  * under `/v2`, with and without the model's version. Their bodies are plain JSON Schema objects
  * (they are not zod-validated requests). Every `GET` also answers `HEAD` (RFC 9110), and with
@@ -21,6 +21,7 @@
  */
 
 import { INPUTS, OUTPUTS } from "./oip.ts";
+import { type BatchInfo, registerBatchPath } from "./openapi_batch.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
 import {
   FLOAT32_JSON_BYTES,
@@ -49,6 +50,8 @@ export interface ServingInfo {
   readonly redocFiles?: readonly string[];
   /** The prefix of the mounted handler (the playground: `/playground`), when there is one. */
   readonly mountPrefix?: string | undefined;
+  /** `POST /batch`'s bounds, when the server scores logs (`./openapi_batch.ts`). */
+  readonly batch?: BatchInfo | undefined;
 }
 
 /**
@@ -78,6 +81,11 @@ export const TAGS = {
     description: "This document, its two viewers, the links page and the playground. Static " +
       "files have strong ETags and Last-Modified (304 on If-None-Match / If-Modified-Since) " +
       "and are sent brotli- or gzip-compressed when the client accepts it.",
+  },
+  logs: {
+    name: "Logs",
+    description: "A whole event log scored in one request, streamed in and out as cli.ts " +
+      "batch scores it.",
   },
   oip: {
     name: "Open Inference Protocol v2",
@@ -156,6 +164,7 @@ export function registerServingPaths(registry: Registry, info: ServingInfo): voi
     schema,
   });
 
+  if (info.batch !== undefined) registerBatchPath(registry, info.batch, TAGS.logs.name);
   get(
     "/readyz",
     SERVING,

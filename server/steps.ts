@@ -109,7 +109,9 @@ export function finish(conventions: Conventions, onError: ErrorLogger): Step {
     const response = cors?.preflight(request) ?? await next(context);
     try {
       const plain = context.plainAnswer === response ? context.answerBytes : undefined;
-      let answer = await compressAnswer(request, response, compressMinBytes, plain);
+      let answer = context.streamed
+        ? response
+        : await compressAnswer(request, response, compressMinBytes, plain);
       if (cors) answer = cors.apply(request, answer);
       answer.headers.set(REQUEST_ID_HEADER, context.requestId);
       return request.method === "HEAD" ? await withoutBody(answer) : answer;

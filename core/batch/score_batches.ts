@@ -33,7 +33,7 @@
 
 import type { Model } from "../bundle.ts";
 import { type ScoredRows, scoreRows } from "../ops/anomaly_rows.ts";
-import type { PackedOutputs } from "../runtime/mod.ts";
+import type { PackedInputs, PackedOutputs } from "../runtime/mod.ts";
 import type { Trace, TraceEvent } from "../traces/mod.ts";
 import { type PackedRows, TracePacker } from "./trace_packer.ts";
 
@@ -56,6 +56,13 @@ export interface ScoreBatchesOptions {
   readonly shard?: TraceFilter | undefined;
   /** Stops the run (between batches) when aborted. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Runs one batch's packed rows (default: the model's session, without gradients); a server
+   * passes its own, with the request's signal.
+   */
+  readonly run?: ((inputs: PackedInputs) => Promise<PackedOutputs>) | undefined;
+  /** Awaited after each batch is handed to the model (a server yields to its event loop). */
+  readonly between?: (() => Promise<void>) | undefined;
 }
 
 /** Counts of a finished run. */
@@ -108,7 +115,9 @@ export async function scoreBatches(
 ): Promise<Tally> {
   const { shard, signal } = options;
   const tally: Tally = { read: 0, traces: 0, errors: 0, failed: [] };
-  const batch = new EntryBatch(model, options.batchSize, tally);
+  const run = options.run ??
+    ((inputs: PackedInputs) => model.session.runPacked(inputs, { withGradient: false }));
+  const batch = new EntryBatch(model, options.batchSize, tally, run);
   const inFlight: Submitted[] = [];
   const drainOne = async () => {
     const submitted = inFlight.shift()!;
@@ -129,6 +138,7 @@ export async function scoreBatches(
       signal?.throwIfAborted();
       inFlight.push(batch.submit());
       while (inFlight.length > options.depth) await drainOne();
+      await options.between?.();
     }
     inFlight.push(batch.submit());
     while (inFlight.length > 0) await drainOne();
@@ -171,7 +181,12 @@ class EntryBatch {
   #events: (readonly TraceEvent[])[] = [];
   #rowEvents: (readonly TraceEvent[])[] = [];
 
-  constructor(readonly model: Model, readonly size: number, readonly tally: Tally) {
+  constructor(
+    readonly model: Model,
+    readonly size: number,
+    readonly tally: Tally,
+    readonly run: (inputs: PackedInputs) => Promise<PackedOutputs>,
+  ) {
     this.#packer = new TracePacker(model);
     this.#rows = this.#packer.rows(size);
   }
@@ -203,7 +218,7 @@ class EntryBatch {
       errors: this.#errors,
       events: this.#events,
       rowEvents: this.#rowEvents,
-      outputs: quiet(this.model.session.runPacked(inputs, { withGradient: false })),
+      outputs: quiet(this.run(inputs)),
     };
     // The run may still read the arrays: the next batch gets its own.
     this.#rows = this.#packer.rows(this.size);

@@ -1,0 +1,92 @@
+/**
+ * A streamed answer: text is written in, and the client reads it as bytes at its own pace. A
+ * write waits until the client has taken what came before (one chunk may wait in the stream),
+ * so the writer goes no faster than the client reads and memory holds one chunk whatever the
+ * answer's length. A client that goes away cancels the stream: `onCancel` is told, and writes
+ * from then on are dropped.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AnswerStream } from "./answer_stream.ts";
+ * const answer = new AnswerStream(() => {});
+ * const reading = new Response(answer.readable).text();
+ * await answer.write("[\n  1");
+ * answer.end("\n]\n");
+ * assert.equal(await reading, "[\n  1\n]\n");
+ * ```
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+
+/** See the module doc. */
+export class AnswerStream {
+  /** The answer's body. */
+  readonly readable: ReadableStream<Uint8Array>;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** Wakes a write waiting for room. */
+  #wake: (() => void) | undefined;
+  #over = false;
+
+  /** @param onCancel called once when the client stops reading (it hung up) */
+  constructor(onCancel: (reason: unknown) => void) {
+    this.readable = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+      },
+      pull: () => this.#wakeWriter(),
+      cancel: (reason) => {
+        this.#over = true;
+        this.#wakeWriter();
+        onCancel(reason);
+      },
+    }, { highWaterMark: 1 });
+  }
+
+  /** Whether the stream has ended (closed, failed or cancelled by the client). */
+  get over(): boolean {
+    return this.#over;
+  }
+
+  /**
+   * Queues `text` once the client has taken what came before, or at once when `signal` has
+   * aborted (the answer is being cut: its last bytes must not wait); resolves when queued.
+   */
+  async write(text: string, signal?: AbortSignal): Promise<void> {
+    if (text === "" || this.#over) return;
+    const bytes = encoder.encode(text);
+    while (!this.#over && (this.#controller.desiredSize ?? 0) <= 0 && !signal?.aborted) {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      this.#wake = resolve;
+      const stop = () => resolve();
+      signal?.addEventListener("abort", stop, { once: true });
+      await promise;
+      signal?.removeEventListener("abort", stop);
+    }
+    if (!this.#over) this.#controller.enqueue(bytes);
+  }
+
+  /** Queues `text` (if any) whatever the client has read, and ends the answer. */
+  end(text = ""): void {
+    if (this.#over) return;
+    if (text !== "") this.#controller.enqueue(encoder.encode(text));
+    this.#over = true;
+    this.#controller.close();
+  }
+
+  /** Ends the answer as broken (the client sees its connection fail). */
+  fail(reason: unknown): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#controller.error(reason);
+    this.#wakeWriter();
+  }
+
+  #wakeWriter(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}

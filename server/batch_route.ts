@@ -1,0 +1,312 @@
+/**
+ * `POST /batch`: scores a whole event log sent as the body and streams the entries back, with
+ * the pipeline `cli.ts batch` runs (`core/batch/score_log.ts`): the answer is byte for byte
+ * what `batch` writes for the same log (`Accept: application/json`, the default) or
+ * `batch --output-format jsonl` (`Accept: application/x-ndjson`). What the request asks is read
+ * by `./batch_request.ts`.
+ *
+ * - **Streaming with backpressure**: the body is parsed as it arrives, a chunk at a time, and
+ *   read only as fast as scoring and the client's reading of the answer allow
+ *   (`./log_body.ts`, `./answer_stream.ts`); memory holds a few batches whatever the log's size.
+ * - **Fair**: at most `maxConcurrentLogs` logs at once (503 with `Retry-After` beyond); runs go
+ *   to the model's queue like any request's, never in place on the serving thread, and the
+ *   serving thread takes a turn of its event loop between batches, so other requests are not
+ *   kept waiting behind a log.
+ * - **Stopping**: a client that hangs up stops the work at once (its queued rows are withdrawn,
+ *   the body is no longer read); new logs are refused once a drain begins, and the drain's
+ *   deadline cuts the logs still being scored.
+ * - **Errors**: anything wrong before the first entry is an error answer (400 for a log that
+ *   cannot be read, naming where); a trace that cannot be scored is an error entry, as `batch`
+ *   writes it; a log that breaks after entries went out ends with a final record, the
+ *   layout's `stopped` record (`error`, `incomplete: true`, `traces_written`, no
+ *   `trace_index`), so a cut answer is never mistaken for a whole one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createApp } from "./app.ts";
+ * import { loadOrt } from "../adapter/deno/ort.ts";
+ * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+ * const app = await createApp(model);
+ * const response = await app.fetch(new Request("http://localhost/batch", {
+ *   method: "POST",
+ *   headers: { "content-type": "text/csv", accept: "application/x-ndjson" },
+ *   body: "case_id,activity,risk_score\nA-1,approve loan,0.9\nA-2,decline loan,0.1\n",
+ * }));
+ * const lines = (await response.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
+ * assert.deepEqual(lines.map((e) => e.trace_index), [0, 1]);
+ * ```
+ *
+ * @module
+ */
+
+import type { Model } from "../core/bundle.ts";
+import { entryLayout, type OutputFormat } from "../core/batch/entry_layout.ts";
+import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
+import { type LogTally, scoreLog } from "../core/batch/score_log.ts";
+import { type EntrySink, textSink } from "../core/batch/text_sink.ts";
+import { ModelBusyError, type PackedInputs, RunCancelledError } from "../core/runtime/mod.ts";
+import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
+import { AnswerStream } from "./answer_stream.ts";
+import { ANSWER_TYPES, readBatchRequest } from "./batch_request.ts";
+import type { RequestContext } from "./context.ts";
+import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./errors.ts";
+import { EventLoopTurn } from "./event_loop_turn.ts";
+import { logBody } from "./log_body.ts";
+import type { Metrics } from "./metrics.ts";
+import type { Readiness } from "./readiness.ts";
+
+/** The default of {@link LogScoringOptions.maxConcurrentLogs}. */
+export const DEFAULT_MAX_CONCURRENT_LOGS = 2;
+
+/** Batches in flight per log, as `cli.ts batch` runs them. */
+const PIPELINE_DEPTH = 2;
+
+/** The name the log's read errors start with. */
+const LOG_NAME = "request body";
+
+/** Settings of {@link LogScoring}. */
+export interface LogScoringOptions {
+  /** Logs scored at once; more are answered 503 with `Retry-After`. */
+  readonly maxConcurrentLogs: number;
+  /** Time allowed between two chunks of a log's body, in ms (`--body-timeout-ms`). */
+  readonly idleMs: number;
+  /** The drain: new logs are refused once it begins, and its cutoff cuts those in progress. */
+  readonly readiness: Readiness;
+  /** Counts logs, traces and refusals. */
+  readonly metrics?: Metrics | undefined;
+  /** Told of each unexpected error (the log's answer then ends, or is a 500). */
+  readonly onError?: ((error: unknown, request: Request) => void) | undefined;
+}
+
+/** Why a log stopped early without a client to tell. */
+class ClientGone extends Error {
+  override readonly name = "ClientGone";
+}
+
+/** The logs being scored and the handler of `POST /batch`; see the module doc. */
+export class LogScoring {
+  readonly #model: Model;
+  readonly #options: LogScoringOptions;
+  #active = 0;
+  #batchSize: Promise<number> | undefined;
+
+  /**
+   * @throws {RangeError} when `maxConcurrentLogs` is not a positive integer.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { LogScoring } from "./batch_route.ts";
+   * import { Readiness } from "./readiness.ts";
+   * import { loadOrt } from "../adapter/deno/ort.ts";
+   * import { readBundle } from "../adapter/deno/bundle_files.ts";
+   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
+   * const logs = new LogScoring(model, { maxConcurrentLogs: 1, idleMs: 30_000, readiness: new Readiness() });
+   * assert.equal(logs.inProgress, 0);
+   * ```
+   */
+  constructor(model: Model, options: LogScoringOptions) {
+    const max = options.maxConcurrentLogs;
+    if (!Number.isSafeInteger(max) || max <= 0) {
+      throw new RangeError(`maxConcurrentLogs must be a positive integer, got ${max}`);
+    }
+    this.#model = model;
+    this.#options = options;
+  }
+
+  /** Logs being scored now (their answers still streaming). */
+  get inProgress(): number {
+    return this.#active;
+  }
+
+  /** Answers `POST /batch` (see the module doc). */
+  readonly handle = async (context: RequestContext): Promise<Response> => {
+    const { request } = context;
+    const { readiness, metrics } = this.#options;
+    if (readiness.draining) {
+      metrics?.recordShed("shutting_down");
+      metrics?.recordLog("refused");
+      throw shuttingDown();
+    }
+    const asked = readBatchRequest(request);
+    if (this.#active >= this.#options.maxConcurrentLogs) {
+      metrics?.recordShed("logs_full");
+      metrics?.recordLog("refused");
+      throw new HttpError(
+        503,
+        `${this.#active} logs are being scored, the most at once (serve ` +
+          "--max-concurrent-logs); retry later",
+        // The body is left unread: the connection cannot carry another request.
+        { "retry-after": String(RETRY_AFTER_SECONDS), connection: "close" },
+      );
+    }
+    this.#active++;
+    let streaming = false;
+    try {
+      const answer = await this.#score(
+        context,
+        asked.outputFormat,
+        (stop) =>
+          readTraces(
+            logBody(request.body ?? emptyBody(), { signal: stop, idleMs: this.#options.idleMs }),
+            {
+              name: LOG_NAME,
+              format: asked.format,
+              gzip: asked.gzip,
+              caseColumn: asked.caseColumn,
+              activityColumn: asked.activityColumn,
+            },
+          ),
+      );
+      streaming = true;
+      return answer;
+    } finally {
+      if (!streaming) this.#active--;
+    }
+  };
+
+  /**
+   * Scores the traces `open` reads and answers once the first entries are ready (or with the
+   * error that came first); the rest streams on, and the log's slot is freed when it ends.
+   */
+  async #score(
+    context: RequestContext,
+    format: OutputFormat,
+    open: (signal: AbortSignal) => AsyncIterable<Trace>,
+  ): Promise<Response> {
+    const { metrics, readiness } = this.#options;
+    const stop = new AbortController();
+    const answer = new AnswerStream((reason) => stop.abort(new ClientGone(String(reason))));
+    const hungUp = () => stop.abort(new ClientGone("the client closed the connection"));
+    const cut = () => stop.abort(shuttingDown());
+    const client = context.clientSignal;
+    client?.addEventListener("abort", hungUp, { once: true });
+    readiness.cutoff.addEventListener("abort", cut, { once: true });
+    if (client?.aborted) hungUp();
+    if (readiness.cutoff.aborted) cut();
+    const turn = new EventLoopTurn();
+    const release = () => {
+      client?.removeEventListener("abort", hungUp);
+      readiness.cutoff.removeEventListener("abort", cut);
+      turn[Symbol.dispose]();
+    };
+
+    const layout = entryLayout(format);
+    let written = 0;
+    let cutting = false;
+    const { promise: started, resolve: start } = Promise.withResolvers<void>();
+    const text = textSink(layout, (chunk) => {
+      if (chunk === "") return;
+      start();
+      if (cutting) answer.end(chunk);
+      else return answer.write(chunk, stop.signal);
+    });
+    const sink: EntrySink = {
+      write: async (entries) => {
+        await text.write(entries);
+        written += entries.length;
+        metrics?.recordLogTraces(entries.length);
+      },
+      close: () => text.close(),
+      abort: () => text.abort(),
+    };
+    const session = this.#model.session;
+    const done = (async (): Promise<LogTally> => {
+      const batchSize = await this.#batchSizeOf();
+      return await scoreLog(this.#model, open(stop.signal), sink, {
+        batchSize,
+        depth: PIPELINE_DEPTH,
+        layout,
+        signal: stop.signal,
+        writeChars: 0,
+        // In the model's queue like any request's, never on the serving thread.
+        run: (inputs: PackedInputs) =>
+          session.runPacked(inputs, {
+            withGradient: false,
+            signal: stop.signal,
+            inPlace: false,
+            admitted: true,
+          }),
+        between: () => turn.next(),
+      });
+    })().then((tally) => ({ tally }), (error: unknown) => ({ error }));
+
+    const first = await Promise.race([started.then(() => undefined), done]);
+    if (first !== undefined) {
+      release();
+      if ("error" in first) {
+        const error = this.#problem(first.error, stop.signal, context.request);
+        metrics?.recordLog(error.status === 499 ? "client_gone" : "refused");
+        throw error;
+      }
+      metrics?.recordLog("refused");
+      throw new HttpError(400, `${LOG_NAME}: no traces parsed from the log`);
+    }
+    void (async () => {
+      const result = await done;
+      try {
+        if ("tally" in result) {
+          await sink.close();
+          answer.end();
+          metrics?.recordLog("complete");
+        } else if (stop.signal.reason instanceof ClientGone || answer.over) {
+          metrics?.recordShed("client_gone");
+          metrics?.recordLog("client_gone");
+          answer.fail(stop.signal.reason ?? result.error);
+        } else {
+          const error = this.#problem(result.error, stop.signal, context.request);
+          cutting = true;
+          await text.write([layout.stopped(error.detail, written)]);
+          await text.close();
+          answer.end();
+          metrics?.recordLog("cut");
+        }
+      } catch (error) {
+        this.#options.onError?.(error, context.request);
+        answer.fail(error);
+      } finally {
+        release();
+        this.#active--;
+      }
+    })();
+    const headers = {
+      "content-type": ANSWER_TYPES[format][0]!,
+      "cache-control": "no-store",
+    };
+    context.streamed = true;
+    return new Response(answer.readable, { headers });
+  }
+
+  /** The rows per run: measured on the model once, at the first log, as `batch` measures it. */
+  #batchSizeOf(): Promise<number> {
+    this.#batchSize ??= measureBatchSize(this.#model.session).then((m) => m.size);
+    this.#batchSize.catch(() => (this.#batchSize = undefined));
+    return this.#batchSize;
+  }
+
+  /** What stopped a log, as an HTTP error (its detail is the final record's `error`). */
+  #problem(error: unknown, signal: AbortSignal, request: Request): HttpError {
+    if (signal.aborted) {
+      const reason = signal.reason;
+      if (reason instanceof HttpError) return reason;
+      return new HttpError(499, "The client closed the connection");
+    }
+    for (let cause = error; cause instanceof Error; cause = cause.cause) {
+      if (cause instanceof HttpError) return cause;
+    }
+    if (error instanceof TraceReadError) return new HttpError(400, error.message);
+    if (error instanceof ModelBusyError) {
+      this.#options.metrics?.recordShed(error.reason);
+      return new HttpError(503, error.message, { "retry-after": String(RETRY_AFTER_SECONDS) });
+    }
+    if (error instanceof RunCancelledError) return new HttpError(499, "The run was cancelled");
+    this.#options.onError?.(error, request);
+    return new HttpError(500, "Internal Server Error");
+  }
+}
+
+function emptyBody(): ReadableStream<Uint8Array> {
+  return new ReadableStream({ start: (controller) => controller.close() });
+}
