@@ -36,6 +36,7 @@ import {
   defaultMaxQueueRows,
 } from "../server/admission.ts";
 import { Readiness } from "../server/readiness.ts";
+import { DEFAULT_MAX_CONCURRENT_LOGS } from "../server/batch_route.ts";
 import { checkOrigins } from "../server/cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/packages.ts";
@@ -69,6 +70,7 @@ const OPTIONS = {
   "max-body-memory-bytes": { type: "string" },
   "max-queue-rows": { type: "string" },
   "queue-timeout-ms": { type: "string" },
+  "max-concurrent-logs": { type: "string" },
   ...RUNTIME_OPTIONS,
 } as const;
 
@@ -80,10 +82,11 @@ const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--m
                     [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
                     [--max-body-memory-bytes N] [--max-queue-rows N] [--queue-timeout-ms MS]
                     [--cors-origin ORIGIN]... [--allowed-host HOST]...
-                    [--runtime wasm|native] [--threads N]
+                    [--max-concurrent-logs N] [--runtime wasm|native] [--threads N]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
-/counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
+/counterfactual and /sensitivity, POST /batch (a whole event log, scored as batch does and
+streamed back), the API explorer at /docs and /redoc (OpenAPI at
 /openapi.json), the playground at /playground, GET /readyz, GET /metrics (Prometheus) and
 the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it drains: /readyz answers
 503, requests on open connections are answered with Connection: close, new connections get
@@ -144,6 +147,10 @@ Options:
   --queue-timeout-ms MS how long a request may wait for room, and then its rows for the model
                         (a deadline for all its runs, from its body's arrival), before it gets
                         503 with Retry-After (default ${DEFAULT_QUEUE_TIMEOUT_MS})
+  --max-concurrent-logs N
+                        logs POST /batch scores at once; more get 503 with Retry-After
+                        (default ${DEFAULT_MAX_CONCURRENT_LOGS}); a log's body may take any time, but no more
+                        than --body-timeout-ms between two of its chunks
 ${runtimeHelp(24)}
   -h, --help            show this help
 
@@ -267,6 +274,12 @@ export const serveCommand: ServeCommand = {
       1,
       3_600_000,
     );
+    const maxConcurrentLogs = integerFlag(
+      "--max-concurrent-logs",
+      flags["max-concurrent-logs"] ?? String(DEFAULT_MAX_CONCURRENT_LOGS),
+      1,
+      1024,
+    );
     const inProcess = flags["ort-in-process"] === true;
     const ort = inProcess ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
     // Beside the worker, a session on this thread takes small runs at low load (no hop).
@@ -298,6 +311,7 @@ export const serveCommand: ServeCommand = {
       maxBodyMemoryBytes,
       maxQueueRows,
       queueTimeoutMs,
+      maxConcurrentLogs,
       readiness,
       log: (line) => io.err(line),
       onModelFailed() {

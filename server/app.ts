@@ -481,7 +481,12 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     route(find, admission),
   ], (context) => context.handler!(context));
   return {
-    fetch: (request, info) => handle(new RequestContext(request, false, clientSignalOf(info))),
+    fetch: (request, info) => {
+      const context = new RequestContext(request, false, clientSignalOf(info));
+      // A log being scored yields the thread more often while requests come.
+      logs.lastArrival = context.started;
+      return handle(context);
+    },
     fetchWhileDraining: (request, info) =>
       handle(new RequestContext(request, true, clientSignalOf(info))),
     streamsInProgress: () => logs.inProgress,

@@ -9,9 +9,9 @@
  *   read only as fast as scoring and the client's reading of the answer allow
  *   (`./log_body.ts`, `./answer_stream.ts`); memory holds a few batches whatever the log's size.
  * - **Fair**: at most `maxConcurrentLogs` logs at once (503 with `Retry-After` beyond); runs go
- *   to the model's queue like any request's, never in place on the serving thread, and the
- *   serving thread takes a turn of its event loop between batches, so other requests are not
- *   kept waiting behind a log.
+ *   to the model's queue like any request's, never in place on the serving thread, and a log
+ *   gives the serving thread up every few traces (`./log_pacing.ts`), so other requests are
+ *   not kept waiting behind it.
  * - **Stopping**: a client that hangs up stops the work at once (its queued rows are withdrawn,
  *   the body is no longer read); new logs are refused once a drain begins, and the drain's
  *   deadline cuts the logs still being scored.
@@ -52,7 +52,7 @@ import { AnswerStream } from "./answer_stream.ts";
 import { ANSWER_TYPES, readBatchRequest } from "./batch_request.ts";
 import type { RequestContext } from "./context.ts";
 import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./errors.ts";
-import { EventLoopTurn } from "./event_loop_turn.ts";
+import { LogPacing } from "./log_pacing.ts";
 import { logBody } from "./log_body.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Readiness } from "./readiness.ts";
@@ -60,8 +60,11 @@ import type { Readiness } from "./readiness.ts";
 /** The default of {@link LogScoringOptions.maxConcurrentLogs}. */
 export const DEFAULT_MAX_CONCURRENT_LOGS = 2;
 
-/** Batches in flight per log, as `cli.ts batch` runs them. */
-const PIPELINE_DEPTH = 2;
+/**
+ * Batches in flight per log while the next is read: one (`batch` runs two), so that another
+ * request's rows rarely find a log's batch waiting in the model's queue before them.
+ */
+const PIPELINE_DEPTH = 1;
 
 /** The name the log's read errors start with. */
 const LOG_NAME = "request body";
@@ -91,6 +94,11 @@ export class LogScoring {
   readonly #options: LogScoringOptions;
   #active = 0;
   #batchSize: Promise<number> | undefined;
+  /**
+   * When the last request arrived (`performance.now()` ms), set by the app for each one: a log
+   * yields the thread more often while others come (`./log_pacing.ts`).
+   */
+  lastArrival = -Infinity;
 
   /**
    * @throws {RangeError} when `maxConcurrentLogs` is not a positive integer.
@@ -186,11 +194,10 @@ export class LogScoring {
     readiness.cutoff.addEventListener("abort", cut, { once: true });
     if (client?.aborted) hungUp();
     if (readiness.cutoff.aborted) cut();
-    const turn = new EventLoopTurn();
+    const pacing = new LogPacing(() => this.lastArrival, context.started);
     const release = () => {
       client?.removeEventListener("abort", hungUp);
       readiness.cutoff.removeEventListener("abort", cut);
-      turn[Symbol.dispose]();
     };
 
     const layout = entryLayout(format);
@@ -229,7 +236,7 @@ export class LogScoring {
             inPlace: false,
             admitted: true,
           }),
-        between: () => turn.next(),
+        pause: () => pacing.pause(),
       });
     })().then((tally) => ({ tally }), (error: unknown) => ({ error }));
 

@@ -18,11 +18,13 @@
  *    this is how the socket "stops taking new connections" while it still has to stay open.
  *    An app with `fetchWhileDraining` answers those itself (the server's app answers its
  *    probes as usual, so `/healthz` stays 200 and `/readyz` says 503, and logs the refusals).
- * 3. Once nothing is in flight, no connection is expected to send again (each was told to
- *    close or has been idle for `idleMs`) and no request came for a short quiet spell,
- *    `shutdown()` closes the socket and the remaining idle connections. At `drainMs` it
+ * 3. Once nothing is in flight (a streamed answer, such as a log being scored, until its
+ *    last byte: the app's `streamsInProgress`), no connection is expected to send again (each
+ *    was told to close or has been idle for `idleMs`) and no request came for a short quiet
+ *    spell, `shutdown()` closes the socket and the remaining idle connections. At `drainMs` it
  *    happens regardless: `onDeadline` is called first (the app then answers what it still
- *    holds with 503 and `Connection: close`, `server/admission.ts`), and the socket closes once
+ *    holds with 503 and `Connection: close`, `server/admission.ts`, and ends the logs still
+ *    streaming with their final record), and the socket closes once
  *    those answers are out, or {@link DEADLINE_GRACE_MS} later at most, cutting what is left.
  *    `stop()` resolves by then in any case: `shutdown()` also waits for answers still being
  *    written (a client that does not read a large answer keeps it waiting for good), and that
@@ -125,9 +127,13 @@ export function listen(
   app: {
     fetch(request: Request, info?: { signal?: AbortSignal }): Promise<Response>;
     fetchWhileDraining?(request: Request, info?: { signal?: AbortSignal }): Promise<Response>;
+    /** Answers still streaming after `fetch` returned them; the drain waits for them too. */
+    streamsInProgress?(): number;
   },
   options: ListenOptions = {},
 ): Running {
+  // A streamed answer (a log being scored) is in flight until its last byte, not its head.
+  const busy = () => ledger.inFlight > 0 || (app.streamsInProgress?.() ?? 0) > 0;
   const idleMs = options.idleMs ?? 1000;
   const ledger = new ConnectionLedger();
   let draining = false;
@@ -182,23 +188,24 @@ export function listen(
       const { promise: settled, resolve: settle } = Promise.withResolvers<void>();
       const timer = setInterval(() => {
         const now = performance.now();
-        if (now >= deadline || (now - lastRequest >= QUIET_MS && ledger.settled(now, idleMs))) {
+        const quiet = now - lastRequest >= QUIET_MS && !busy() && ledger.settled(now, idleMs);
+        if (now >= deadline || quiet) {
           settle();
         }
       }, POLL_MS);
       await settled;
       clearInterval(timer);
-      if (ledger.inFlight > 0 && options.onDeadline) {
+      if (busy() && options.onDeadline) {
         options.onDeadline();
         const until = performance.now() + DEADLINE_GRACE_MS;
-        while (ledger.inFlight > 0 && performance.now() < until) {
+        while (busy() && performance.now() < until) {
           await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
         }
       }
       const shutdown = server.shutdown();
       // Past the deadline with requests in flight, shutting down cuts them; nobody waits. Else
       // it waits for answers still being written, but not past the deadline (and its grace).
-      if (ledger.inFlight === 0) {
+      if (!busy()) {
         await within(shutdown, deadline + DEADLINE_GRACE_MS - performance.now());
       }
       stopped();

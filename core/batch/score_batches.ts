@@ -37,6 +37,9 @@ import type { PackedInputs, PackedOutputs } from "../runtime/mod.ts";
 import type { Trace, TraceEvent } from "../traces/mod.ts";
 import { type PackedRows, TracePacker } from "./trace_packer.ts";
 
+/** Traces read between two calls of {@link ScoreBatchesOptions.pause}. */
+export const PAUSE_EVERY = 64;
+
 /** Failed trace indices a tally keeps for a summary line. */
 const LISTED_FAILURES = 5;
 
@@ -61,8 +64,11 @@ export interface ScoreBatchesOptions {
    * passes its own, with the request's signal.
    */
   readonly run?: ((inputs: PackedInputs) => Promise<PackedOutputs>) | undefined;
-  /** Awaited after each batch is handed to the model (a server yields to its event loop). */
-  readonly between?: (() => Promise<void>) | undefined;
+  /**
+   * Called after every {@link PAUSE_EVERY} traces read, and awaited when it returns a promise:
+   * a server gives its event loop a turn there, so that a log does not hold its thread.
+   */
+  readonly pause?: (() => Promise<void> | undefined) | undefined;
 }
 
 /** Counts of a finished run. */
@@ -113,7 +119,7 @@ export async function scoreBatches(
   onBatch: (batch: ScoredBatch) => Promise<void> | void,
   options: ScoreBatchesOptions,
 ): Promise<Tally> {
-  const { shard, signal } = options;
+  const { shard, signal, pause } = options;
   const tally: Tally = { read: 0, traces: 0, errors: 0, failed: [] };
   const run = options.run ??
     ((inputs: PackedInputs) => model.session.runPacked(inputs, { withGradient: false }));
@@ -133,12 +139,15 @@ export async function scoreBatches(
   try {
     for await (const trace of traces) {
       const index = tally.read++;
+      if (pause !== undefined && index % PAUSE_EVERY === PAUSE_EVERY - 1) {
+        const paused = pause();
+        if (paused !== undefined) await paused;
+      }
       if (shard && !shard.has(index)) continue;
       if (!batch.add(trace, index)) continue;
       signal?.throwIfAborted();
       inFlight.push(batch.submit());
       while (inFlight.length > options.depth) await drainOne();
-      await options.between?.();
     }
     inFlight.push(batch.submit());
     while (inFlight.length > 0) await drainOne();
