@@ -1,6 +1,7 @@
 /**
  * A request body read as a log is scored: a chunk is read only when the reader asks for one
- * (so the client's upload goes no faster than scoring), and the stream fails with an
+ * (so the client's upload goes no faster than scoring; 512 KiB a read, handed on 64 KiB at a
+ * time), and the stream fails with an
  * {@link HttpError} when no byte has come for `idleMs` (408) or the client's connection broke
  * mid-body (400), and with the signal's reason when `signal` aborts. The whole body's time is
  * not bounded: a log may take as long as it takes, as long as it keeps coming.
@@ -47,7 +48,7 @@ export function logBody(
   options: LogBodyOptions,
 ): ReadableStream<Uint8Array> {
   const { signal, idleMs } = options;
-  const reader = body.getReader();
+  const reader = readerOf(body);
   let fail: ((error: unknown) => void) | undefined;
   const aborted = () => fail?.(signal.reason);
   signal.addEventListener("abort", aborted, { once: true });
@@ -56,8 +57,15 @@ export function logBody(
     clearTimeout(timer);
     signal.removeEventListener("abort", aborted);
   };
+  /** What is left of the last read, handed on a slice at a time. */
+  let rest: Uint8Array | undefined;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (rest !== undefined) {
+        controller.enqueue(rest.subarray(0, SLICE_BYTES));
+        rest = rest.length > SLICE_BYTES ? rest.subarray(SLICE_BYTES) : undefined;
+        return;
+      }
       const { promise: failed, reject } = Promise.withResolvers<never>();
       fail = reject;
       if (signal.aborted) reject(signal.reason);
@@ -78,7 +86,9 @@ export function logBody(
           finish();
           controller.close();
         } else {
-          controller.enqueue(result.value);
+          const bytes = result.value;
+          controller.enqueue(bytes.subarray(0, SLICE_BYTES));
+          if (bytes.length > SLICE_BYTES) rest = bytes.subarray(SLICE_BYTES);
         }
       } catch (error) {
         finish();
@@ -97,4 +107,39 @@ export function logBody(
       return reader.cancel(reason).catch(() => {});
     },
   }, { highWaterMark: 0 });
+}
+
+/**
+ * Bytes a read asks for. Deno reads a request body 64 KiB at a time by default, and while the
+ * answer streams out on the same connection each read costs the serving thread milliseconds
+ * (its share of the connection's writes): eight times fewer reads made a log's answer several
+ * times faster.
+ */
+const READ_BYTES = 512 * 1024;
+/**
+ * Bytes handed on at a time: a log's reader parses a chunk in one go, and a smaller one keeps
+ * that go short for the requests waiting meanwhile.
+ */
+const SLICE_BYTES = 64 * 1024;
+
+/** Reads `body` {@link READ_BYTES} at a time where it can (a byte stream), else as it comes. */
+function readerOf(
+  body: ReadableStream<Uint8Array>,
+): {
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  releaseLock(): void;
+  cancel(reason?: unknown): Promise<void>;
+} {
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    return body.getReader();
+  }
+  return {
+    read: () =>
+      byob.read(new Uint8Array(READ_BYTES)) as Promise<ReadableStreamReadResult<Uint8Array>>,
+    releaseLock: () => byob.releaseLock(),
+    cancel: (reason) => byob.cancel(reason),
+  };
 }
