@@ -12,7 +12,8 @@
  * const answer = new AnswerStream(() => {});
  * const reading = new Response(answer.readable).text();
  * await answer.write("[\n  1");
- * answer.end("\n]\n");
+ * answer.push("\n]\n");
+ * answer.end();
  * assert.equal(await reading, "[\n  1\n]\n");
  * ```
  *
@@ -68,10 +69,14 @@ export class AnswerStream {
     if (!this.#over) this.#controller.enqueue(bytes);
   }
 
-  /** Queues `text` (if any) whatever the client has read, and ends the answer. */
-  end(text = ""): void {
+  /** Queues `text` whatever the client has read (the last bytes of an answer being cut). */
+  push(text: string): void {
+    if (text !== "" && !this.#over) this.#controller.enqueue(encoder.encode(text));
+  }
+
+  /** Ends the answer. */
+  end(): void {
     if (this.#over) return;
-    if (text !== "") this.#controller.enqueue(encoder.encode(text));
     this.#over = true;
     this.#controller.close();
   }

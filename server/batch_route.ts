@@ -88,6 +88,14 @@ class ClientGone extends Error {
   override readonly name = "ClientGone";
 }
 
+/** A model run of the log failed: it stops the log (its `cause` says why). */
+class RunFailed extends Error {
+  override readonly name = "RunFailed";
+  constructor(cause: unknown) {
+    super("a model run failed", { cause });
+  }
+}
+
 /** The logs being scored and the handler of `POST /batch`; see the module doc. */
 export class LogScoring {
   readonly #model: Model;
@@ -207,7 +215,7 @@ export class LogScoring {
     const text = textSink(layout, (chunk) => {
       if (chunk === "") return;
       start();
-      if (cutting) answer.end(chunk);
+      if (cutting) answer.push(chunk);
       else return answer.write(chunk, stop.signal);
     });
     const sink: EntrySink = {
@@ -228,14 +236,22 @@ export class LogScoring {
         layout,
         signal: stop.signal,
         writeChars: 0,
-        // In the model's queue like any request's, never on the serving thread.
-        run: (inputs: PackedInputs) =>
-          session.runPacked(inputs, {
-            withGradient: false,
-            signal: stop.signal,
-            inPlace: false,
-            admitted: true,
-          }),
+        eager: true,
+        // In the model's queue like any request's, never on the serving thread; a run that
+        // fails stops the log at once, even while its body is slow to come.
+        run: async (inputs: PackedInputs) => {
+          try {
+            return await session.runPacked(inputs, {
+              withGradient: false,
+              signal: stop.signal,
+              inPlace: false,
+              admitted: true,
+            });
+          } catch (error) {
+            if (!stop.signal.aborted) stop.abort(new RunFailed(error));
+            throw error;
+          }
+        },
         pause: () => pacing.pause(),
       });
     })().then((tally) => ({ tally }), (error: unknown) => ({ error }));
@@ -298,7 +314,10 @@ export class LogScoring {
     if (signal.aborted) {
       const reason = signal.reason;
       if (reason instanceof HttpError) return reason;
-      return new HttpError(499, "The client closed the connection");
+      if (reason instanceof ClientGone) {
+        return new HttpError(499, "The client closed the connection");
+      }
+      if (reason instanceof RunFailed) error = reason.cause;
     }
     for (let cause = error; cause instanceof Error; cause = cause.cause) {
       if (cause instanceof HttpError) return cause;

@@ -60,6 +60,12 @@ export interface ScoreBatchesOptions {
   /** Stops the run (between batches) when aborted. */
   readonly signal?: AbortSignal | undefined;
   /**
+   * Hand each batch to `onBatch` as soon as it is scored, while the next ones are read (a
+   * server streaming its answer from a slow upload), rather than when the next batch goes to
+   * the model. Either way in input order, and at most `depth` batches are in flight.
+   */
+  readonly eager?: boolean | undefined;
+  /**
    * Runs one batch's packed rows (default: the model's session, without gradients); a server
    * passes its own, with the request's signal.
    */
@@ -125,8 +131,7 @@ export async function scoreBatches(
     ((inputs: PackedInputs) => model.session.runPacked(inputs, { withGradient: false }));
   const batch = new EntryBatch(model, options.batchSize, tally, run);
   const inFlight: Submitted[] = [];
-  const drainOne = async () => {
-    const submitted = inFlight.shift()!;
+  const hand = async (submitted: Submitted) => {
     const outputs = await submitted.outputs;
     await onBatch({
       indices: submitted.indices,
@@ -135,6 +140,18 @@ export async function scoreBatches(
       events: submitted.events,
       scored: scoreRows(model, outputs.transitions, submitted.rowEvents),
     });
+  };
+  // Eager: each batch is handed on once scored, in order, while the next ones are read.
+  let handing: Promise<void> = Promise.resolve();
+  const handed: Promise<void>[] = [];
+  const submit = () => {
+    const submitted = batch.submit();
+    inFlight.push(submitted);
+    if (options.eager) handed.push(quiet(handing = handing.then(() => hand(submitted))));
+  };
+  const drainOne = async () => {
+    const submitted = inFlight.shift()!;
+    await (options.eager ? handed.shift() : hand(submitted));
   };
   try {
     for await (const trace of traces) {
@@ -146,14 +163,14 @@ export async function scoreBatches(
       if (shard && !shard.has(index)) continue;
       if (!batch.add(trace, index)) continue;
       signal?.throwIfAborted();
-      inFlight.push(batch.submit());
+      submit();
       while (inFlight.length > options.depth) await drainOne();
     }
-    inFlight.push(batch.submit());
+    submit();
     while (inFlight.length > 0) await drainOne();
   } finally {
     // Let scoring still in flight settle, so nothing rejects unobserved after a failure.
-    await Promise.allSettled(inFlight.map((s) => s.outputs));
+    await Promise.allSettled([...inFlight.map((s) => s.outputs), handing]);
   }
   return tally;
 }
