@@ -24,14 +24,14 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
   ],
   [
+    "chunk-CGJTX3OC.js",
+    async () =>
+      (await import("../../web/bundle/chunk-CGJTX3OC.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
     "chunk-EBYJRSAL.js",
     async () =>
       (await import("../../web/bundle/chunk-EBYJRSAL.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
-    "chunk-IBEC3735.js",
-    async () =>
-      (await import("../../web/bundle/chunk-IBEC3735.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-LR2SUWDX.js",
