@@ -172,7 +172,25 @@ export function registerBatchPath(registry: Registry, info: BatchInfo, tag: stri
           'values (FastAPI\'s shape, loc ["query", name])',
         content: {
           "application/json": {
-            schema: { type: "object", properties: { detail: { type: "array" } } } as never,
+            schema: {
+              type: "object",
+              properties: {
+                detail: {
+                  type: "array",
+                  items: {
+                    type: "object",
+                    properties: {
+                      type: { type: "string" },
+                      loc: { type: "array", items: { type: "string" } },
+                      msg: { type: "string" },
+                      input: { type: "string" },
+                    },
+                    required: ["type", "loc", "msg"],
+                  },
+                },
+              },
+              required: ["detail"],
+            } as never,
             example: {
               detail: [{
                 type: "enum",
