@@ -36,7 +36,10 @@ import {
   defaultMaxQueueRows,
 } from "../server/admission.ts";
 import { Readiness } from "../server/readiness.ts";
-import { DEFAULT_MAX_CONCURRENT_LOGS } from "../server/batch_route.ts";
+import {
+  DEFAULT_LOG_READ_AHEAD_BYTES,
+  DEFAULT_MAX_CONCURRENT_LOGS,
+} from "../server/batch_route.ts";
 import { checkOrigins } from "../server/cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/packages.ts";
@@ -71,6 +74,7 @@ const OPTIONS = {
   "max-queue-rows": { type: "string" },
   "queue-timeout-ms": { type: "string" },
   "max-concurrent-logs": { type: "string" },
+  "max-log-read-ahead-bytes": { type: "string" },
   ...RUNTIME_OPTIONS,
 } as const;
 
@@ -82,7 +86,8 @@ const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--m
                     [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
                     [--max-body-memory-bytes N] [--max-queue-rows N] [--queue-timeout-ms MS]
                     [--cors-origin ORIGIN]... [--allowed-host HOST]...
-                    [--max-concurrent-logs N] [--runtime wasm|native] [--threads N]
+                    [--max-concurrent-logs N] [--max-log-read-ahead-bytes N]
+                    [--runtime wasm|native] [--threads N]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
 /counterfactual and /sensitivity, POST /batch (a whole event log, scored as batch does and
@@ -151,6 +156,11 @@ Options:
                         logs POST /batch scores at once; more get 503 with Retry-After
                         (default ${DEFAULT_MAX_CONCURRENT_LOGS}); a log's body may take any time, but no more
                         than --body-timeout-ms between two of its chunks
+  --max-log-read-ahead-bytes N
+                        bytes of a log's body read ahead while its answer waits for a client
+                        that sends the whole log before it reads (Python's requests, most
+                        HTTP libraries, nginx); past it the log is cut with a final record
+                        (default ${DEFAULT_LOG_READ_AHEAD_BYTES}, 64 MiB)
 ${runtimeHelp(24)}
   -h, --help            show this help
 
@@ -280,6 +290,12 @@ export const serveCommand: ServeCommand = {
       1,
       1024,
     );
+    const logReadAheadBytes = integerFlag(
+      "--max-log-read-ahead-bytes",
+      flags["max-log-read-ahead-bytes"] ?? String(DEFAULT_LOG_READ_AHEAD_BYTES),
+      1,
+      Number.MAX_SAFE_INTEGER,
+    );
     const inProcess = flags["ort-in-process"] === true;
     const ort = inProcess ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
     // Beside the worker, a session on this thread takes small runs at low load (no hop).
@@ -312,6 +328,7 @@ export const serveCommand: ServeCommand = {
       maxQueueRows,
       queueTimeoutMs,
       maxConcurrentLogs,
+      logReadAheadBytes,
       readiness,
       log: (line) => io.err(line),
       onModelFailed() {

@@ -2,8 +2,9 @@
  * A streamed answer: text is written in, and the client reads it as bytes at its own pace. A
  * write waits until the client has taken what came before (one chunk may wait in the stream),
  * so the writer goes no faster than the client reads and memory holds one chunk whatever the
- * answer's length. A client that goes away cancels the stream: `onCancel` is told, and writes
- * from then on are dropped.
+ * answer's length; `onWaiting` is told when a write has waited a while (the client may send
+ * its whole request before it reads). A client that goes away cancels the stream: `onCancel` is
+ * told, and writes from then on are dropped.
  *
  * @example
  * ```ts
@@ -22,6 +23,9 @@
 
 const encoder = new TextEncoder();
 
+/** A write waiting this long for the client to read counts as waiting (ms). */
+export const WAITING_MS = 100;
+
 /** See the module doc. */
 export class AnswerStream {
   /** The answer's body. */
@@ -31,8 +35,15 @@ export class AnswerStream {
   #wake: (() => void) | undefined;
   #over = false;
 
-  /** @param onCancel called once when the client stops reading (it hung up) */
-  constructor(onCancel: (reason: unknown) => void) {
+  readonly #onWaiting: ((waiting: boolean) => void) | undefined;
+
+  /**
+   * @param onCancel called once when the client stops reading (it hung up)
+   * @param onWaiting called with `true` once a write has waited {@link WAITING_MS} for the
+   * client to read, and with `false` when it goes on
+   */
+  constructor(onCancel: (reason: unknown) => void, onWaiting?: (waiting: boolean) => void) {
+    this.#onWaiting = onWaiting;
     this.readable = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
@@ -58,14 +69,22 @@ export class AnswerStream {
   async write(text: string, signal?: AbortSignal): Promise<void> {
     if (text === "" || this.#over) return;
     const bytes = encoder.encode(text);
+    let waiting = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     while (!this.#over && (this.#controller.desiredSize ?? 0) <= 0 && !signal?.aborted) {
       const { promise, resolve } = Promise.withResolvers<void>();
       this.#wake = resolve;
       const stop = () => resolve();
       signal?.addEventListener("abort", stop, { once: true });
+      timer ??= setTimeout(() => {
+        waiting = true;
+        this.#onWaiting?.(true);
+      }, WAITING_MS);
       await promise;
       signal?.removeEventListener("abort", stop);
     }
+    clearTimeout(timer);
+    if (waiting) this.#onWaiting?.(false);
     if (!this.#over) this.#controller.enqueue(bytes);
   }
 

@@ -62,7 +62,11 @@ import { watchModelHealth } from "./model_health.ts";
 import { type ClientInfo, clientSignalOf, RequestContext } from "./context.ts";
 import { compose, type Handler } from "./pipeline.ts";
 import { answerErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";
-import { DEFAULT_MAX_CONCURRENT_LOGS, LogScoring } from "./batch_route.ts";
+import {
+  DEFAULT_LOG_READ_AHEAD_BYTES,
+  DEFAULT_MAX_CONCURRENT_LOGS,
+  LogScoring,
+} from "./batch_route.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -189,6 +193,11 @@ export interface AppOptions {
    * (`./batch_route.ts`).
    */
   readonly maxConcurrentLogs?: number | undefined;
+  /**
+   * Bytes of a log's body `POST /batch` reads ahead while the answer waits for a client that
+   * sends all of its log before it reads (default 64 MiB); past it the log is cut.
+   */
+  readonly logReadAheadBytes?: number | undefined;
   /** Called once per answered request (e.g. `accessLog.record`); must not throw. */
   readonly onRequest?: ((record: RequestRecord) => void) | undefined;
   /** The operations served under `POST`; default: the built-in table (`core/ops/operations.ts`). */
@@ -375,6 +384,11 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   const logs = new LogScoring(model, {
     maxConcurrentLogs,
     idleMs: limits.timeoutMs,
+    readAheadBytes: positive(
+      "logReadAheadBytes",
+      options.logReadAheadBytes ?? DEFAULT_LOG_READ_AHEAD_BYTES,
+      true,
+    ),
     readiness,
     metrics,
     onError,

@@ -2,7 +2,8 @@
  * What a `POST /batch` asks for, read from its query and headers before its body: the log's
  * format (`?format=`, else `Content-Type`), whether it is gzipped (`Content-Encoding: gzip`;
  * the reader also knows gzip by its magic bytes), the CSV columns (`?case_column=`,
- * `?activity_column=`) and the answer's format (`?output_format=`, else `Accept`). A query
+ * `?activity_column=`), the answer's format (`?output_format=`, else `Accept`) and whether it
+ * waits for the whole log (`?answer_after_upload=`). A query
  * parameter that is unknown, repeated, empty or not one of its values is a 422 in FastAPI's
  * shape (`loc: ["query", name]`); a type or an encoding the server cannot read is a 415, an
  * `Accept` it cannot satisfy a 406.
@@ -22,6 +23,7 @@
  *   caseColumn: "order",
  *   activityColumn: undefined,
  *   outputFormat: "jsonl",
+ *   afterUpload: false,
  * });
  * ```
  *
@@ -45,6 +47,8 @@ export interface BatchRequest {
   readonly activityColumn: string | undefined;
   /** The answer's layout. */
   readonly outputFormat: OutputFormat;
+  /** Whether the answer waits for the whole log (`?answer_after_upload=true`). */
+  readonly afterUpload: boolean;
 }
 
 /** The query parameters of `POST /batch`, each with what it takes. */
@@ -53,10 +57,14 @@ export const BATCH_PARAMETERS = {
   case_column: "the CSV column of case ids (default: case_id, else case:concept:name)",
   activity_column: "the CSV column of activities (default: activity, else concept:name)",
   output_format: "json or jsonl; default: from Accept",
+  answer_after_upload: "true: the answer begins once the whole log has arrived (behind a " +
+    "proxy that stops relaying the request once the answer begins, such as nginx); the log " +
+    "is then held, up to serve --max-log-read-ahead-bytes. Default false",
 } as const;
 
 const FORMATS: readonly TraceFormat[] = ["xes", "csv", "json", "jsonl"];
 const OUTPUT_FORMATS: readonly OutputFormat[] = ["json", "jsonl"];
+const BOOLEANS: readonly string[] = ["true", "false"];
 
 /** `Content-Type` → the log's format. */
 const LOG_TYPES: ReadonlyMap<string, TraceFormat> = new Map([
@@ -138,6 +146,7 @@ export function readBatchRequest(request: Request): BatchRequest {
     activityColumn: query.activity_column,
     outputFormat: (query.output_format as OutputFormat | undefined) ??
       negotiateAnswer(request.headers.get("accept")),
+    afterUpload: query.answer_after_upload === "true",
   };
 }
 
@@ -174,6 +183,8 @@ function readQuery(params: URLSearchParams): Query {
       ? FORMATS.flatMap((f) => [f, `${f}.gz`])
       : name === "output_format"
       ? OUTPUT_FORMATS
+      : name === "answer_after_upload"
+      ? BOOLEANS
       : undefined;
     if (value === "") {
       issues.push({

@@ -42,23 +42,26 @@
  */
 
 import type { Model } from "../core/bundle.ts";
-import { entryLayout, type OutputFormat } from "../core/batch/entry_layout.ts";
+import { entryLayout } from "../core/batch/entry_layout.ts";
 import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
 import { type LogTally, scoreLog } from "../core/batch/score_log.ts";
 import { type EntrySink, textSink } from "../core/batch/text_sink.ts";
 import { ModelBusyError, type PackedInputs, RunCancelledError } from "../core/runtime/mod.ts";
-import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
+import { readTraces, TraceReadError } from "../core/traces/mod.ts";
 import { AnswerStream } from "./answer_stream.ts";
-import { ANSWER_TYPES, readBatchRequest } from "./batch_request.ts";
+import { ANSWER_TYPES, type BatchRequest, readBatchRequest } from "./batch_request.ts";
 import type { RequestContext } from "./context.ts";
 import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./errors.ts";
 import { LogPacing } from "./log_pacing.ts";
-import { logBody } from "./log_body.ts";
+import { LogBody } from "./log_body.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Readiness } from "./readiness.ts";
 
 /** The default of {@link LogScoringOptions.maxConcurrentLogs}. */
 export const DEFAULT_MAX_CONCURRENT_LOGS = 2;
+
+/** The default of {@link LogScoringOptions.readAheadBytes}: 64 MiB. */
+export const DEFAULT_LOG_READ_AHEAD_BYTES = 64 << 20;
 
 /**
  * Batches in flight per log while the next is read: one (`batch` runs two), so that another
@@ -75,6 +78,11 @@ export interface LogScoringOptions {
   readonly maxConcurrentLogs: number;
   /** Time allowed between two chunks of a log's body, in ms (`--body-timeout-ms`). */
   readonly idleMs: number;
+  /**
+   * Bytes of a log's body read ahead while its answer waits for the client (one that sends all
+   * of its log before it reads: `./log_body.ts`); past it the log is cut.
+   */
+  readonly readAheadBytes: number;
   /** The drain: new logs are refused once it begins, and its cutoff cuts those in progress. */
   readonly readiness: Readiness;
   /** Counts logs, traces and refusals. */
@@ -161,21 +169,7 @@ export class LogScoring {
     this.#active++;
     let streaming = false;
     try {
-      const answer = await this.#score(
-        context,
-        asked.outputFormat,
-        (stop) =>
-          readTraces(
-            logBody(request.body ?? emptyBody(), { signal: stop, idleMs: this.#options.idleMs }),
-            {
-              name: LOG_NAME,
-              format: asked.format,
-              gzip: asked.gzip,
-              caseColumn: asked.caseColumn,
-              activityColumn: asked.activityColumn,
-            },
-          ),
-      );
+      const answer = await this.#score(context, asked);
       streaming = true;
       return answer;
     } finally {
@@ -184,17 +178,16 @@ export class LogScoring {
   };
 
   /**
-   * Scores the traces `open` reads and answers once the first entries are ready (or with the
-   * error that came first); the rest streams on, and the log's slot is freed when it ends.
+   * Scores the log of `context`'s body and answers once the first entries are ready (or with
+   * the error that came first); the rest streams on, and the log's slot is freed when it ends.
    */
-  async #score(
-    context: RequestContext,
-    format: OutputFormat,
-    open: (signal: AbortSignal) => AsyncIterable<Trace>,
-  ): Promise<Response> {
+  async #score(context: RequestContext, asked: BatchRequest): Promise<Response> {
     const { metrics, readiness } = this.#options;
+    // The client hung up or the drain's deadline came: stop now, and drop the body.
     const stop = new AbortController();
-    const answer = new AnswerStream((reason) => stop.abort(new ClientGone(String(reason))));
+    // The log ends early, for any reason: the answer's writes stop waiting for the client.
+    const ending = new AbortController();
+    stop.signal.addEventListener("abort", () => ending.abort(), { once: true });
     const hungUp = () => stop.abort(new ClientGone("the client closed the connection"));
     const cut = () => stop.abort(shuttingDown());
     const client = context.clientSignal;
@@ -202,13 +195,33 @@ export class LogScoring {
     readiness.cutoff.addEventListener("abort", cut, { once: true });
     if (client?.aborted) hungUp();
     if (readiness.cutoff.aborted) cut();
-    const pacing = new LogPacing(() => this.lastArrival, context.started);
     const release = () => {
       client?.removeEventListener("abort", hungUp);
       readiness.cutoff.removeEventListener("abort", cut);
     };
+    const body = new LogBody(context.request.body ?? emptyBody(), {
+      signal: stop.signal,
+      idleMs: this.#options.idleMs,
+      readAheadBytes: this.#options.readAheadBytes,
+    });
+    const answer = new AnswerStream(
+      (reason) => stop.abort(new ClientGone(String(reason))),
+      (waiting) => body.answerWaiting(waiting),
+    );
+    const pacing = new LogPacing(() => this.lastArrival, context.started);
+    if (asked.afterUpload) {
+      try {
+        await body.readWhole();
+      } catch (error) {
+        const problem = this.#problem(error, stop.signal, context.request);
+        if (problem.status === 413) await body.discardRest();
+        release();
+        metrics?.recordLog(problem.status === 499 ? "client_gone" : "refused");
+        throw problem;
+      }
+    }
 
-    const layout = entryLayout(format);
+    const layout = entryLayout(asked.outputFormat);
     let written = 0;
     let cutting = false;
     const { promise: started, resolve: start } = Promise.withResolvers<void>();
@@ -216,7 +229,7 @@ export class LogScoring {
       if (chunk === "") return;
       start();
       if (cutting) answer.push(chunk);
-      else return answer.write(chunk, stop.signal);
+      else return answer.write(chunk, ending.signal);
     });
     const sink: EntrySink = {
       write: async (entries) => {
@@ -228,9 +241,16 @@ export class LogScoring {
       abort: () => text.abort(),
     };
     const session = this.#model.session;
+    const traces = readTraces(body.stream, {
+      name: LOG_NAME,
+      format: asked.format,
+      gzip: asked.gzip,
+      caseColumn: asked.caseColumn,
+      activityColumn: asked.activityColumn,
+    });
     const done = (async (): Promise<LogTally> => {
       const batchSize = await this.#batchSizeOf();
-      return await scoreLog(this.#model, open(stop.signal), sink, {
+      return await scoreLog(this.#model, traces, sink, {
         batchSize,
         depth: PIPELINE_DEPTH,
         layout,
@@ -248,24 +268,25 @@ export class LogScoring {
               admitted: true,
             });
           } catch (error) {
-            if (!stop.signal.aborted) stop.abort(new RunFailed(error));
+            body.fail(new RunFailed(error));
             throw error;
           }
         },
         pause: () => pacing.pause(),
+        onFailure: () => ending.abort(),
       });
     })().then((tally) => ({ tally }), (error: unknown) => ({ error }));
 
     const first = await Promise.race([started.then(() => undefined), done]);
     if (first !== undefined) {
+      const error = "error" in first
+        ? this.#problem(first.error, stop.signal, context.request)
+        : new HttpError(400, `${LOG_NAME}: no traces parsed from the log`);
+      // A client that sends all of its log before it reads gets to read this answer.
+      if (error.status !== 499 && error.status !== 503) await body.discardRest();
       release();
-      if ("error" in first) {
-        const error = this.#problem(first.error, stop.signal, context.request);
-        metrics?.recordLog(error.status === 499 ? "client_gone" : "refused");
-        throw error;
-      }
-      metrics?.recordLog("refused");
-      throw new HttpError(400, `${LOG_NAME}: no traces parsed from the log`);
+      metrics?.recordLog(error.status === 499 ? "client_gone" : "refused");
+      throw error;
     }
     void (async () => {
       const result = await done;
@@ -283,6 +304,8 @@ export class LogScoring {
           cutting = true;
           await text.write([layout.stopped(error.detail, written)]);
           await text.close();
+          // A client that sends all of its log before it reads gets to read this answer.
+          if (error.status !== 503) await body.discardRest();
           answer.end();
           metrics?.recordLog("cut");
         }
@@ -295,7 +318,7 @@ export class LogScoring {
       }
     })();
     const headers = {
-      "content-type": ANSWER_TYPES[format][0]!,
+      "content-type": ANSWER_TYPES[asked.outputFormat][0]!,
       "cache-control": "no-store",
     };
     context.streamed = true;
@@ -314,13 +337,14 @@ export class LogScoring {
     if (signal.aborted) {
       const reason = signal.reason;
       if (reason instanceof HttpError) return reason;
-      if (reason instanceof ClientGone) {
-        return new HttpError(499, "The client closed the connection");
-      }
-      if (reason instanceof RunFailed) error = reason.cause;
+      return new HttpError(499, "The client closed the connection");
     }
     for (let cause = error; cause instanceof Error; cause = cause.cause) {
       if (cause instanceof HttpError) return cause;
+      if (cause instanceof RunFailed) {
+        error = cause.cause;
+        break;
+      }
     }
     if (error instanceof TraceReadError) return new HttpError(400, error.message);
     if (error instanceof ModelBusyError) {

@@ -66,6 +66,11 @@ export interface ScoreBatchesOptions {
    */
   readonly eager?: boolean | undefined;
   /**
+   * Called at once when the run fails, before the batches in flight settle (a server stops its
+   * answer's waits for a client that may not be reading).
+   */
+  readonly onFailure?: ((error: unknown) => void) | undefined;
+  /**
    * Runs one batch's packed rows (default: the model's session, without gradients); a server
    * passes its own, with the request's signal.
    */
@@ -168,6 +173,9 @@ export async function scoreBatches(
     }
     submit();
     while (inFlight.length > 0) await drainOne();
+  } catch (error) {
+    options.onFailure?.(error);
+    throw error;
   } finally {
     // Let scoring still in flight settle, so nothing rejects unobserved after a failure.
     await Promise.allSettled([...inFlight.map((s) => s.outputs), handing]);
