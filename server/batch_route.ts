@@ -203,6 +203,7 @@ export class LogScoring {
       signal: stop.signal,
       idleMs: this.#options.idleMs,
       readAheadBytes: this.#options.readAheadBytes,
+      onFailure: () => ending.abort(),
     });
     const answer = new AnswerStream(
       (reason) => stop.abort(new ClientGone(String(reason))),

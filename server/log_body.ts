@@ -41,6 +41,11 @@ export interface LogBodyOptions {
   readonly idleMs: number;
   /** Bytes of the body read ahead of the reader at most, while the answer waits. */
   readonly readAheadBytes: number;
+  /**
+   * Told once when the stream fails, at once (the reader may be waiting elsewhere, on an
+   * answer its client does not read).
+   */
+  readonly onFailure?: ((error: unknown) => void) | undefined;
 }
 
 /**
@@ -161,8 +166,10 @@ export class LogBody {
 
   /** Fails the stream with `error` (a read of the body under way is left to finish). */
   fail(error: unknown): void {
-    this.#failure ??= error;
-    this.#interrupt?.(this.#failure);
+    if (this.#failure !== undefined) return;
+    this.#failure = error;
+    this.#interrupt?.(error);
+    this.#options.onFailure?.(error);
   }
 
   /**
@@ -221,7 +228,7 @@ export class LogBody {
           this.#queued += result.value.length;
         }
       } catch (error) {
-        this.#failure ??= error;
+        this.fail(error);
         throw this.#failure;
       } finally {
         this.#filling = undefined;

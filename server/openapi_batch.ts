@@ -103,6 +103,8 @@ export function registerBatchPath(registry: Registry, info: BatchInfo, tag: stri
       ? { type: "string", enum: ["xes", "csv", "json", "jsonl"].flatMap((f) => [f, `${f}.gz`]) }
       : name === "output_format"
       ? { type: "string", enum: ["json", "jsonl"] }
+      : name === "answer_after_upload"
+      ? { type: "string", enum: ["true", "false"] }
       : { type: "string", minLength: 1 },
   }));
   registry.registerPath({
@@ -119,7 +121,9 @@ export function registerBatchPath(registry: Registry, info: BatchInfo, tag: stri
       "breaks after entries went out (malformed further on, a drain's deadline) ends with a " +
       "record without trace_index: `error`, `incomplete: true`, `traces_written`. At most " +
       `${info.maxConcurrentLogs} logs at once (serve --max-concurrent-logs); more get 503. ` +
-      "Content-Encoding: gzip (or gzip's magic bytes) is gunzipped.",
+      "Content-Encoding: gzip (or gzip's magic bytes) is gunzipped. A client that sends the " +
+      "whole log before it reads the answer is served too: the server reads ahead while the " +
+      "answer waits, up to serve --max-log-read-ahead-bytes.",
     parameters: parameters as never[],
     request: {
       body: {
@@ -159,6 +163,12 @@ export function registerBatchPath(registry: Registry, info: BatchInfo, tag: stri
       408: detail(
         `No byte of the body came for ${info.idleMs} ms (serve --body-timeout-ms)`,
         lateBodyDetail(info.idleMs),
+      ),
+      413: detail(
+        "With answer_after_upload=true, a log larger than serve --max-log-read-ahead-bytes",
+        "The log is larger than 67108864 bytes, the most a log may hold before its answer " +
+          "begins (serve --max-log-read-ahead-bytes): send it gzipped, or without " +
+          "answer_after_upload",
       ),
       415: detail(
         "The format cannot be told (Content-Type and ?format=), or an unsupported " +
