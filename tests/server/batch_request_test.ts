@@ -111,3 +111,23 @@ Deno.test("POST /batch answers 400 for an empty log, and its entries are not com
     assert.equal(JSON.parse(await gzip.text()).length, 2);
   });
 });
+
+Deno.test("POST /batch?answer_after_upload=true reads the whole log first, within its bound", async () => {
+  await using model = await readBundle(ORT, "examples/credit_approval_coloured");
+  const app = await createApp(model, { logReadAheadBytes: 200 });
+  const post = (body: string) =>
+    app.fetch(
+      new Request("http://localhost/batch?answer_after_upload=true", {
+        method: "POST",
+        headers: { "content-type": "text/csv", accept: "application/x-ndjson" },
+        body,
+      }),
+    );
+  const small = await post(CSV);
+  assert.equal(small.status, 200);
+  assert.equal((await small.text()).trimEnd().split("\n").length, 2);
+  const rows = Array.from({ length: 20 }, (_, i) => `c${i},approve loan,5000\n`).join("");
+  const large = await post(`case_id,activity,amount\n${rows}`);
+  assert.equal(large.status, 413);
+  assert.match((await large.json()).detail, /larger than 200 bytes.*--max-log-read-ahead-bytes/);
+});
