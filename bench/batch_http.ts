@@ -4,7 +4,9 @@
  * then a real `cli.ts serve` on the same bundle, warmed up (the first log measures the batch
  * size, as `batch`'s start-up does), gets the log posted over loopback by `curl -T` (streamed
  * from the file), its answer written to a file; traces/s is traces over curl's wall time, and
- * the two outputs must be the same bytes. The server's RSS is read from `/proc` before (idle)
+ * the two outputs must be the same bytes. One more post goes over HTTP/2 (h2c), whose flow
+ * control bounds what the server holds of the upload (Deno 2.9's HTTP/1.1 server reads an
+ * upload ahead into memory while an answer streams). The server's RSS is read from `/proc` before (idle)
  * and every 100 ms during the post (peak). Last, `/forward` at a steady rate (`wrk`, a pause
  * before each request of each connection) for a few seconds idle, then again while logs are
  * posted one after another: p50 and p99 of both.
@@ -45,6 +47,8 @@ const CONTENT_TYPES: Readonly<Record<LogFormat, string>> = {
   csv: "text/csv",
   xes: "application/xml",
 };
+/** `cli.ts serve` on the credit bundle, on a free port. */
+const SERVE = ["run", "-A", "cli.ts", "serve", BUNDLE, "--port", "0", "--access-log", "off"];
 /** Logs posted one after another while `/forward` is measured, at most. */
 const MAX_LOGS_DURING = 20;
 
@@ -67,6 +71,7 @@ export async function postLog(
   format: LogFormat,
   out: string,
   pid?: number,
+  http2 = false,
 ): Promise<Post> {
   let peak = pid === undefined ? 0 : await rssMiB(pid);
   let sampling = true;
@@ -80,6 +85,7 @@ export async function postLog(
   const output = await new Deno.Command("curl", {
     args: [
       "-sS",
+      ...(http2 ? ["--http2-prior-knowledge"] : []),
       "-X",
       "POST",
       "-T",
@@ -161,6 +167,8 @@ interface Report {
   readonly same: boolean;
   readonly idleMiB: number;
   readonly peakMiB: number;
+  /** One post over HTTP/2 (h2c) to a fresh server: its rate and the server's RSS. */
+  readonly http2: { rate: number; idleMiB: number; peakMiB: number; same: boolean };
   readonly forwardIdle: WrkResult[];
   readonly forwardDuring: WrkResult[];
   readonly logsDuring: number;
@@ -203,17 +211,7 @@ async function main(): Promise<void> {
   const cliOut = `${dir}/cli.out`;
   const httpOut = `${dir}/http.out`;
   try {
-    await using server = await startServerProcess([
-      "run",
-      "-A",
-      "cli.ts",
-      "serve",
-      BUNDLE,
-      "--port",
-      "0",
-      "--access-log",
-      "off",
-    ]);
+    await using server = await startServerProcess(SERVE);
     // Warm-up: the first log measures the batch size (batch's start-up does the same).
     const small = `${dir}/credit_1000.${format}`;
     await writeLog(small, format, 1000);
@@ -243,6 +241,16 @@ async function main(): Promise<void> {
       same &&= await sameFiles(cliOut, httpOut);
     }
 
+    console.error("POST /batch over HTTP/2, on a fresh server ...");
+    const http2 = await (async () => {
+      await using fresh = await startServerProcess(SERVE);
+      await postLog(fresh.origin, small, format, `${dir}/warm.out`, undefined, true);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const idle = await rssMiB(fresh.pid);
+      const h2 = await postLog(fresh.origin, log, format, httpOut, fresh.pid, true);
+      const same = await sameFiles(cliOut, httpOut);
+      return { rate: traces / h2.seconds, idleMiB: idle, peakMiB: h2.peakMiB, same };
+    })();
     const url = `${server.origin}/forward`;
     const forwardIdle: WrkResult[] = [];
     const forwardDuring: WrkResult[] = [];
@@ -278,6 +286,7 @@ async function main(): Promise<void> {
       same,
       idleMiB,
       peakMiB,
+      http2,
       forwardIdle,
       forwardDuring,
       logsDuring,
@@ -341,6 +350,10 @@ async function print(report: Report, writeReadme: boolean): Promise<void> {
     `- traces/s: \`POST /batch\` ÷ \`batch\` = ${ratio.toFixed(2)} (goal ≥ 0.8): ` +
     (ratio >= 0.8 ? "met" : "**not met**"),
     `- peak RSS − idle RSS = ${mib(grew)} (goal ≤ 256 MiB): ${grew <= 256 ? "met" : "**not met**"}`,
+    `- over HTTP/2 (curl --http2-prior-knowledge, one post to a fresh server): ` +
+    `${rate(report.http2.rate)} traces/s, server RSS ${mib(report.http2.idleMiB)} → ` +
+    `${mib(report.http2.peakMiB)} (+${mib(report.http2.peakMiB - report.http2.idleMiB)}), ` +
+    `same bytes: ${report.http2.same ? "yes" : "**no**"}`,
     `- \`/forward\` p99 while logs stream ÷ idle p99 = ${p99.toFixed(2)} (each round: ` +
     `${p99Ratios.map((r) => r.toFixed(2)).join(", ")}; goal ≤ 2): ` +
     (p99 <= 2 ? "met" : "**not met**"),
