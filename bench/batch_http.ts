@@ -36,10 +36,10 @@ import { parseArgs } from "node:util";
 import { type LogFormat, writeLog } from "./batch_logs.ts";
 import { EXAMPLE_BODIES } from "./http_bodies.ts";
 import { machine } from "./machine.ts";
+import { runBatch } from "./playground_log_bench.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 import { startServerProcess } from "../tests/serve/server_process.ts";
 
-const ROOT = new URL("../", import.meta.url);
 const BUNDLE = "examples/credit_approval_coloured";
 const README = new URL("README.md", import.meta.url);
 const CONTENT_TYPES: Readonly<Record<LogFormat, string>> = {
@@ -119,33 +119,6 @@ async function rssMiB(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`).catch(() => "");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
-}
-
-/** `cli.ts batch` on `log`: its rate after start-up (summary line) and its wall time. */
-async function cliBatch(log: string, out: string): Promise<{ rate: number; seconds: number }> {
-  const started = performance.now();
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "cli.ts",
-      "batch",
-      BUNDLE,
-      "--traces",
-      log,
-      "-o",
-      out,
-      "-q",
-    ],
-    cwd: ROOT,
-    stdin: "null",
-  }).output();
-  const seconds = (performance.now() - started) / 1000;
-  const stderr = new TextDecoder().decode(output.stderr);
-  const rate = Number(/then (\d+) traces\/s/.exec(stderr)?.[1]);
-  if (output.code !== 0 || !Number.isFinite(rate)) throw new Error(`batch failed: ${stderr}`);
-  return { rate, seconds };
 }
 
 async function sameFiles(a: string, b: string): Promise<boolean> {
@@ -231,7 +204,7 @@ async function main(): Promise<void> {
       for (const side of round % 2 === 0 ? ["cli", "http"] : ["http", "cli"]) {
         console.error(`round ${round + 1}: ${side === "cli" ? "cli.ts batch" : "POST /batch"}`);
         if (side === "cli") {
-          cliRates.push((await cliBatch(log, cliOut)).rate);
+          cliRates.push((await runBatch(log, cliOut)).rate);
         } else {
           const post = await postLog(server.origin, log, format, httpOut, server.pid);
           httpRates.push(traces / post.seconds);

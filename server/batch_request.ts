@@ -34,6 +34,7 @@ import type { OutputFormat } from "../core/batch/entry_layout.ts";
 import type { ValidationIssue } from "../core/schemas.ts";
 import type { TraceFormat } from "../core/traces/mod.ts";
 import { HttpError, ValidationError } from "./errors.ts";
+import { qualityValues } from "./quality_values.ts";
 
 /** What {@link readBatchRequest} read. */
 export interface BatchRequest {
@@ -252,24 +253,12 @@ function readEncoding(value: string | null): boolean {
  */
 export function negotiateAnswer(accept: string | null): OutputFormat {
   if (accept === null || accept.trim() === "") return "json";
-  const ranges: { type: string; q: number }[] = [];
   // Bounded: only the first 32 ranges count.
-  for (const entry of accept.split(",", 32)) {
-    const [type = "", ...params] = entry.split(";");
-    let q = 1;
-    for (const param of params) {
-      const [key, value] = param.split("=");
-      if (key?.trim().toLowerCase() === "q") q = Number(value?.trim());
-    }
-    if (Number.isFinite(q)) ranges.push({ type: type.trim().toLowerCase(), q });
-  }
+  const weights = qualityValues(accept, 32);
   const weigh = (format: OutputFormat) => {
-    const types = ANSWER_TYPES[format];
-    const exact = ranges.find((r) => types.includes(r.type));
-    if (exact) return { q: exact.q, exact: true };
-    const group = ranges.find((r) => r.type === "application/*") ??
-      ranges.find((r) => r.type === "*/*");
-    return { q: group?.q ?? 0, exact: false };
+    const exact = ANSWER_TYPES[format].find((type) => weights.has(type));
+    if (exact !== undefined) return { q: weights.get(exact)!, exact: true };
+    return { q: weights.get("application/*") ?? weights.get("*/*") ?? 0, exact: false };
   };
   const json = weigh("json");
   const jsonl = weigh("jsonl");

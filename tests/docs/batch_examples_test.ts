@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { batch } from "../batch/helpers.ts";
-import { startServerProcess } from "../serve/server_process.ts";
+import { serveLogs } from "../serve/batch_client.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const DOCUMENTED = "http://127.0.0.1:8000";
@@ -38,16 +38,7 @@ Deno.test("docs/http_api.md: every curl example of POST /batch writes what cli.t
   const [block] = await sectionBlocks("sh");
   const commands = block!.trim().split("\n");
   assert.ok(commands.length >= 5, "one curl example per format, and gzip");
-  await using server = await startServerProcess([
-    "run",
-    "-A",
-    "cli.ts",
-    "serve",
-    "--port",
-    "0",
-    "--access-log",
-    "off",
-  ]);
+  await using server = await serveLogs();
   const dir = await Deno.makeTempDir({ prefix: "petri_batch_docs_" });
   try {
     for (const command of commands) {
@@ -81,16 +72,7 @@ Deno.test({
   ignore: !hasRequests,
   async fn() {
     const [code] = await sectionBlocks("python");
-    await using server = await startServerProcess([
-      "run",
-      "-A",
-      "cli.ts",
-      "serve",
-      "--port",
-      "0",
-      "--access-log",
-      "off",
-    ]);
+    await using server = await serveLogs();
     const result = await run("python3", ["-c", code!.replace(DOCUMENTED, server.origin)]);
     assert.equal(result.code, 0, result.stderr);
     const xes = await Deno.readTextFile(

@@ -14,6 +14,14 @@
  * @module
  */
 
+import { type ServerProcess, startServerProcess } from "./server_process.ts";
+
+/** `cli.ts serve` on a free port without its access log: `bundle` (default the example), `flags`. */
+export function serveLogs(bundle?: string, ...flags: string[]): Promise<ServerProcess> {
+  const args = ["run", "-A", "cli.ts", "serve", ...(bundle === undefined ? [] : [bundle])];
+  return startServerProcess([...args, "--port", "0", "--access-log", "off", ...flags]);
+}
+
 /** The `Content-Type` of each log format. */
 export const LOG_TYPES = {
   json: "application/json",

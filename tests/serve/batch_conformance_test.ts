@@ -17,7 +17,7 @@ import {
   RECORDED_MODELS,
 } from "../conformance/fixtures.ts";
 import { startServerProcess } from "./server_process.ts";
-import { gzipBytes, LOG_TYPES, postLog } from "./batch_client.ts";
+import { gzipBytes, LOG_TYPES, postLog, serveLogs } from "./batch_client.ts";
 
 /** A log's bytes and what `cli.ts batch` printed for it. */
 interface Log {
@@ -107,17 +107,7 @@ Deno.test("POST /batch on cli.ts serve answers every conformance log with cli.ts
   await withTempDir(async (dir) => {
     for (const model of RECORDED_MODELS) {
       const want = await expected(dir, model);
-      await using server = await startServerProcess([
-        "run",
-        "-A",
-        "cli.ts",
-        "serve",
-        want.bundle,
-        "--port",
-        "0",
-        "--access-log",
-        "off",
-      ]);
+      await using server = await serveLogs(want.bundle);
       await assertSameBytes(t, server.origin, model, want, true);
     }
   });

@@ -11,8 +11,8 @@
  */
 
 import assert from "node:assert/strict";
-import { startServerProcess } from "./server_process.ts";
-import { creditTrace, metric } from "./batch_client.ts";
+import { creditTrace, metric, serveLogs } from "./batch_client.ts";
+import { concatBytes } from "../../core/concat_bytes.ts";
 
 /** Traces in the log: about 50 MB, more than loopback's socket buffers hold. */
 const TRACES = 500_000;
@@ -22,38 +22,18 @@ const HEAD_BYTES = 5_000_000;
 const UPLOAD_MS = 120_000;
 
 function serve(...flags: string[]) {
-  return startServerProcess([
-    "run",
-    "-A",
-    "cli.ts",
-    "serve",
-    "examples/credit_approval_coloured",
-    "--port",
-    "0",
-    "--access-log",
-    "off",
-    ...flags,
-  ]);
+  return serveLogs("examples/credit_approval_coloured", ...flags);
 }
 
-function jsonlLog(): Uint8Array<ArrayBuffer> {
+function jsonlLog(): Uint8Array {
   const encoder = new TextEncoder();
   const parts: Uint8Array[] = [];
-  let size = 0;
   for (let start = 0; start < TRACES; start += 10_000) {
     let text = "";
     for (let i = start; i < start + 10_000; i++) text += creditTrace(i);
-    const bytes = encoder.encode(text);
-    parts.push(bytes);
-    size += bytes.length;
+    parts.push(encoder.encode(text));
   }
-  const log = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    log.set(part, at);
-    at += part.length;
-  }
-  return log;
+  return concatBytes(parts);
 }
 
 /** What the half-duplex client read: the status, and the answer's lines (count and last). */

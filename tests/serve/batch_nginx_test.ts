@@ -9,8 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { startServerProcess } from "./server_process.ts";
-import { creditTrace, LOG_TYPES, postLog } from "./batch_client.ts";
+import { creditTrace, LOG_TYPES, postLog, serveLogs } from "./batch_client.ts";
 
 const NGINX = "/usr/sbin/nginx";
 const hasNginx = await Deno.stat(NGINX).then(() => true, () => false);
@@ -88,19 +87,11 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "petri_nginx_" });
     try {
-      await using server = await startServerProcess([
-        "run",
-        "-A",
-        "cli.ts",
-        "serve",
+      await using server = await serveLogs(
         "examples/credit_approval_coloured",
-        "--port",
-        "0",
-        "--access-log",
-        "off",
         "--body-timeout-ms",
         "3000",
-      ]);
+      );
       await using nginx = await startNginx(server.origin, dir);
       let log = "";
       for (let i = 0; i < TRACES; i++) log += creditTrace(i);

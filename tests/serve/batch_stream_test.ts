@@ -10,7 +10,6 @@
  */
 
 import assert from "node:assert/strict";
-import { startServerProcess } from "./server_process.ts";
 import { batch, withTempDir } from "../batch/helpers.ts";
 import {
   answerLines,
@@ -19,6 +18,7 @@ import {
   LOG_TYPES,
   metric,
   postLog,
+  serveLogs,
 } from "./batch_client.ts";
 
 const CREDIT = "examples/credit_approval_coloured";
@@ -27,18 +27,7 @@ const JSONL = { "content-type": LOG_TYPES.jsonl, accept: "application/x-ndjson" 
 const PATIENCE_MS = 20_000;
 
 function serve(...flags: string[]) {
-  return startServerProcess([
-    "run",
-    "-A",
-    "cli.ts",
-    "serve",
-    CREDIT,
-    "--port",
-    "0",
-    "--access-log",
-    "off",
-    ...flags,
-  ]);
+  return serveLogs(CREDIT, ...flags);
 }
 
 /** Waits until `check` holds, polling every 50 ms, for {@link PATIENCE_MS} at most. */
