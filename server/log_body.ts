@@ -13,7 +13,7 @@
  * `readAheadBytes`; past that the stream fails (413). After a log ends early, the owner may
  * {@link LogBody.discardRest} so that such a client still gets to read its answer.
  *
- * The body is read 512 KiB at a time and handed on 64 KiB at a time.
+ * The body is read 512 KiB at a time and handed on 32 KiB at a time.
  *
  * @example
  * ```ts
@@ -59,7 +59,7 @@ const READ_BYTES = 512 * 1024;
  * Bytes handed on at a time: a log's reader parses a chunk in one go, and a smaller one keeps
  * that go short for the requests waiting meanwhile.
  */
-const SLICE_BYTES = 64 * 1024;
+const SLICE_BYTES = 32 * 1024;
 /** The most bytes {@link LogBody.discardRest} reads and drops before it cancels the body. */
 const DISCARD_BYTES = 1 << 30;
 
