@@ -69,6 +69,12 @@ export const DEFAULT_LOG_READ_AHEAD_BYTES = 64 << 20;
  */
 const PIPELINE_DEPTH = 1;
 
+/**
+ * The most traces per run: a batch's entries are formatted in one go on the serving thread,
+ * and smaller batches keep that go short for the requests waiting meanwhile.
+ */
+const MAX_BATCH_SIZE = 256;
+
 /** The name the log's read errors start with. */
 const LOG_NAME = "request body";
 
@@ -326,9 +332,14 @@ export class LogScoring {
     return new Response(answer.readable, { headers });
   }
 
-  /** The rows per run: measured on the model once, at the first log, as `batch` measures it. */
+  /**
+   * The rows per run: measured on the model once, at the first log, as `batch` measures it
+   * (at most {@link MAX_BATCH_SIZE}).
+   */
   #batchSizeOf(): Promise<number> {
-    this.#batchSize ??= measureBatchSize(this.#model.session).then((m) => m.size);
+    this.#batchSize ??= measureBatchSize(this.#model.session).then((m) =>
+      Math.min(m.size, MAX_BATCH_SIZE)
+    );
     this.#batchSize.catch(() => (this.#batchSize = undefined));
     return this.#batchSize;
   }
