@@ -71,6 +71,11 @@ export const TAGS = {
     description: "The model's operations: activations, anomaly scores, counterfactuals and " +
       'gradients. Bodies are JSON; errors are {"detail": ...} (422 in FastAPI\'s shape).',
   },
+  logs: {
+    name: "Logs",
+    description: "A whole event log scored in one request, streamed in and out as cli.ts " +
+      "batch scores it.",
+  },
   serving: {
     name: "Serving",
     description: "For orchestrators and monitoring: readiness (503 while draining) and " +
@@ -81,11 +86,6 @@ export const TAGS = {
     description: "This document, its two viewers, the links page and the playground. Static " +
       "files have strong ETags and Last-Modified (304 on If-None-Match / If-Modified-Since) " +
       "and are sent brotli- or gzip-compressed when the client accepts it.",
-  },
-  logs: {
-    name: "Logs",
-    description: "A whole event log scored in one request, streamed in and out as cli.ts " +
-      "batch scores it.",
   },
   oip: {
     name: "Open Inference Protocol v2",
