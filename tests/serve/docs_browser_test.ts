@@ -1,7 +1,8 @@
 /**
  * `/docs` in Debian's Chromium: the example model served as `cli.ts serve` serves it
  * (`createApp` + `listen`), the page shows the title and version, lists the six operations,
- * links to the playground, runs POST /forward from "Try it out" with its example body, loads
+ * links to the playground, runs POST /forward from "Try it out" with its example body, scores
+ * an example log chosen in POST /batch's file upload, loads
  * nothing from anywhere but the server and asks it for nothing it lacks (the favicon is there),
  * and on a 390 px wide phone screen nothing overflows sideways. The screenshots go to
  * `tests/artifacts/docs.png` and `tests/artifacts/docs-390.png`.
@@ -35,6 +36,7 @@ const OPERATIONS = [
   "POST /anomaly",
   "POST /counterfactual",
   "POST /sensitivity",
+  "POST /batch",
   "GET /readyz",
   "GET /metrics",
   "GET /",
@@ -157,6 +159,27 @@ Deno.test({
         });
         assert.deepEqual(shown, await served.json(), "the answer the server gives directly");
         await page.screenshot({ path: new URL("docs.png", ARTIFACTS).pathname, fullPage: true });
+      });
+
+      await t.step("offers POST /batch a file upload, and scores the file chosen", async () => {
+        const block = page.locator(".opblock-post", {
+          has: page.locator('.opblock-summary-path[data-path="/batch"]'),
+        });
+        await block.locator(".opblock-summary").click();
+        await block.getByRole("button", { name: "Try it out" }).click();
+        const log = new URL("../../examples/credit_approval_coloured/loans.xes", import.meta.url);
+        await block.locator('input[type="file"]').setInputFiles(log.pathname);
+        await block.getByRole("button", { name: "Execute" }).click();
+        const answer = block.locator(".live-responses-table tr.response");
+        await answer.waitFor({ timeout: 30_000 });
+        assert.equal((await answer.locator(".response-col_status").textContent())?.trim(), "200");
+        const shown = JSON.parse(
+          await answer.locator(".response-col_description pre.microlight").first().innerText(),
+        );
+        const traces = (await Deno.readTextFile(log)).match(/<trace>/g)!.length;
+        assert.deepEqual(shown.map((entry: { trace_index: number }) => entry.trace_index), [
+          ...Array(traces).keys(),
+        ]);
       });
 
       await t.step("loads nothing from outside the server, with no page errors", () => {
