@@ -4,7 +4,8 @@
  * `--max-concurrent-logs` get 503 with `Retry-After`; a malformed log at its start is a 400
  * naming the problem, and in its middle or at its end ends the answer with the entries before
  * it and the final record; the drain finishes a log that ends within `--drain-ms` and cuts one
- * that does not with the final record, and the process exits 0.
+ * that does not with the final record, and the process exits 0; `/metrics` counts the traces
+ * scored, the logs in progress and how each ended.
  *
  * @module
  */
@@ -105,6 +106,45 @@ Deno.test("POST /batch: a log past --max-concurrent-logs gets 503 with Retry-Aft
     await metric(server.origin, 'petri_serve_requests_shed_total{reason="logs_full"}'),
     1,
   );
+});
+
+Deno.test("POST /batch: /metrics counts the traces scored and the logs in progress", async () => {
+  await using server = await serve();
+  const count = (name: string) => metric(server.origin, name);
+  const held = [gate(), gate()];
+  const answers = await Promise.all(held.map((g) => {
+    const body = creditBody(3000, 500, (index) => index >= 1000 ? g.wait() : undefined);
+    return postLog(server.origin, body, JSONL);
+  }));
+  assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+  const lines = answers.map(answerLines);
+  // Both logs have entries out while their bodies wait.
+  for (const log of lines) assert.equal(JSON.parse((await log.next()).value!).trace_index, 0);
+  assert.equal(await count("petri_serve_batch_logs_in_progress"), 2);
+  const scored = await count("petri_serve_batch_traces_total");
+  assert.ok(scored >= 2 && scored <= 2000, `${scored} traces scored of the 2000 sent`);
+  for (const [index, log] of lines.entries()) {
+    held[index]!.open();
+    let entries = 1;
+    for await (const _ of log) entries++;
+    assert.equal(entries, 3000);
+  }
+  await eventually(
+    "no log left",
+    async () => (await count("petri_serve_batch_logs_in_progress")) === 0,
+  );
+  assert.equal(await count("petri_serve_batch_traces_total"), 6000);
+  assert.equal(await count('petri_serve_batch_logs_total{outcome="complete"}'), 2);
+  // A log cut by a malformed trace counts the entries it wrote, and its outcome.
+  const good = Array.from({ length: 1000 }, (_, i) => creditTrace(i)).join("");
+  const cut = await postLog(server.origin, `${good}{"attributes": oops\n`, JSONL);
+  const record = JSON.parse((await cut.text()).trimEnd().split("\n").pop()!);
+  assert.ok(record.incomplete && record.traces_written > 0);
+  await eventually(
+    "the cut log counted",
+    async () => (await count('petri_serve_batch_logs_total{outcome="cut"}')) === 1,
+  );
+  assert.equal(await count("petri_serve_batch_traces_total"), 6000 + record.traces_written);
 });
 
 Deno.test("POST /batch: a malformed log at its start, in its middle and at its end", async (t) => {
