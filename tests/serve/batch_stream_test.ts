@@ -4,8 +4,9 @@
  * `--max-concurrent-logs` get 503 with `Retry-After`; a malformed log at its start is a 400
  * naming the problem, and in its middle or at its end ends the answer with the entries before
  * it and the final record; the drain finishes a log that ends within `--drain-ms` and cuts one
- * that does not with the final record, and the process exits 0; `/metrics` counts the traces
- * scored, the logs in progress and how each ended.
+ * that does not with the final record, and the process exits 0 (under `deno serve`, which
+ * has no drain, SIGTERM ends a log still arriving with the final record); `/metrics` counts
+ * the traces scored, the logs in progress and how each ended.
  *
  * @module
  */
@@ -21,6 +22,7 @@ import {
   postLog,
   serveLogs,
 } from "./batch_client.ts";
+import { startServerProcess } from "./server_process.ts";
 
 const CREDIT = "examples/credit_approval_coloured";
 const JSONL = { "content-type": LOG_TYPES.jsonl, accept: "application/x-ndjson" };
@@ -255,6 +257,49 @@ Deno.test("POST /batch: the drain finishes a log that ends in time and cuts one 
     const exit = await server.finished();
     assert.equal(exit.code, 0, exit.stderr);
   } finally {
+    server.kill("SIGKILL");
+    await server.finished();
+  }
+});
+
+Deno.test("POST /batch under deno serve --parallel: SIGTERM mid-log ends the answer with the final record", async () => {
+  // deno serve has no drain: its shutdown makes the bodies still arriving unreadable.
+  const server = await startServerProcess(
+    ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+    {
+      env: {
+        DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0",
+        PETRI_SERVE_BUNDLE: CREDIT,
+        PETRI_SERVE_ACCESS_LOG: "off",
+      },
+    },
+  );
+  const held = [gate(), gate()];
+  try {
+    const answers = await Promise.all(held.map((g) => {
+      const body = creditBody(20_000, 1000, (i) => i >= 1000 ? g.wait() : undefined);
+      return postLog(server.origin, body, JSONL);
+    }));
+    assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+    const lines = answers.map(answerLines);
+    for (const log of lines) assert.equal(JSON.parse((await log.next()).value!).trace_index, 0);
+    server.kill("SIGTERM");
+    for (const log of lines) {
+      const entries = [{ trace_index: 0 }];
+      for await (const line of log) entries.push(JSON.parse(line));
+      const record = entries.pop() as unknown as Record<string, unknown>;
+      assert.deepEqual(Object.keys(record), ["error", "incomplete", "traces_written"]);
+      assert.equal(record.incomplete, true);
+      assert.equal(record.traces_written, entries.length);
+      assert.ok(entries.length < 20_000);
+      assert.ok(entries.every((entry, i) => entry.trace_index === i));
+    }
+    // The clients stop sending; the process then ends.
+    for (const g of held) g.open();
+    const exit = await server.finished();
+    assert.equal(exit.code, 0, exit.stderr);
+  } finally {
+    for (const g of held) g.open();
     server.kill("SIGKILL");
     await server.finished();
   }
