@@ -20,6 +20,7 @@
 import "../ort.ts";
 import assert from "node:assert/strict";
 import * as ort from "onnxruntime-web";
+import type { Locator } from "playwright-core";
 import { PACKAGE_VERSION } from "../../core/version.ts";
 import { EXAMPLE_BUNDLE_URL, readBundle } from "../../adapter/deno/bundle_files.ts";
 import { listen } from "../../adapter/deno/listen.ts";
@@ -142,13 +143,7 @@ Deno.test({
           input_marking: { p_submitted: 1 },
           input_values: { p_submitted: 5000 },
         });
-        await block.getByRole("button", { name: "Execute" }).click();
-        const answer = block.locator(".live-responses-table tr.response");
-        await answer.waitFor({ timeout: 30_000 });
-        assert.equal((await answer.locator(".response-col_status").textContent())?.trim(), "200");
-        const shown = JSON.parse(
-          await answer.locator(".response-col_description pre.microlight").first().innerText(),
-        );
+        const shown = await execute<{ transition_activations: object }>(block);
         assert.deepEqual(Object.keys(shown.transition_activations).sort(), [
           "t_approve",
           "t_decline",
@@ -169,15 +164,9 @@ Deno.test({
         await block.getByRole("button", { name: "Try it out" }).click();
         const log = new URL("../../examples/credit_approval_coloured/loans.xes", import.meta.url);
         await block.locator('input[type="file"]').setInputFiles(log.pathname);
-        await block.getByRole("button", { name: "Execute" }).click();
-        const answer = block.locator(".live-responses-table tr.response");
-        await answer.waitFor({ timeout: 30_000 });
-        assert.equal((await answer.locator(".response-col_status").textContent())?.trim(), "200");
-        const shown = JSON.parse(
-          await answer.locator(".response-col_description pre.microlight").first().innerText(),
-        );
+        const shown = await execute<{ trace_index: number }[]>(block);
         const traces = (await Deno.readTextFile(log)).match(/<trace>/g)!.length;
-        assert.deepEqual(shown.map((entry: { trace_index: number }) => entry.trace_index), [
+        assert.deepEqual(shown.map((entry) => entry.trace_index), [
           ...Array(traces).keys(),
         ]);
       });
@@ -225,6 +214,17 @@ Deno.test({
     }
   },
 });
+
+/** Runs the operation of `block` ("Execute"), checks it answered 200, and parses what it shows. */
+async function execute<T>(block: Locator): Promise<T> {
+  await block.getByRole("button", { name: "Execute" }).click();
+  const answer = block.locator(".live-responses-table tr.response");
+  await answer.waitFor({ timeout: 30_000 });
+  assert.equal((await answer.locator(".response-col_status").textContent())?.trim(), "200");
+  return JSON.parse(
+    await answer.locator(".response-col_description pre.microlight").first().innerText(),
+  );
+}
 
 function firstLine(text: string): string {
   return text.split("\n")[0]!.trim();
