@@ -48,6 +48,25 @@ function gate(): { wait: () => Promise<void>; open: () => void } {
   return { wait: () => promise, open: () => resolve() };
 }
 
+/**
+ * Posts one log of `count` credit traces per gate, each body held at its gate from trace 1000
+ * on; once each answer's first entry has come, the rest of their lines.
+ */
+async function postHeld(
+  origin: string,
+  gates: readonly { wait: () => Promise<void> }[],
+  count: number,
+): Promise<AsyncGenerator<string>[]> {
+  const answers = await Promise.all(gates.map((held) => {
+    const body = creditBody(count, 500, (index) => index >= 1000 ? held.wait() : undefined);
+    return postLog(origin, body, JSONL);
+  }));
+  assert.deepEqual(answers.map((a) => a.status), gates.map(() => 200));
+  const lines = answers.map(answerLines);
+  for (const log of lines) assert.equal(JSON.parse((await log.next()).value!).trace_index, 0);
+  return lines;
+}
+
 const RUNS = 'petri_serve_ort_run_rows_count{gradient="false"}';
 
 Deno.test("POST /batch: a client that hangs up mid-log stops the work at once", async () => {
@@ -114,14 +133,8 @@ Deno.test("POST /batch: /metrics counts the traces scored and the logs in progre
   await using server = await serve();
   const count = (name: string) => metric(server.origin, name);
   const held = [gate(), gate()];
-  const answers = await Promise.all(held.map((g) => {
-    const body = creditBody(3000, 500, (index) => index >= 1000 ? g.wait() : undefined);
-    return postLog(server.origin, body, JSONL);
-  }));
-  assert.deepEqual(answers.map((a) => a.status), [200, 200]);
-  const lines = answers.map(answerLines);
   // Both logs have entries out while their bodies wait.
-  for (const log of lines) assert.equal(JSON.parse((await log.next()).value!).trace_index, 0);
+  const lines = await postHeld(server.origin, held, 3000);
   assert.equal(await count("petri_serve_batch_logs_in_progress"), 2);
   const scored = await count("petri_serve_batch_traces_total");
   assert.ok(scored >= 2 && scored <= 2000, `${scored} traces scored of the 2000 sent`);
@@ -276,13 +289,7 @@ Deno.test("POST /batch under deno serve --parallel: SIGTERM mid-log ends the ans
   );
   const held = [gate(), gate()];
   try {
-    const answers = await Promise.all(held.map((g) => {
-      const body = creditBody(20_000, 1000, (i) => i >= 1000 ? g.wait() : undefined);
-      return postLog(server.origin, body, JSONL);
-    }));
-    assert.deepEqual(answers.map((a) => a.status), [200, 200]);
-    const lines = answers.map(answerLines);
-    for (const log of lines) assert.equal(JSON.parse((await log.next()).value!).trace_index, 0);
+    const lines = await postHeld(server.origin, held, 20_000);
     server.kill("SIGTERM");
     for (const log of lines) {
       const entries = [{ trace_index: 0 }];
