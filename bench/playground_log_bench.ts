@@ -75,7 +75,7 @@ async function loadAverage(): Promise<string> {
 }
 
 /** `cli.ts batch` on `log`: whole seconds and its summary's traces/s. */
-async function runBatch(log: string, out: string): Promise<{ wall: number; rate: number }> {
+export async function runBatch(log: string, out: string): Promise<{ wall: number; rate: number }> {
   const started = performance.now();
   const result = await new Deno.Command(Deno.execPath(), {
     args: [

@@ -40,12 +40,18 @@ export interface WrkOptions {
   readonly seconds: number;
   /** Extra request headers (e.g. `Accept-Encoding`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * A pause before each request of a connection, in ms (wrk's `delay()`): a steady rate of
+   * about `connections × 1000 / (delayMs + latency)` requests a second instead of a flood.
+   */
+  readonly delayMs?: number;
 }
 
 /** The Lua script: `bodies` in turn as POST bodies; `done` prints the results as JSON. */
 export function wrkScript(
   bodies: readonly string[],
   headers: Readonly<Record<string, string>> = {},
+  delayMs?: number,
 ): string {
   const quoted = bodies.map((body) => {
     let level = 0;
@@ -61,6 +67,8 @@ ${
     Object.entries(headers).map(([name, value]) =>
       `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}\n`
     ).join("")
+  }${
+    delayMs === undefined ? "" : `delay = function()\n  return ${delayMs}\nend\n`
   }request = function()
   i = i % #bodies + 1
   return wrk.format(nil, nil, nil, bodies[i])
@@ -87,7 +95,7 @@ export async function runWrk(
 ): Promise<WrkResult> {
   const script = await Deno.makeTempFile({ prefix: "petri_wrk_", suffix: ".lua" });
   try {
-    await Deno.writeTextFile(script, wrkScript(bodies, options.headers));
+    await Deno.writeTextFile(script, wrkScript(bodies, options.headers, options.delayMs));
     const output = await new Deno.Command("wrk", {
       args: [
         "-t1",

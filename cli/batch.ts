@@ -64,7 +64,7 @@ import { type EntrySink, openEntrySink } from "./batch/entry_sink.ts";
 import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
 import { readingPasses } from "../core/batch/byte_counter.ts";
 import { ByteCounter, Progress } from "./batch/progress.ts";
-import { type LogTally, scoreLog } from "./batch/score_log.ts";
+import { type LogTally, scoreLog } from "../core/batch/score_log.ts";
 import { Shard } from "./batch/shard.ts";
 import { type OpenedLog, openLog, SHARD_MODES, type ShardMode } from "./batch/log_plan.ts";
 import { headerEntry, type PartHeader, type PartTrailer, trailerEntry } from "./batch/part_meta.ts";

@@ -39,6 +39,10 @@ import {
   defaultMaxQueueRows,
 } from "../server/admission.ts";
 import { Readiness } from "../server/readiness.ts";
+import {
+  DEFAULT_LOG_READ_AHEAD_BYTES,
+  DEFAULT_MAX_CONCURRENT_LOGS,
+} from "../server/batch_route.ts";
 import { checkOrigins } from "../server/cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/packages.ts";
@@ -73,6 +77,8 @@ const OPTIONS = {
   "max-body-memory-bytes": { type: "string" },
   "max-queue-rows": { type: "string" },
   "queue-timeout-ms": { type: "string" },
+  "max-concurrent-logs": { type: "string" },
+  "max-log-read-ahead-bytes": { type: "string" },
   ...RUNTIME_OPTIONS,
 } as const;
 
@@ -85,15 +91,18 @@ const HELP = `Usage: cli.ts serve [BUNDLE] [--host 127.0.0.1] [--port 8000] [--m
                     [--max-trace-events N] [--max-request-rows N] [--max-response-bytes N]
                     [--max-body-memory-bytes N] [--max-queue-rows N] [--queue-timeout-ms MS]
                     [--cors-origin ORIGIN]... [--allowed-host HOST]...
+                    [--max-concurrent-logs N] [--max-log-read-ahead-bytes N]
                     [--runtime wasm|native] [--threads N]
 
 Serves one model over HTTP: GET /healthz, GET /schema, POST /forward, /anomaly,
-/counterfactual and /sensitivity, the API explorer at /docs and /redoc (OpenAPI at
-/openapi.json), the playground at /playground (it opens this model), GET /readyz, GET
-/metrics (Prometheus) and the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it
-drains: /readyz answers 503, the listening socket closes (new connections are refused, which a
-proxy in front retries on another replica), requests on open connections are answered with
-Connection: close, and it exits 0 once no connection is left (at most --drain-ms).
+/counterfactual and /sensitivity, POST /batch (a whole event log, scored as batch does and
+streamed back), the API explorer at /docs and /redoc (OpenAPI at /openapi.json), the
+playground at /playground (it opens this model), GET /readyz, GET /metrics (Prometheus) and
+the Open Inference Protocol v2 under /v2. On SIGINT or SIGTERM it drains: /readyz answers
+503, the listening socket closes (new connections are refused, which a proxy in front retries
+on another replica), requests on open connections are answered with Connection: close, logs
+being scored stream on to their end, and it exits 0 once no connection is left (at most
+--drain-ms, which ends the logs still streaming with their final record).
 
 Arguments:
   BUNDLE                a .onnx file with its .onnx.meta.json beside it, a PETRA .pt file with
@@ -154,6 +163,15 @@ Options:
   --queue-timeout-ms MS how long a request may wait for room, and then its rows for the model
                         (a deadline for all its runs, from its body's arrival), before it gets
                         503 with Retry-After (default ${DEFAULT_QUEUE_TIMEOUT_MS})
+  --max-concurrent-logs N
+                        logs POST /batch scores at once; more get 503 with Retry-After
+                        (default ${DEFAULT_MAX_CONCURRENT_LOGS}); a log's body may take any time, but no more
+                        than --body-timeout-ms between two of its chunks
+  --max-log-read-ahead-bytes N
+                        bytes of a log's body read ahead while its answer waits for a client
+                        that sends the whole log before it reads (Python's requests, most
+                        HTTP libraries, nginx); past it the log is cut with a final record
+                        (default ${DEFAULT_LOG_READ_AHEAD_BYTES}, 64 MiB)
 ${runtimeHelp(24)}
   -h, --help            show this help
 
@@ -283,6 +301,18 @@ export const serveCommand: ServeCommand = {
       1,
       3_600_000,
     );
+    const maxConcurrentLogs = integerFlag(
+      "--max-concurrent-logs",
+      flags["max-concurrent-logs"] ?? String(DEFAULT_MAX_CONCURRENT_LOGS),
+      1,
+      1024,
+    );
+    const logReadAheadBytes = integerFlag(
+      "--max-log-read-ahead-bytes",
+      flags["max-log-read-ahead-bytes"] ?? String(DEFAULT_LOG_READ_AHEAD_BYTES),
+      1,
+      Number.MAX_SAFE_INTEGER,
+    );
     const inProcess = flags["ort-in-process"] === true;
     const ort = inProcess ? await loaders.loadOrt() : await loaders.loadWorkerOrt();
     // Beside the worker, a session on this thread takes small runs of a lone client (no hop).
@@ -312,6 +342,8 @@ export const serveCommand: ServeCommand = {
       maxBodyMemoryBytes,
       maxQueueRows,
       queueTimeoutMs,
+      maxConcurrentLogs,
+      logReadAheadBytes,
       readiness,
       log: (line) => io.err(line),
       onModelFailed() {

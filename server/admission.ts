@@ -159,7 +159,8 @@ const HEAVY_RUN_ROWS = 1024;
  * - `queue_full`, `queue_timeout`, `model_unavailable`: the model's queue refused its rows
  *   (`core/runtime/errors.ts`);
  * - `shutting_down`: the drain's deadline came first;
- * - `client_gone`: the client hung up before its rows ran (nothing was computed).
+ * - `client_gone`: the client hung up before its rows ran (nothing was computed);
+ * - `logs_full`: `POST /batch` already scores as many logs as allowed (`./batch_route.ts`).
  */
 export type ShedReason =
   | "body_memory"
@@ -167,7 +168,8 @@ export type ShedReason =
   | "queue_timeout"
   | "model_unavailable"
   | "shutting_down"
-  | "client_gone";
+  | "client_gone"
+  | "logs_full";
 
 /** Settings of an {@link Admission}. */
 export interface AdmissionOptions {

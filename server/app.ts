@@ -62,6 +62,11 @@ import { watchModelHealth } from "./model_health.ts";
 import { type ClientInfo, clientSignalOf, RequestContext } from "./context.ts";
 import { compose, type Handler } from "./pipeline.ts";
 import { answerErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";
+import {
+  DEFAULT_LOG_READ_AHEAD_BYTES,
+  DEFAULT_MAX_CONCURRENT_LOGS,
+  LogScoring,
+} from "./batch_route.ts";
 
 /**
  * The default title (DESIGN.md §3).
@@ -183,6 +188,16 @@ export interface AppOptions {
   readonly mount?:
     | readonly [prefix: string, handler: (request: Request) => Promise<Response | undefined>]
     | undefined;
+  /**
+   * Logs `POST /batch` scores at once (default 2); more are answered 503 with `Retry-After`
+   * (`./batch_route.ts`).
+   */
+  readonly maxConcurrentLogs?: number | undefined;
+  /**
+   * Bytes of a log's body `POST /batch` reads ahead while the answer waits for a client that
+   * sends all of its log before it reads (default 64 MiB); past it the log is cut.
+   */
+  readonly logReadAheadBytes?: number | undefined;
   /** Called once per answered request (e.g. `accessLog.record`); must not throw. */
   readonly onRequest?: ((record: RequestRecord) => void) | undefined;
   /** The operations served under `POST`; default: the built-in table (`core/ops/operations.ts`). */
@@ -270,6 +285,11 @@ export interface App {
     request: Request,
     info?: ClientInfo | object,
   ) => Promise<Response>;
+  /**
+   * Answers still streaming after `fetch` returned them: the logs `POST /batch` is scoring. A
+   * listener's drain waits for them as for requests in flight (`adapter/deno/listen.ts`).
+   */
+  readonly streamsInProgress: () => number;
 }
 
 /**
@@ -358,6 +378,20 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     inFlight: () => admission.inFlight,
     waiting: () => admission.waiting,
     heldBytes: () => admission.heldBytes,
+    logsInProgress: () => logs.inProgress,
+  });
+  const maxConcurrentLogs = options.maxConcurrentLogs ?? DEFAULT_MAX_CONCURRENT_LOGS;
+  const logs = new LogScoring(model, {
+    maxConcurrentLogs,
+    idleMs: limits.timeoutMs,
+    readAheadBytes: positive(
+      "logReadAheadBytes",
+      options.logReadAheadBytes ?? DEFAULT_LOG_READ_AHEAD_BYTES,
+      true,
+    ),
+    readiness,
+    metrics,
+    onError,
   });
   const health = watchModelHealth(session, {
     readiness,
@@ -401,6 +435,7 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
         docsFiles: [...DOCS_ASSETS.keys()],
         redocFiles: [...REDOC_ASSETS.keys()],
         mountPrefix: options.mount?.[0],
+        batch: { maxConcurrentLogs, idleMs: limits.timeoutMs },
       }, operations),
     );
 
@@ -423,6 +458,8 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   add("/readyz", { GET: () => Promise.resolve(readiness.response()) });
   add("/schema", { GET: json(schemaText) });
   for (const row of operations) add(row.path, { POST: operate(row) }, true);
+  // A whole log, streamed in and out: its own bound, outside admission's (`./batch_route.ts`).
+  add("/batch", { POST: logs.handle });
   const metricsHandler = metricsRoute(metrics, buildInfoMetric(info.version, identity), options);
   add("/metrics", { GET: () => metricsHandler() });
   for (const [path, asset] of staticRoutes(info, identity, openApi)) {
@@ -458,9 +495,15 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     route(find, admission),
   ], (context) => context.handler!(context));
   return {
-    fetch: (request, info) => handle(new RequestContext(request, false, clientSignalOf(info))),
+    fetch: (request, info) => {
+      const context = new RequestContext(request, false, clientSignalOf(info));
+      // A log being scored yields the thread more often while requests come.
+      logs.lastArrival = context.started;
+      return handle(context);
+    },
     fetchWhileDraining: (request, info) =>
       handle(new RequestContext(request, true, clientSignalOf(info))),
+    streamsInProgress: () => logs.inProgress,
   };
 }
 

@@ -31,6 +31,7 @@
  * @module
  */
 
+import { qualityValues } from "./quality_values.ts";
 import { addVary, withHeaders } from "./response_headers.ts";
 
 /** An encoding the server can produce. */
@@ -123,17 +124,8 @@ export function negotiateEncoding(
   offered: readonly Encoding[],
 ): Encoding | undefined {
   if (!acceptEncoding) return undefined;
-  const weights = new Map<string, number>();
   // Bounded: a header is at most the runtime's header size limit, and only 16 entries count.
-  for (const entry of acceptEncoding.split(",", 16)) {
-    const [name = "", ...params] = entry.split(";");
-    let q = 1;
-    for (const param of params) {
-      const [key, value] = param.split("=");
-      if (key?.trim().toLowerCase() === "q") q = Number(value?.trim());
-    }
-    if (Number.isFinite(q)) weights.set(name.trim().toLowerCase(), q);
-  }
+  const weights = qualityValues(acceptEncoding, 16);
   const star = weights.get("*");
   return offered.find((encoding) => (weights.get(encoding) ?? star ?? 0) > 0);
 }

@@ -123,6 +123,8 @@ export class RequestContext implements Runner, AnswerNotes {
   streamedAnswer: Response | undefined;
   /** Called once its streamed answer has been sent or cancelled (admission releases it). */
   answerSent: (() => void) | undefined;
+  /** Its answer when it goes out as it is (`POST /batch`: compressing would hold entries back). */
+  identityAnswer: Response | undefined;
 
   /**
    * @param draining whether the request came on a connection opened during the drain

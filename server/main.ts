@@ -22,8 +22,12 @@
  * Admission control takes its bounds from `PETRI_SERVE_MAX_BODY_MEMORY_BYTES`,
  * `PETRI_SERVE_MAX_QUEUE_ROWS` and `PETRI_SERVE_QUEUE_TIMEOUT_MS` (whole numbers; the defaults of
  * `cli.ts serve`'s flags of the same names otherwise); a value that is not a positive whole
- * number stops start-up with exit code 2. A model whose session cannot be recreated after
- * failed runs stops the process with exit code 1, so that the platform starts a new one.
+ * number stops start-up with exit code 2; `PETRI_SERVE_MAX_CONCURRENT_LOGS` bounds the logs
+ * `POST /batch` scores at once (default 2), per instance, and
+ * `PETRI_SERVE_MAX_LOG_READ_AHEAD_BYTES` what a log reads ahead for a client that sends it
+ * whole before it reads (default 64 MiB). A model whose session cannot be
+ * recreated after failed runs stops the process with exit code 1, so that the platform starts a
+ * new one.
  *
  * Each instance runs the model on its own thread (in-process ORT), not in a worker as
  * `cli.ts serve` does: `--parallel` already gives one instance per core, so a worker per
@@ -72,6 +76,8 @@ const limits = {
   maxBodyMemoryBytes: integerEnv("PETRI_SERVE_MAX_BODY_MEMORY_BYTES", 1),
   maxQueueRows: integerEnv("PETRI_SERVE_MAX_QUEUE_ROWS", 1),
   queueTimeoutMs: integerEnv("PETRI_SERVE_QUEUE_TIMEOUT_MS", 1),
+  maxConcurrentLogs: integerEnv("PETRI_SERVE_MAX_CONCURRENT_LOGS", 1),
+  logReadAheadBytes: integerEnv("PETRI_SERVE_MAX_LOG_READ_AHEAD_BYTES", 1),
 };
 
 const NATIVE_CHOICE = { asked: "PETRI_SERVE_RUNTIME=native", fallback: "PETRI_SERVE_RUNTIME=wasm" };

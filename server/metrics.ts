@@ -16,6 +16,9 @@
  * | `petri_serve_requests_waiting` | gauge | (model requests waiting for room to be admitted) |
  * | `petri_serve_held_body_bytes` | gauge | (bytes of bodies and answers admission holds) |
  * | `petri_serve_model_restarts_total` | counter | (ORT sessions recreated after failed runs) |
+ * | `petri_serve_batch_logs_in_progress` | gauge | (logs `POST /batch` is scoring now) |
+ * | `petri_serve_batch_logs_total` | counter | `outcome`: `complete`, `cut` (ended by a final error record), `client_gone`, `refused` (an error answer) |
+ * | `petri_serve_batch_traces_total` | counter | (entries `POST /batch` has written, error entries included) |
  * | `process_resident_memory_bytes` | gauge | (when the runtime reports it) |
  *
  * A small module of our own rather than `prom-client`: prom-client 15.1.3 does run under Deno
@@ -61,6 +64,8 @@ export interface Gauges {
   readonly heldBytes?: (() => number) | undefined;
   /** ORT sessions recreated after failed runs. */
   readonly restarts?: (() => number) | undefined;
+  /** Logs `POST /batch` is scoring now. */
+  readonly logsInProgress?: (() => number) | undefined;
 }
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]);
@@ -154,6 +159,8 @@ export class Metrics {
   #inPlaceRuns = 0;
   readonly #queueWait = new Histogram(WAIT_BUCKETS);
   readonly #shed = new Map<string, number>();
+  readonly #logs = new Map<string, number>();
+  #logTraces = 0;
   readonly #gauges: Gauges;
 
   /**
@@ -235,6 +242,39 @@ export class Metrics {
   }
 
   /**
+   * Counts entries `POST /batch` has written (traces scored, error entries included).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Metrics } from "./metrics.ts";
+   * const metrics = new Metrics();
+   * metrics.recordLogTraces(512);
+   * assert.ok(metrics.render().includes("petri_serve_batch_traces_total 512"));
+   * ```
+   */
+  recordLogTraces(count: number): void {
+    this.#logTraces += count;
+  }
+
+  /**
+   * Counts one log `POST /batch` has finished with, by outcome: `complete`, `cut` (its answer
+   * ends with an error record), `client_gone` or `refused` (an error answer, nothing scored).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Metrics } from "./metrics.ts";
+   * const metrics = new Metrics();
+   * metrics.recordLog("complete");
+   * assert.ok(metrics.render().includes('petri_serve_batch_logs_total{outcome="complete"} 1'));
+   * ```
+   */
+  recordLog(outcome: "complete" | "cut" | "client_gone" | "refused"): void {
+    this.#logs.set(outcome, (this.#logs.get(outcome) ?? 0) + 1);
+  }
+
+  /**
    * The exposition text.
    *
    * @example
@@ -286,6 +326,7 @@ export class Metrics {
       out.push(`petri_serve_queue_rows ${number(queued())}`);
     }
     this.#renderAdmission(out, head);
+    this.#renderLogs(out, head);
     const rss = denoResidentMemory();
     if (rss) {
       head("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
@@ -343,6 +384,28 @@ export class Metrics {
       );
       out.push(`petri_serve_model_restarts_total ${number(restarts())}`);
     }
+  }
+
+  /** The metrics of `POST /batch` (`batch_route.ts`). */
+  #renderLogs(out: string[], head: (name: string, type: string, help: string) => void): void {
+    const { logsInProgress } = this.#gauges;
+    if (logsInProgress === undefined) return;
+    head("petri_serve_batch_logs_in_progress", "gauge", "Logs POST /batch is scoring now.");
+    out.push(`petri_serve_batch_logs_in_progress ${number(logsInProgress())}`);
+    head(
+      "petri_serve_batch_logs_total",
+      "counter",
+      "Logs POST /batch has finished with, by outcome (complete, cut, client_gone, refused).",
+    );
+    for (const [outcome, n] of this.#logs) {
+      out.push(`petri_serve_batch_logs_total{outcome=${label(outcome)}} ${n}`);
+    }
+    head(
+      "petri_serve_batch_traces_total",
+      "counter",
+      "Entries POST /batch has written: traces scored, error entries included.",
+    );
+    out.push(`petri_serve_batch_traces_total ${this.#logTraces}`);
   }
 }
 

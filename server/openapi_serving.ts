@@ -1,6 +1,6 @@
 /**
- * Every route of the server beside the six operations, in the OpenAPI document: `/readyz` and
- * `/metrics`; the documentation and its files (`/`, `/favicon.ico`, `/openapi.json`, `/docs`,
+ * Every route of the server beside the six operations, in the OpenAPI document: `POST /batch`
+ * (`./openapi_batch.ts`); `/readyz` and `/metrics`; the documentation and its files (`/`, `/favicon.ico`, `/openapi.json`, `/docs`,
  * `/redoc` and their files, the mounted playground); and the Open Inference Protocol v2 routes
  * under `/v2`, with and without the model's version. Their bodies are plain JSON Schema objects
  * (they are not zod-validated requests). Every `GET` also answers `HEAD` (RFC 9110), and with
@@ -21,6 +21,7 @@
  */
 
 import { INPUTS, OUTPUTS } from "./oip.ts";
+import { type BatchInfo, registerBatchPath } from "./openapi_batch.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
 import {
   FLOAT32_JSON_BYTES,
@@ -49,6 +50,8 @@ export interface ServingInfo {
   readonly redocFiles?: readonly string[];
   /** The prefix of the mounted handler (the playground: `/playground`), when there is one. */
   readonly mountPrefix?: string | undefined;
+  /** `POST /batch`'s bounds, when the server scores logs (`./openapi_batch.ts`). */
+  readonly batch?: BatchInfo | undefined;
 }
 
 /**
@@ -67,6 +70,11 @@ export const TAGS = {
     name: "Operations",
     description: "The model's operations: activations, anomaly scores, counterfactuals and " +
       'gradients. Bodies are JSON; errors are {"detail": ...} (422 in FastAPI\'s shape).',
+  },
+  logs: {
+    name: "Logs",
+    description: "A whole event log scored in one request, streamed in and out as cli.ts " +
+      "batch scores it.",
   },
   serving: {
     name: "Serving",
@@ -156,6 +164,7 @@ export function registerServingPaths(registry: Registry, info: ServingInfo): voi
     schema,
   });
 
+  if (info.batch !== undefined) registerBatchPath(registry, info.batch, TAGS.logs.name);
   get(
     "/readyz",
     SERVING,

@@ -41,6 +41,22 @@ export class Readiness {
   }
 
   /**
+   * True once {@link Readiness.drain} (or {@link Readiness.cutOff}) has been called.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Readiness } from "./readiness.ts";
+   * const readiness = new Readiness();
+   * readiness.modelAvailable(false);
+   * assert.deepEqual([readiness.ready, readiness.draining], [false, false]);
+   * ```
+   */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
    * Marks the server as draining; it never becomes ready again.
    *
    * @example

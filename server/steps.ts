@@ -110,7 +110,9 @@ export function finish(conventions: Conventions, onError: ErrorLogger): Step {
     try {
       const plain = context.plainAnswer === response ? context.answerBytes : undefined;
       const streamed = context.streamedAnswer === response;
-      let answer = await compressAnswer(request, response, compressMinBytes, plain, streamed);
+      let answer = context.identityAnswer === response
+        ? response
+        : await compressAnswer(request, response, compressMinBytes, plain, streamed);
       if (cors) answer = cors.apply(request, answer);
       // A plain answer that went out as it was made carries its id already.
       if (answer !== context.plainAnswer) answer.headers.set(REQUEST_ID_HEADER, context.requestId);

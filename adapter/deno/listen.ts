@@ -19,6 +19,8 @@
  *    `Connection: close` and its connection is closed once it is out: a client does not send on
  *    it again. (Not before: each such answer makes a proxy open a new connection, which must
  *    not be arriving as the socket closes, when the kernel would reset it.)
+ *    An answer that streams on after its head (a log being scored, `POST /batch`) keeps its
+ *    connection in flight until its last byte: the drain lets it finish.
  * 4. Open connections with nothing in flight are closed once idle for `idleMs` (default 1 s)
  *    while no request has arrived on any connection for as long; one that never sent a request
  *    once it has been open that long. Closing an idle keep-alive connection races with a client
@@ -27,7 +29,8 @@
  *    closed), and once it has found the socket closed it marks the replica down for a while
  *    (nginx: `fail_timeout`, 10 s by default). The drain ends when no connection is left.
  * 5. At `drainMs` the drain ends regardless: `onDeadline` is called first (the app then answers
- *    what it still holds with 503 and `Connection: close`, `server/admission.ts`), and the
+ *    what it still holds with 503 and `Connection: close`, `server/admission.ts`, and ends the
+ *    answers still streaming, the app's `streamsInProgress`, with their final record), and the
  *    connections close once those answers are out, or {@link DEADLINE_GRACE_MS} later at most,
  *    cutting what is left (half-sent requests, answers a client does not read).
  *
@@ -101,6 +104,8 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
   /** Whether answers tell their client to close the connection (during the drain). */
   let closing = false;
   let inFlight = 0;
+  // A streamed answer (a log being scored) is in flight until its last byte, not its head.
+  const busy = () => inFlight > 0 || (app.streamsInProgress?.() ?? 0) > 0;
   const handler = async (request: Request, connection: Connection) => {
     inFlight++;
     try {
@@ -155,9 +160,9 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
       if (server.connections.size > 0) {
         // The deadline: what the app still holds is answered, then each answer goes out.
         const until = performance.now() + DEADLINE_GRACE_MS;
-        if (inFlight > 0) options.onDeadline?.();
-        await waitFor(() => inFlight === 0, until);
-        if (inFlight === 0) {
+        if (busy()) options.onDeadline?.();
+        await waitFor(() => !busy(), until);
+        if (!busy()) {
           for (const connection of server.connections) connection.closeAfterAnswer();
           await waitFor(() => server.connections.size === 0, until);
         }

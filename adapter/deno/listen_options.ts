@@ -30,6 +30,11 @@ export interface ListenedApp {
    * cannot be served on their own (see `listen.ts`).
    */
   fetchWhileDraining?(request: Request): Promise<Response>;
+  /**
+   * Answers still streaming after `fetch` returned their head (logs being scored): at the
+   * drain's deadline, `onDeadline` is called for them too, and they are waited for.
+   */
+  streamsInProgress?(): number;
 }
 
 /** Where and how to listen. */
@@ -72,7 +77,7 @@ export interface ListenOptions {
    */
   readonly log?: (line: string) => void;
   /**
-   * Called once when the drain's deadline passes with requests in flight (e.g.
+   * Called once when the drain's deadline passes with requests in flight or answers streaming (e.g.
    * `readiness.cutOff()`), so the app can answer them before the socket closes.
    */
   readonly onDeadline?: () => void;

@@ -16,12 +16,14 @@
  *    connections first seen during the drain are refused with 503 and `Connection: close`
  *    (an app with `fetchWhileDraining` answers those itself, its probes as usual): the socket
  *    still has to stay open. A proxy in front that does not retry a 503 passes these on.
- * 3. Once nothing is in flight, no connection is expected to send again (each was told to
- *    close or has been idle for `idleMs`) and no request came for a short quiet spell,
+ * 3. Once nothing is in flight (a streamed answer, such as a log being scored, until its last
+ *    byte: the app's `streamsInProgress`), no connection is expected to send again (each was
+ *    told to close or has been idle for `idleMs`) and no request came for a short quiet spell,
  *    `shutdown()` closes the socket and the remaining idle connections. At `drainMs` it
  *    happens regardless: `onDeadline` is called first (the app then answers what it still
- *    holds with 503 and `Connection: close`, `server/admission.ts`), and the socket closes once
- *    those answers are out, or {@link DEADLINE_GRACE_MS} later at most, cutting what is left.
+ *    holds with 503 and `Connection: close`, `server/admission.ts`, and ends the logs still
+ *    streaming with their final record), and the socket closes once those answers are out, or
+ *    {@link DEADLINE_GRACE_MS} later at most, cutting what is left.
  *
  * When accepting a connection fails (out of descriptors), `Deno.serve`'s socket closes for good:
  * it is reopened (`reopening_server.ts`). A 408 (a body that stalled) is closed once the client
@@ -74,6 +76,8 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
   const ledger = new ConnectionLedger();
   let draining = false;
   let lastRequest = 0;
+  // A streamed answer (a log being scored) is in flight until its last byte, not its head.
+  const busy = () => ledger.inFlight > 0 || (app.streamsInProgress?.() ?? 0) > 0;
   const handler = async (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
     const key = `${info.remoteAddr.hostname}:${info.remoteAddr.port}`;
     lastRequest = performance.now();
@@ -120,23 +124,22 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
       const { promise: settled, resolve: settle } = Promise.withResolvers<void>();
       const timer = setInterval(() => {
         const now = performance.now();
-        if (now >= deadline || (now - lastRequest >= QUIET_MS && ledger.settled(now, idleMs))) {
-          settle();
-        }
+        const quiet = now - lastRequest >= QUIET_MS && !busy() && ledger.settled(now, idleMs);
+        if (now >= deadline || quiet) settle();
       }, POLL_MS);
       await settled;
       clearInterval(timer);
-      if (ledger.inFlight > 0 && options.onDeadline) {
+      if (busy() && options.onDeadline) {
         options.onDeadline();
         const until = performance.now() + DEADLINE_GRACE_MS;
-        while (ledger.inFlight > 0 && performance.now() < until) {
+        while (busy() && performance.now() < until) {
           await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
         }
       }
       const shutdown = server.shutdown();
       // Past the deadline with requests in flight, shutting down cuts them; nobody waits. Else
       // it waits for answers still being written, but not past the deadline (and its grace).
-      if (ledger.inFlight === 0) {
+      if (!busy()) {
         await within(shutdown, deadline + DEADLINE_GRACE_MS - performance.now());
       }
       stopped();

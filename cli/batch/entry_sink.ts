@@ -20,31 +20,9 @@
 
 import type { AtomicFile } from "./atomic_file.ts";
 import type { EntryLayout } from "../../core/batch/entry_layout.ts";
+import { type EntrySink, textSink } from "../../core/batch/text_sink.ts";
 
-/**
- * Entries in, text out.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import type { EntrySink } from "./entry_sink.ts";
- * import { openEntrySink } from "./entry_sink.ts";
- * import { entryLayout } from "../../core/batch/entry_layout.ts";
- * let text = "";
- * const sink: EntrySink = openEntrySink(undefined, entryLayout("jsonl"), (t) => text += t);
- * await sink.write(['{"a":1}', '{"a":2}']);
- * await sink.close();
- * assert.equal(text, '{"a":1}\n{"a":2}\n');
- * ```
- */
-export interface EntrySink {
-  /** Writes entries (in order); resolves once they are written. */
-  write(entries: readonly string[]): Promise<void>;
-  /** Ends the list; a file is renamed into place. */
-  close(): Promise<void>;
-  /** Stops after a failure; a file's temporary is removed. */
-  abort(): Promise<void>;
-}
+export type { EntrySink };
 
 /**
  * A sink writing to `file`, or through `out` (standard output) when `file` is undefined.
@@ -69,20 +47,8 @@ export function openEntrySink(
   layout: EntryLayout,
   out: (text: string) => void,
 ): EntrySink {
+  if (file === undefined) return textSink(layout, out);
   let empty = true;
-  const text = (entries: readonly string[]): string => {
-    if (entries.length === 0) return "";
-    const head = layout.start(empty);
-    empty = false;
-    return head + entries.join(layout.start(false));
-  };
-  if (file === undefined) {
-    return {
-      write: (entries) => Promise.resolve(out(text(entries))),
-      close: () => Promise.resolve(out(layout.end(empty))),
-      abort: () => Promise.resolve(),
-    };
-  }
   const bytes = new ByteBuffer(file);
   const separator = layout.start(false);
   return {

@@ -61,6 +61,12 @@ export interface EntryLayout {
   scored(index: number, attributes: ReadonlyMap<string, string>, score: EntryScore): string;
   /** A failed trace's entry (no separator around it). */
   failed(index: number, attributes: ReadonlyMap<string, string>, error: string): string;
+  /**
+   * The record that ends a list cut short (`POST /batch`: the log broke mid-stream, the drain's
+   * deadline came): `error`, `incomplete: true` and the `traces_written` before it; it has no
+   * `trace_index`, so no trace's entry is mistaken for it.
+   */
+  stopped(error: string, written: number): string;
   /** The text before an entry: the list's opening for the first, else the separator. */
   start(first: boolean): string;
   /** The text after the last entry (`empty`: there was none). */
@@ -147,6 +153,9 @@ const JSON_LAYOUT: EntryLayout = {
   failed: (index, attributes, error) =>
     `  {\n    "attributes": ${indented(attributes, pythonString)},\n` +
     `    "error": ${pythonString(error)},\n    "trace_index": ${index}\n  }`,
+  stopped: (error, written) =>
+    `  {\n    "error": ${pythonString(error)},\n    "incomplete": true,\n` +
+    `    "traces_written": ${written}\n  }`,
   start: (first) => (first ? "[\n" : ",\n"),
   end: (empty) => (empty ? "[]\n" : "\n]\n"),
   list: (entries) => (entries.length === 0 ? "[]\n" : `[\n${entries.join(",\n")}\n]\n`),
@@ -165,6 +174,8 @@ const JSONL_LAYOUT: EntryLayout = {
   failed: (index, attributes, error) =>
     `{"attributes":${compact(attributes, pythonString)},` +
     `"error":${pythonString(error)},"trace_index":${index}}`,
+  stopped: (error, written) =>
+    `{"error":${pythonString(error)},"incomplete":true,"traces_written":${written}}`,
   start: (first) => (first ? "" : "\n"),
   end: (empty) => (empty ? "" : "\n"),
   list: (entries) => entries.map((e) => `${e}\n`).join(""),

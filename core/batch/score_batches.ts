@@ -33,9 +33,12 @@
 
 import type { Model } from "../bundle.ts";
 import { type ScoredRows, scoreRows } from "../ops/anomaly_rows.ts";
-import type { PackedOutputs } from "../runtime/mod.ts";
+import type { PackedInputs, PackedOutputs } from "../runtime/mod.ts";
 import type { Trace, TraceEvent } from "../traces/mod.ts";
 import { type PackedRows, TracePacker } from "./trace_packer.ts";
+
+/** Traces read between two calls of {@link ScoreBatchesOptions.pause}. */
+export const PAUSE_EVERY = 64;
 
 /** Failed trace indices a tally keeps for a summary line. */
 const LISTED_FAILURES = 5;
@@ -56,6 +59,27 @@ export interface ScoreBatchesOptions {
   readonly shard?: TraceFilter | undefined;
   /** Stops the run (between batches) when aborted. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Hand each batch to `onBatch` as soon as it is scored, while the next ones are read (a
+   * server streaming its answer from a slow upload), rather than when the next batch goes to
+   * the model. Either way in input order, and at most `depth` batches are in flight.
+   */
+  readonly eager?: boolean | undefined;
+  /**
+   * Called at once when the run fails, before the batches in flight settle (a server stops its
+   * answer's waits for a client that may not be reading).
+   */
+  readonly onFailure?: ((error: unknown) => void) | undefined;
+  /**
+   * Runs one batch's packed rows (default: the model's session, without gradients); a server
+   * passes its own, with the request's signal.
+   */
+  readonly run?: ((inputs: PackedInputs) => Promise<PackedOutputs>) | undefined;
+  /**
+   * Called after every {@link PAUSE_EVERY} traces read, and awaited when it returns a promise:
+   * a server gives its event loop a turn there, so that a log does not hold its thread.
+   */
+  readonly pause?: (() => Promise<void> | undefined) | undefined;
 }
 
 /** Counts of a finished run. */
@@ -106,12 +130,13 @@ export async function scoreBatches(
   onBatch: (batch: ScoredBatch) => Promise<void> | void,
   options: ScoreBatchesOptions,
 ): Promise<Tally> {
-  const { shard, signal } = options;
+  const { shard, signal, pause } = options;
   const tally: Tally = { read: 0, traces: 0, errors: 0, failed: [] };
-  const batch = new EntryBatch(model, options.batchSize, tally);
+  const run = options.run ??
+    ((inputs: PackedInputs) => model.session.runPacked(inputs, { withGradient: false }));
+  const batch = new EntryBatch(model, options.batchSize, tally, run);
   const inFlight: Submitted[] = [];
-  const drainOne = async () => {
-    const submitted = inFlight.shift()!;
+  const hand = async (submitted: Submitted) => {
     const outputs = await submitted.outputs;
     await onBatch({
       indices: submitted.indices,
@@ -121,20 +146,39 @@ export async function scoreBatches(
       scored: scoreRows(model, outputs.transitions, submitted.rowEvents),
     });
   };
+  // Eager: each batch is handed on once scored, in order, while the next ones are read.
+  let handing: Promise<void> = Promise.resolve();
+  const handed: Promise<void>[] = [];
+  const submit = () => {
+    const submitted = batch.submit();
+    inFlight.push(submitted);
+    if (options.eager) handed.push(quiet(handing = handing.then(() => hand(submitted))));
+  };
+  const drainOne = async () => {
+    const submitted = inFlight.shift()!;
+    await (options.eager ? handed.shift() : hand(submitted));
+  };
   try {
     for await (const trace of traces) {
       const index = tally.read++;
+      if (pause !== undefined && index % PAUSE_EVERY === PAUSE_EVERY - 1) {
+        const paused = pause();
+        if (paused !== undefined) await paused;
+      }
       if (shard && !shard.has(index)) continue;
       if (!batch.add(trace, index)) continue;
       signal?.throwIfAborted();
-      inFlight.push(batch.submit());
+      submit();
       while (inFlight.length > options.depth) await drainOne();
     }
-    inFlight.push(batch.submit());
+    submit();
     while (inFlight.length > 0) await drainOne();
+  } catch (error) {
+    options.onFailure?.(error);
+    throw error;
   } finally {
     // Let scoring still in flight settle, so nothing rejects unobserved after a failure.
-    await Promise.allSettled(inFlight.map((s) => s.outputs));
+    await Promise.allSettled([...inFlight.map((s) => s.outputs), handing]);
   }
   return tally;
 }
@@ -171,7 +215,12 @@ class EntryBatch {
   #events: (readonly TraceEvent[])[] = [];
   #rowEvents: (readonly TraceEvent[])[] = [];
 
-  constructor(readonly model: Model, readonly size: number, readonly tally: Tally) {
+  constructor(
+    readonly model: Model,
+    readonly size: number,
+    readonly tally: Tally,
+    readonly run: (inputs: PackedInputs) => Promise<PackedOutputs>,
+  ) {
     this.#packer = new TracePacker(model);
     this.#rows = this.#packer.rows(size);
   }
@@ -203,7 +252,7 @@ class EntryBatch {
       errors: this.#errors,
       events: this.#events,
       rowEvents: this.#rowEvents,
-      outputs: quiet(this.model.session.runPacked(inputs, { withGradient: false })),
+      outputs: quiet(this.run(inputs)),
     };
     // The run may still read the arrays: the next batch gets its own.
     this.#rows = this.#packer.rows(this.size);

@@ -1,7 +1,8 @@
 /**
  * `listen()`'s drain, in-process on raw keep-alive sockets, and the behaviour of Deno's
  * `Deno.serve` that made it accept its own connections (pinned here so a Deno upgrade that
- * changes it shows up); and its fallback on `Deno.serve` (`listenShared`).
+ * changes it shows up); and its fallback on `Deno.serve` (`listenShared`). Both let an answer
+ * that streams on after its head (a log being scored) finish, and end it at the deadline.
  *
  * @module
  */
@@ -269,4 +270,78 @@ async function refusedSoon(port: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   assert.fail("the socket still accepts connections");
+}
+
+/**
+ * An app whose answers stream on after their head until `finish()` or the drain's deadline
+ * (`onDeadline` ends each with a final line), counting them in `streamsInProgress`, as
+ * `POST /batch` does.
+ */
+function streamingApp() {
+  const open = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  const encoder = new TextEncoder();
+  const end = (line: string) => {
+    for (const controller of open) {
+      controller.enqueue(encoder.encode(line));
+      controller.close();
+    }
+    open.clear();
+  };
+  return {
+    fetch: () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          open.add(controller);
+          controller.enqueue(encoder.encode("first\n"));
+        },
+        cancel() {
+          open.clear();
+        },
+      });
+      return Promise.resolve(new Response(body));
+    },
+    streamsInProgress: () => open.size,
+    finish: () => end("whole\n"),
+    cut: () => end("cut\n"),
+  };
+}
+
+/** `promise`, or a failure naming `what` if it has not settled within `ms`. */
+async function before<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+for (const [name, serve] of [["listen()", listen], ["listenShared()", listenShared]] as const) {
+  Deno.test(`${name}: the drain lets a streamed answer finish, and its deadline ends one that does not`, async () => {
+    // One that finishes within the drain: sent whole, and the drain ends with it.
+    const finishing = streamingApp();
+    let running = serve(finishing, { port: 0, drainMs: 5000, idleMs: 50 });
+    let response = await fetch(running.url);
+    let text = response.text();
+    let stopped = running.stop();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(finishing.streamsInProgress(), 1, "the drain waits for the stream");
+    finishing.finish();
+    assert.equal(await before(text, 5000, "the whole answer"), "first\nwhole\n");
+    await before(stopped, 5000, "the drain");
+
+    // One still streaming at the deadline: onDeadline ends it with its final line.
+    const endless = streamingApp();
+    running = serve(endless, { port: 0, drainMs: 300, idleMs: 50, onDeadline: endless.cut });
+    response = await fetch(running.url);
+    text = response.text();
+    const began = performance.now();
+    stopped = running.stop();
+    assert.equal(await before(text, 5000, "the cut answer"), "first\ncut\n");
+    await before(stopped, 5000, "the drain");
+    assert.ok(performance.now() - began >= 300, "cut before the deadline");
+  });
 }

@@ -18,6 +18,7 @@ const LOGS = [
   ["examples/credit_approval_coloured", "examples/credit_approval_coloured/loans.json"],
   ["examples/credit_approval_coloured", "examples/credit_approval_coloured/loans.csv"],
   ["examples/credit_approval_coloured", "examples/credit_approval_coloured/loans.xes"],
+  ["examples/credit_approval_coloured", "examples/credit_approval_coloured/loans.jsonl"],
   ["examples/rest_serving", "examples/rest_serving/applications.json"],
   ["examples/rest_serving", "examples/rest_serving/applications.csv"],
   ["examples/rest_serving", "examples/rest_serving/applications.xes"],
@@ -86,6 +87,7 @@ function assertEntries(entries: readonly Entry[], count: number): void {
 async function countTraces(path: string): Promise<number> {
   const text = await Deno.readTextFile(new URL(path, ROOT));
   if (path.endsWith(".json")) return JSON.parse(text).length;
+  if (path.endsWith(".jsonl")) return text.trim().split("\n").length;
   if (path.endsWith(".xes")) return text.match(/<trace>/g)?.length ?? 0;
   // The example CSV files hold the case id in their first column.
   const rows = text.trim().split("\n").slice(1);

@@ -1,7 +1,8 @@
 /**
  * `/docs` in Debian's Chromium: the example model served as `cli.ts serve` serves it
  * (`createApp` + `listen`), the page shows the title and version, lists the six operations,
- * links to the playground, runs POST /forward from "Try it out" with its example body, loads
+ * links to the playground, runs POST /forward from "Try it out" with its example body, scores
+ * an example log chosen in POST /batch's file upload, loads
  * nothing from anywhere but the server and asks it for nothing it lacks (the favicon is there),
  * and on a 390 px wide phone screen nothing overflows sideways. The screenshots go to
  * `tests/artifacts/docs.png` and `tests/artifacts/docs-390.png`.
@@ -19,6 +20,7 @@
 import "../ort.ts";
 import assert from "node:assert/strict";
 import * as ort from "onnxruntime-web";
+import type { Locator } from "playwright-core";
 import { PACKAGE_VERSION } from "../../core/version.ts";
 import { EXAMPLE_BUNDLE_URL, readBundle } from "../../adapter/deno/bundle_files.ts";
 import { listen } from "../../adapter/deno/listen.ts";
@@ -35,6 +37,7 @@ const OPERATIONS = [
   "POST /anomaly",
   "POST /counterfactual",
   "POST /sensitivity",
+  "POST /batch",
   "GET /readyz",
   "GET /metrics",
   "GET /",
@@ -140,13 +143,7 @@ Deno.test({
           input_marking: { p_submitted: 1 },
           input_values: { p_submitted: 5000 },
         });
-        await block.getByRole("button", { name: "Execute" }).click();
-        const answer = block.locator(".live-responses-table tr.response");
-        await answer.waitFor({ timeout: 30_000 });
-        assert.equal((await answer.locator(".response-col_status").textContent())?.trim(), "200");
-        const shown = JSON.parse(
-          await answer.locator(".response-col_description pre.microlight").first().innerText(),
-        );
+        const shown = await execute<{ transition_activations: object }>(block);
         assert.deepEqual(Object.keys(shown.transition_activations).sort(), [
           "t_approve",
           "t_decline",
@@ -157,6 +154,21 @@ Deno.test({
         });
         assert.deepEqual(shown, await served.json(), "the answer the server gives directly");
         await page.screenshot({ path: new URL("docs.png", ARTIFACTS).pathname, fullPage: true });
+      });
+
+      await t.step("offers POST /batch a file upload, and scores the file chosen", async () => {
+        const block = page.locator(".opblock-post", {
+          has: page.locator('.opblock-summary-path[data-path="/batch"]'),
+        });
+        await block.locator(".opblock-summary").click();
+        await block.getByRole("button", { name: "Try it out" }).click();
+        const log = new URL("../../examples/credit_approval_coloured/loans.xes", import.meta.url);
+        await block.locator('input[type="file"]').setInputFiles(log.pathname);
+        const shown = await execute<{ trace_index: number }[]>(block);
+        const traces = (await Deno.readTextFile(log)).match(/<trace>/g)!.length;
+        assert.deepEqual(shown.map((entry) => entry.trace_index), [
+          ...Array(traces).keys(),
+        ]);
       });
 
       await t.step("loads nothing from outside the server, with no page errors", () => {
@@ -202,6 +214,17 @@ Deno.test({
     }
   },
 });
+
+/** Runs the operation of `block` ("Execute"), checks it answered 200, and parses what it shows. */
+async function execute<T>(block: Locator): Promise<T> {
+  await block.getByRole("button", { name: "Execute" }).click();
+  const answer = block.locator(".live-responses-table tr.response");
+  await answer.waitFor({ timeout: 30_000 });
+  assert.equal((await answer.locator(".response-col_status").textContent())?.trim(), "200");
+  return JSON.parse(
+    await answer.locator(".response-col_description pre.microlight").first().innerText(),
+  );
+}
 
 function firstLine(text: string): string {
   return text.split("\n")[0]!.trim();

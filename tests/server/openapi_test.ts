@@ -25,6 +25,7 @@ const OPERATIONS = [
  * mounts nothing, so the playground's route is not among them.
  */
 const SERVING_PATHS = [
+  "/batch",
   "/readyz",
   "/metrics",
   "/",

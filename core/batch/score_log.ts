@@ -1,17 +1,17 @@
 /**
  * `batch`'s scoring, as text: the traces of a log scored by the shared pipeline
- * ({@link scoreBatches}, in `core/batch/`) and each entry written in the output format's
- * layout ({@link EntryLayout}) to a sink, in input order. Entries are gathered into writes of
- * about 128 KiB, and a write overlaps the reading and scoring of the next batches, so memory
- * holds at most a few batches however long the log.
+ * ({@link scoreBatches}) and each entry written in the output format's layout
+ * ({@link EntryLayout}) to a sink, in input order. `cli.ts batch` and `POST /batch` both drive
+ * it. Entries are gathered into writes of about 128 KiB (or fewer: `writeChars`), and a write
+ * overlaps the reading and scoring of the next batches, so memory holds at most a few batches
+ * however long the log.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { scoreLog } from "./score_log.ts";
- * import { entryLayout } from "../../core/batch/entry_layout.ts";
- * import { openEntrySink } from "./entry_sink.ts";
- * import { Shard } from "./shard.ts";
+ * import { entryLayout } from "./entry_layout.ts";
+ * import { textSink } from "./text_sink.ts";
  * import { loadOrt } from "../../adapter/deno/ort.ts";
  * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
@@ -21,13 +21,8 @@
  * ];
  * const layout = entryLayout("jsonl");
  * let text = "";
- * const sink = openEntrySink(undefined, layout, (t) => text += t);
- * const tally = await scoreLog(model, traces, sink, {
- *   batchSize: 256,
- *   depth: 2,
- *   shard: Shard.ALL,
- *   layout,
- * });
+ * const sink = textSink(layout, (t) => void (text += t));
+ * const tally = await scoreLog(model, traces, sink, { batchSize: 256, depth: 2, layout });
  * await sink.close();
  * const { firstError, ...counts } = tally;
  * assert.deepEqual(counts, { read: 2, traces: 2, errors: 1, failed: [1] });
@@ -38,17 +33,16 @@
  * @module
  */
 
-import type { Model } from "../../core/bundle.ts";
-import type { EntryLayout } from "../../core/batch/entry_layout.ts";
+import type { Model } from "../bundle.ts";
+import type { EntryLayout } from "./entry_layout.ts";
 import {
   scoreBatches,
   type ScoreBatchesOptions,
   type ScoredBatch,
   type Tally,
-} from "../../core/batch/score_batches.ts";
-import type { Trace } from "../../core/traces/mod.ts";
-import type { EntrySink } from "./entry_sink.ts";
-import type { Shard } from "./shard.ts";
+} from "./score_batches.ts";
+import type { Trace } from "../traces/mod.ts";
+import type { EntrySink } from "./text_sink.ts";
 
 export type { Tally };
 
@@ -65,31 +59,33 @@ const WRITE_CHARS = 1 << 17;
 
 /** Options of {@link scoreLog}. */
 export interface ScoreLogOptions extends ScoreBatchesOptions {
-  /** Which traces to score. */
-  readonly shard: Shard;
   /** How entries are written. */
   readonly layout: EntryLayout;
   /** Called with the number of entries written so far, after each batch. */
   readonly onProgress?: ((entries: number) => void) | undefined;
+  /**
+   * Entry text gathered before a write (default 128 Ki characters); 0 writes each batch as
+   * soon as it is scored.
+   */
+  readonly writeChars?: number | undefined;
 }
 
 /**
- * Scores the traces of `shard` and writes their entries to `sink` in input order; returns the
- * counts. The sink is neither closed nor aborted here.
+ * Scores the traces (those of `options.shard`, when given) and writes their entries to `sink`
+ * in input order; returns the counts. The sink is neither closed nor aborted here.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { scoreLog } from "./score_log.ts";
- * import { entryLayout } from "../../core/batch/entry_layout.ts";
- * import { openEntrySink } from "./entry_sink.ts";
- * import { Shard } from "./shard.ts";
+ * import { entryLayout } from "./entry_layout.ts";
+ * import { textSink } from "./text_sink.ts";
  * import { loadOrt } from "../../adapter/deno/ort.ts";
  * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const layout = entryLayout("json");
- * const sink = openEntrySink(undefined, layout, () => {});
- * const tally = await scoreLog(model, [], sink, { batchSize: 64, depth: 1, shard: Shard.ALL, layout });
+ * const sink = textSink(layout, () => {});
+ * const tally = await scoreLog(model, [], sink, { batchSize: 64, depth: 1, layout });
  * assert.equal(tally.traces, 0);
  * ```
  */
@@ -100,6 +96,7 @@ export async function scoreLog(
   options: ScoreLogOptions,
 ): Promise<LogTally> {
   const { layout } = options;
+  const writeChars = options.writeChars ?? WRITE_CHARS;
   let firstError: string | undefined;
   let writing: Promise<void> = Promise.resolve();
   let texts: string[] = [];
@@ -119,7 +116,7 @@ export async function scoreLog(
       }
       firstError ??= batch.errors.find((error) => error !== undefined);
       handed += batch.indices.length;
-      if (chars >= WRITE_CHARS) await write();
+      if (chars >= writeChars) await write();
       options.onProgress?.(handed - texts.length);
     }, options);
     await write();
