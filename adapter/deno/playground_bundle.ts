@@ -19,11 +19,6 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
-    "chunk-5ZKLODXG.js",
-    async () =>
-      (await import("../../web/bundle/chunk-5ZKLODXG.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
     "chunk-BU2HOGIC.js",
     async () =>
       (await import("../../web/bundle/chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
@@ -32,6 +27,11 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     "chunk-EBYJRSAL.js",
     async () =>
       (await import("../../web/bundle/chunk-EBYJRSAL.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-JPVW5LND.js",
+    async () =>
+      (await import("../../web/bundle/chunk-JPVW5LND.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-LR2SUWDX.js",

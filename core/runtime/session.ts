@@ -231,17 +231,31 @@ export class ModelSession implements AsyncDisposable {
       }
     };
     const open = async (): Promise<Sessions> => {
-      const remote = await ort.InferenceSession.create(bytes, options.sessionOptions);
-      await warm(ort, remote);
-      let local: OrtSession | undefined;
-      if (options.inPlace !== undefined) {
+      // Both compile at once: the worker's on its thread while this thread makes its own.
+      const [made, madeHere] = await Promise.allSettled([
+        ort.InferenceSession.create(bytes, options.sessionOptions),
+        options.inPlace?.InferenceSession.create(bytes, options.sessionOptions),
+      ]);
+      if (made.status === "rejected" || madeHere.status === "rejected") {
+        if (made.status === "fulfilled") await made.value.release().catch(() => {});
+        if (madeHere.status === "fulfilled") await madeHere.value?.release().catch(() => {});
+        throw made.status === "rejected" ? made.reason : (madeHere as PromiseRejectedResult).reason;
+      }
+      const remote = made.value;
+      const local = madeHere.value;
+      try {
+        await warm(ort, remote);
+      } catch (error) {
+        await local?.release().catch(() => {});
+        throw error;
+      }
+      if (local !== undefined) {
         try {
-          local = await options.inPlace.InferenceSession.create(bytes, options.sessionOptions);
+          await warm(options.inPlace!, local);
         } catch (error) {
           await remote.release().catch(() => {});
           throw error;
         }
-        await warm(options.inPlace, local);
       }
       return {
         remote,

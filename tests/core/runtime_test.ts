@@ -321,3 +321,30 @@ Deno.test("ModelSession batches requests made within one event-loop turn, and st
   assert.deepEqual((await third).map((r) => r.transitions[0]), [3]);
   await session[Symbol.asyncDispose]();
 });
+
+Deno.test("ModelSession.create() opens the worker's and the in-place session together, and releases one when the other fails", async () => {
+  const remote = fakeOrt();
+  const here = fakeOrt();
+  here.failCreates(1);
+  await assert.rejects(
+    ModelSession.create(remote.ort, new Uint8Array(), { places: ["a"], transitions: ["t"] }, {
+      inPlace: here.ort,
+    }),
+    /cannot create/,
+  );
+  assert.equal(remote.created(), 1);
+  assert.equal(remote.released(), 1, "the session that opened is let go");
+  assert.equal(remote.runs.length, 0, "nothing warmed before both had opened");
+
+  const creating = ModelSession.create(remote.ort, new Uint8Array(), {
+    places: ["a"],
+    transitions: ["t"],
+  }, { inPlace: here.ort });
+  await settle();
+  assert.equal(remote.created(), 2);
+  assert.equal(here.created(), 1, "both opened before either warmed");
+  remote.runs[0]!.finish();
+  await settle();
+  here.runs[0]!.finish();
+  await using _session = await creating;
+});
