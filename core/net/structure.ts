@@ -37,7 +37,6 @@ export interface NetStructure {
  * assert.deepEqual(s.sourcePlaces, ["p_application"]);
  * ```
  */
- */
 export function netStructure(net: PetriNet): NetStructure {
   const preset = new Map<string, string[]>();
   const postset = new Map<string, string[]>();
