@@ -205,9 +205,8 @@ function layeredPositions(
   edgeKeys: readonly EdgeKey[],
   direction: Direction,
 ): Positions {
-  // The engine lays ranks left to right; top to bottom is the same drawing turned, boxes
-  // turned first. Room for the label below the shape only: the box's centre sits half a line
-  // below the shape's.
+  // Top to bottom is the left-to-right drawing turned, boxes turned first; the label sits
+  // below the shape only, so the box's centre is half a line below the shape's.
   const across = direction === "LR";
   const drawing = layeredLayout(
     [...specs].map(([key, spec]) => {

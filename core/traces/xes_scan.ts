@@ -148,9 +148,7 @@ export class XesScanner implements TraceScanner {
           const lt = bytes.indexOf(LT, i);
           if (lt === -1) return -1;
           this.#tagStart = base + lt;
-          // The fast path: a tag wholly inside these bytes. Anything else (comments, CDATA,
-          // processing instructions, declarations, a tag cut by the chunk's end) goes
-          // through the states one byte at a time.
+          // The fast path: a tag wholly inside these bytes; anything else goes byte by byte.
           const next = lt + 1 < length ? bytes[lt + 1]! : -1;
           if (next === SLASH) {
             const gt = bytes.indexOf(GT, lt + 2);
