@@ -1,8 +1,8 @@
 /**
- * The petri-serve command line: `compile`, `inspect`, `serve`, `batch` and `merge`. Each subcommand is a
- * module under `cli/` listed in {@link COMMANDS}. Exit codes: 0
- * on success, 2 on bad usage or unreadable input (one line on stderr), 1 on an unexpected
- * failure, 3 from `batch --fail-on-errors` when some traces failed.
+ * The petri-serve command line: `compile`, `inspect`, `serve`, `batch` and `merge`, each a
+ * module under `cli/` listed in {@link COMMANDS}. Exit codes: 0 on success, 2 on bad usage or
+ * unreadable input (one line on stderr), 1 on an unexpected failure, 3 from
+ * `batch --fail-on-errors` when some traces failed.
  *
  * @example
  * ```ts
@@ -31,16 +31,7 @@ import { serveCommand } from "./cli/serve.ts";
 
 export type { CliIo, Command } from "./cli/command.ts";
 
-/**
- * The subcommands, in the order the help lists them.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { COMMANDS } from "./cli.ts";
- * assert.deepEqual(COMMANDS.map((c) => c.name), ["compile", "inspect", "serve", "batch", "merge"]);
- * ```
- */
+/** The subcommands, in the order the help lists them. */
 export const COMMANDS: readonly Command[] = [
   compileCommand,
   inspectCommand,

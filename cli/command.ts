@@ -50,28 +50,9 @@ export interface Command {
 /**
  * Input that cannot be read or is invalid (a missing file, bad JSON, an invalid model): the
  * CLI prints the message, which names the file, and exits 2.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { InputError } from "./command.ts";
- * const error = new InputError("cannot read model.json: no such file");
- * assert.equal(error.name, "InputError");
- * ```
  */
 export class InputError extends Error {
-  /**
-   * Builds the error.
-   *
-   * @param message the file and what is wrong with it, on one line
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { InputError } from "./command.ts";
-   * assert.equal(new InputError("model.json is not valid JSON").message, "model.json is not valid JSON");
-   * ```
-   */
+  /** Builds the error; `message` names the file and what is wrong with it, on one line. */
   constructor(message: string) {
     super(message);
     this.name = "InputError";

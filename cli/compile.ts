@@ -50,16 +50,7 @@ Options:
   -h, --help             show this help
 `;
 
-/**
- * The `compile` subcommand.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { compileCommand } from "./compile.ts";
- * assert.equal(compileCommand.name, "compile");
- * ```
- */
+/** The `compile` subcommand. */
 export const compileCommand: Command = {
   name: "compile",
   summary: "compile MODEL.json or a PETRA MODEL.pt to a bundle OUT.onnx + OUT.onnx.meta.json",

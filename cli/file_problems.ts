@@ -1,15 +1,7 @@
 /**
- * What `batch` and `merge` say about the files they are given: why a file could not be read
- * (the words printed after `PATH: `), and whether an `--output` path is one of the inputs
- * (writing it would replace a file while it is being read).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { fileProblem, sameFile } from "./file_problems.ts";
- * assert.equal(fileProblem(new Deno.errors.NotFound("gone")), "no such file");
- * assert.equal(await sameFile("deno.json", ["README.md", "./deno.json"]), true);
- * ```
+ * What `batch` and `merge` say about the files they are given: why a file could not be read,
+ * and whether an `--output` path is one of the inputs (writing it would replace a file while
+ * it is being read).
  *
  * @module
  */

@@ -51,16 +51,7 @@ Options:
   -h, --help  show this help
 `;
 
-/**
- * The `inspect` subcommand.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { inspectCommand } from "./inspect.ts";
- * assert.equal(inspectCommand.name, "inspect");
- * ```
- */
+/** The `inspect` subcommand. */
 export const inspectCommand: Command = {
   name: "inspect",
   summary: "check a bundle and print a summary of its net, settings and sidecar",
@@ -88,19 +79,7 @@ const KIND_NAMES: Readonly<Record<BundleKind, string>> = {
   description: "model description petri-net-model/1 (compiled to ONNX in memory)",
 };
 
-/**
- * The summary `inspect` prints.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { describeBundle } from "./inspect.ts";
- * import { loadOrt } from "../adapter/deno/ort.ts";
- * import { readBundle } from "../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * assert.ok(describeBundle("model.onnx", model).startsWith("bundle          model.onnx\n"));
- * ```
- */
+/** The summary `inspect` prints; every value is made safe for a terminal. */
 export function describeBundle(path: string, model: Model): string {
   const { net, module, structure, sidecar } = model;
   const sources = new Set(structure.sourcePlaces);

@@ -1,14 +1,8 @@
 /**
- * `cli.ts merge PART... [-o FILE]`: joins the parts of a sharded `batch` run
- * (`--shard 0/N` ... `--shard N-1/N`) into the output one whole run writes, byte for byte.
- * Parts of range shards (`part_meta.ts`) are checked to chain (each shard starting where the
- * one before ended) and written in shard order, their traces renumbered. Parts of modulo
- * shards are k-way merged by `trace_index`: each part is read one entry at a time
- * ({@link PartReader}) and the entry with the lowest index is copied as is, so memory holds
- * one entry a part whatever the sizes; the indices must cover 0, 1, 2, … with no gap and no
- * repeat. The parts must share one format (`json` or `jsonl`, which the merged output keeps),
- * and their trailers must name one log (its size, head digest and ETag) and one model, checked
- * before anything is written.
+ * `cli.ts merge PART... [-o FILE]`: joins the parts of a sharded `batch` run into the output
+ * one whole run writes, byte for byte, streaming so memory holds one entry a part. Every check
+ * (all shards there, one log, one model, range shards chaining end to start) comes before
+ * anything is written.
  *
  * @example
  * ```ts
@@ -84,16 +78,7 @@ Example: score a log on four processes, then merge
 Permissions: deno run --allow-read cli.ts merge ... (add --allow-write with --output).
 `;
 
-/**
- * The `merge` subcommand.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { mergeCommand } from "./merge.ts";
- * assert.equal(mergeCommand.name, "merge");
- * ```
- */
+/** The `merge` subcommand. */
 export const mergeCommand: Command = {
   name: "merge",
   summary: "join the outputs of a sharded batch run (--shard I/N) into one",
@@ -317,9 +302,8 @@ interface RangePart {
 
 /**
  * Range shards' parts in shard order, checked before anything is written: one part for each
- * shard 0 … N-1 of one log, each starting where the one before ended (by induction from shard
- * 0, whose start is exact, every shard then started at a true trace boundary), the last
- * ending at the log's end.
+ * shard of one log, each starting where the one before ended (by induction from shard 0, whose
+ * start is exact, every shard started at a true trace boundary), the last at the log's end.
  */
 function rangeOrder(
   parts: readonly PartReader[],

@@ -1,10 +1,8 @@
 /**
  * `--runtime wasm|native` and `--threads N`, shared by `serve` and `batch`: which ONNX Runtime
  * runs the model (onnxruntime-web's WASM, the portable default, or onnxruntime-node's native
- * CPU build, loaded only when asked for) and how many intra-op threads a native session gets.
- * {@link readRuntime} reads and checks the two flags; {@link runtimeLoaders} gives the ORT
- * loaders for the choice, turning a native runtime that cannot load into an
- * {@link InputError} of one line (exit 2).
+ * build, loaded only when asked for) and how many intra-op threads a native session gets. A
+ * native runtime that cannot load is one line on stderr (exit 2), not a stack trace.
  *
  * @example
  * ```ts
@@ -129,14 +127,6 @@ export interface RuntimeLoaders {
  * `onnxruntime-node` only when called; when it cannot load (no `--allow-ffi`, a platform
  * without its binary, a failing import), they reject with an {@link InputError} of one line
  * naming the way out.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { runtimeLoaders } from "./runtime_flags.ts";
- * const loaders = runtimeLoaders("serve", { runtime: "wasm", threads: 1 });
- * assert.equal(typeof (await loaders.loadOrt()).InferenceSession.create, "function");
- * ```
  */
 export function runtimeLoaders(command: string, choice: RuntimeChoice): RuntimeLoaders {
   if (choice.runtime === "wasm") {

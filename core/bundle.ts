@@ -1,44 +1,8 @@
 /**
- * Bundles (DESIGN.md §2): a compiled `NAME.onnx` and its JSON sidecar `NAME.onnx.meta.json`.
- *
- * {@link compileBundle} turns a model description into the pair; {@link loadBundle} checks a
- * pair (the sidecar, its hash of the model bytes, the ONNX graph contract, the embedded net)
- * and opens it as a {@link Model}. Every failure is a {@link BundleError} whose message names
- * the file at fault, e.g. `Cannot load bundle: model.onnx.meta.json is not valid JSON`.
- *
- * This module opens bundles. The sidecar (`bundle/sidecar.ts`), the graph contract
- * (`bundle/graph_contract.ts`), compiling (`bundle/compile_bundle.ts`) and the error
- * (`bundle/bundle_error.ts`) have modules of their own; this one re-exports their API.
- *
- * The ONNX file is self-describing: its `metadata_props` hold the `net`, `module` and
- * `parameters` sections of the model description as JSON text (keys `petri_serve.net`,
- * `petri_serve.module`, `petri_serve.parameters`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as ort from "onnxruntime-web";
- * import { compileBundle, loadBundle } from "./bundle.ts";
- * import { parseModelDescription } from "./net/parse.ts";
- * const petriModel = parseModelDescription(JSON.parse(
- *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
- * ));
- * const { onnx, sidecar } = await compileBundle(petriModel);
- * await using model = await loadBundle(ort, {
- *   onnx,
- *   sidecar,
- *   onnxName: "model.onnx",
- *   sidecarName: "model.onnx.meta.json",
- * });
- * assert.equal(model.label(model.net.transitions[0]!), "approve loan");
- * // A sidecar that does not belong to the bytes is refused, naming both files.
- * const other = new Uint8Array(onnx);
- * other[other.length - 1]! ^= 1;
- * await assert.rejects(
- *   loadBundle(ort, { onnx: other, sidecar, onnxName: "m.onnx", sidecarName: "m.onnx.meta.json" }),
- *   { name: "BundleError", message: /^Cannot load bundle: m.onnx does not match m.onnx.meta.json/ },
- * );
- * ```
+ * Bundles: a compiled `NAME.onnx` and its JSON sidecar `NAME.onnx.meta.json`. The ONNX file is
+ * self-describing (its metadata holds the model description's `net`, `module` and
+ * `parameters`); the sidecar holds its hash and the input specs. This module opens bundles and
+ * re-exports the rest of the bundle API from `bundle/`.
  *
  * @module
  */
@@ -66,7 +30,6 @@ import { contractError, contractProblems, widthProblems } from "./bundle/graph_c
 import { readSidecar, sha256Hex, type Sidecar } from "./bundle/sidecar.ts";
 import { modelName } from "./bundle/model_name.ts";
 
-// The rest of the bundle's API, re-exported so that one import serves every user of bundles.
 export { BundleError } from "./bundle/bundle_error.ts";
 export { compileBundle, type CompiledBundle, METADATA_KEYS } from "./bundle/compile_bundle.ts";
 export { fileStem, modelName } from "./bundle/model_name.ts";
@@ -90,10 +53,7 @@ export interface BundleFiles {
   readonly onnxName: string;
   /** How messages name the sidecar. */
   readonly sidecarName: string;
-  /**
-   * The file whose stem names the model when the sidecar has no `scenario_name` (default:
-   * `onnxName`), e.g. the `.pt` file a bundle was compiled from.
-   */
+  /** The file whose stem names the model when the sidecar has no `scenario_name` (default: `onnxName`). */
   readonly modelFile?: string | undefined;
 }
 
@@ -112,10 +72,7 @@ export interface Model extends AsyncDisposable {
   readonly structure: NetStructure;
   /** The checked sidecar. */
   readonly sidecar: Sidecar;
-  /**
-   * The model's name, one on every face: the sidecar's `scenario_name`, else the model file's
-   * stem (`models/big.onnx` is `big`); see `bundle/model_name.ts`.
-   */
+  /** The model's name: the sidecar's `scenario_name`, else the model file's stem. */
   readonly name: string;
   /** The sidecar's `input_marking_spec` as a map (ids such as `__proto__` are ordinary keys). */
   readonly inputMarkingSpec: InputSpec;
@@ -136,10 +93,9 @@ export interface Model extends AsyncDisposable {
 }
 
 /**
- * Checks a bundle's two files and opens the model: the sidecar parses and has the right
- * format, its `onnx_sha256` matches the bytes, the bytes are an ONNX model with the graph
- * contract of DESIGN.md §2, and its metadata holds a valid net, module and parameters. Then
- * an ORT session is created (and warmed up) with `ort`.
+ * Checks a bundle's two files and opens the model: the sidecar parses, its `onnx_sha256`
+ * matches the bytes, the graph keeps the contract of `bundle/graph_contract.ts` and its
+ * metadata holds a valid model; then an ORT session is created and warmed up with `ort`.
  *
  * @throws {BundleError} naming the file at fault and what is wrong.
  *
@@ -147,17 +103,26 @@ export interface Model extends AsyncDisposable {
  * ```ts
  * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
- * import { loadBundle } from "./bundle.ts";
- * const onnx = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
- * const sidecar = await Deno.readTextFile("examples/rest_serving/rest_serving.onnx.meta.json");
+ * import { compileBundle, loadBundle } from "./bundle.ts";
+ * import { parseModelDescription } from "./net/parse.ts";
+ * const petriModel = parseModelDescription(JSON.parse(
+ *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
+ * ));
+ * const { onnx, sidecar } = await compileBundle(petriModel);
  * await using model = await loadBundle(ort, {
  *   onnx,
  *   sidecar,
- *   onnxName: "rest_serving.onnx",
- *   sidecarName: "rest_serving.onnx.meta.json",
+ *   onnxName: "model.onnx",
+ *   sidecarName: "model.onnx.meta.json",
  * });
- * assert.deepEqual(model.net.places, ["p_application", "p_approved", "p_declined"]);
- * assert.equal(model.sidecar.scenario_name, "rest_serving");
+ * assert.equal(model.label(model.net.transitions[0]!), "approve loan");
+ * // A sidecar that does not belong to the bytes is refused, naming both files.
+ * const other = new Uint8Array(onnx);
+ * other[other.length - 1]! ^= 1;
+ * await assert.rejects(
+ *   loadBundle(ort, { onnx: other, sidecar, onnxName: "m.onnx", sidecarName: "m.onnx.meta.json" }),
+ *   { name: "BundleError", message: /^Cannot load bundle: m.onnx does not match m.onnx.meta.json/ },
+ * );
  * ```
  */
 export async function loadBundle(
@@ -262,10 +227,7 @@ function decodeOnnx(bytes: Uint8Array, name: string): ModelProto {
   return proto;
 }
 
-/**
- * The model description stored in the ONNX metadata, completed with the sidecar's input specs
- * and read by {@link parseModelDescription}, so both get the full validation.
- */
+/** The model description in the ONNX metadata plus the sidecar's specs, fully validated. */
 function readEmbeddedModel(
   proto: ModelProto,
   sidecar: Sidecar,

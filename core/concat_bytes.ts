@@ -13,7 +13,7 @@
  */
 
 /**
- * The chunks one after another. A single chunk is returned as it is (not copied).
+ * The chunks one after another; a single chunk is returned as it is, not copied.
  *
  * @param size the chunks' total length, when the caller has counted it already
  */

@@ -1,26 +1,11 @@
 /**
- * What a file holds, told from its first bytes, so that a file given in the wrong place (an
- * event log as a bundle, an `.onnx` to `compile`, a gzipped log named `.xes`, an HTML page
- * where a bundle was expected) is refused with one line saying what it is, before anything
- * else is read. Pure: bytes in, a {@link FileKind} out.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { sniffFile } from "./file_kind.ts";
- * assert.equal(sniffFile(new TextEncoder().encode("case_id,activity\nA,submit\n")), "csv");
- * assert.equal(sniffFile(new Uint8Array([0x50, 0x4b, 0x03, 0x04])), "zip");
- * ```
+ * What a file holds, told from its first bytes, so that a file given in the wrong place (a log
+ * as a bundle, an HTML page as a model) is refused with one line saying what it is.
  *
  * @module
  */
 
-/**
- * What the first bytes of a file look like: `onnx` (a protobuf starting with ONNX's
- * `ir_version` field), `zip` (a PETRA `.pt` is one), `gzip`, `utf16` (a UTF-16 byte-order mark
- * or `<` as two bytes), `html`, `xml`, `json`, `csv` (a text line with commas or semicolons),
- * `text` (other text), or `binary` (none of these).
- */
+/** What the first bytes of a file look like; `binary` when none of the others. */
 export type FileKind =
   | "onnx"
   | "zip"
@@ -71,17 +56,7 @@ export function sniffFile(bytes: Uint8Array): FileKind {
   return "text";
 }
 
-/**
- * A few words saying what a file of `kind` is, for messages: `a CSV event log`, `an HTML
- * page`, and so on.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { describeKind } from "./file_kind.ts";
- * assert.equal(describeKind("gzip"), "gzip-compressed");
- * ```
- */
+/** A few words saying what a file of `kind` is, for messages (`an HTML page`). */
 export function describeKind(kind: FileKind): string {
   return DESCRIPTIONS[kind];
 }

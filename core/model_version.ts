@@ -1,30 +1,12 @@
 /**
- * The version a served model is known by (`/v2/models/{name}`'s `versions`, OIP's
- * `model_version`, the `inspect` summary): the first {@link MODEL_VERSION_DIGITS} hex digits
- * of its ONNX file's SHA-256 (the sidecar's `onnx_sha256`), so the same bytes always have the
- * same version and any retrained or recompiled model a new one, with nothing to keep in step.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { modelVersion } from "./model_version.ts";
- * assert.equal(modelVersion("3f2a9c0d1b7e" + "0".repeat(52)), "3f2a9c0d1b7e");
- * ```
+ * The version a served model is known by: the first {@link MODEL_VERSION_DIGITS} hex digits
+ * of its ONNX file's SHA-256, so the same bytes always have the same version and a recompiled
+ * model a new one, with nothing to keep in step.
  *
  * @module
  */
 
-/**
- * How many hex digits of the hash the version keeps (48 bits: a collision between two models
- * of one deployment is out of reach).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MODEL_VERSION_DIGITS } from "./model_version.ts";
- * assert.equal(MODEL_VERSION_DIGITS, 12);
- * ```
- */
+/** How many hex digits of the hash the version keeps (48 bits: no collision in one deployment). */
 export const MODEL_VERSION_DIGITS = 12;
 
 /**
@@ -36,6 +18,7 @@ export const MODEL_VERSION_DIGITS = 12;
  * ```ts
  * import assert from "node:assert/strict";
  * import { modelVersion } from "./model_version.ts";
+ * assert.equal(modelVersion("3F2A9C0D1B7E" + "0".repeat(52)), "3f2a9c0d1b7e");
  * assert.throws(() => modelVersion("abc"), RangeError);
  * ```
  */

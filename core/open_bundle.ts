@@ -1,24 +1,7 @@
 /**
- * Loading either kind of bundle from its two files: petri-serve's `.onnx` pair (checked by
- * `loadBundle`) or PETRA's own `.pt` pair (read without running anything from it and compiled
- * in memory by `loadPtBundle`). The one place that decides which loader a bundle's files go
- * to; `adapter/deno/bundle_files.ts` (files on disk or behind a URL) and the playground (files
- * the user picked) both call it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as ort from "onnxruntime-web";
- * import { openBundle } from "./open_bundle.ts";
- * const dir = "tests/fixtures/conformance/rest_serving";
- * await using model = await openBundle(ort, {
- *   pt: await Deno.readFile(`${dir}/model.pt`),
- *   sidecar: await Deno.readTextFile(`${dir}/model.pt.meta.json`),
- *   ptName: "model.pt",
- *   sidecarName: "model.pt.meta.json",
- * });
- * assert.equal(model.sidecar.scenario_name, "rest_serving");
- * ```
+ * Loads either kind of bundle from its two files, petri-serve's `.onnx` pair or PETRA's `.pt`
+ * pair: the one place that decides which loader a bundle's files go to, for the server's files
+ * on disk and the playground's picked files alike.
  *
  * @module
  */
@@ -42,13 +25,14 @@ export type AnyBundleFiles = BundleFiles | PtBundleFiles;
  * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
  * import { openBundle } from "./open_bundle.ts";
+ * const dir = "tests/fixtures/conformance/rest_serving";
  * await using model = await openBundle(ort, {
- *   onnx: await Deno.readFile("examples/rest_serving/rest_serving.onnx"),
- *   sidecar: await Deno.readTextFile("examples/rest_serving/rest_serving.onnx.meta.json"),
- *   onnxName: "rest_serving.onnx",
- *   sidecarName: "rest_serving.onnx.meta.json",
+ *   pt: await Deno.readFile(`${dir}/model.pt`),
+ *   sidecar: await Deno.readTextFile(`${dir}/model.pt.meta.json`),
+ *   ptName: "model.pt",
+ *   sidecarName: "model.pt.meta.json",
  * });
- * assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
+ * assert.equal(model.sidecar.scenario_name, "rest_serving");
  * ```
  */
 export async function openBundle(

@@ -1,30 +1,7 @@
 /**
  * The zod schemas of the HTTP surface: one source for request validation, the OpenAPI
- * document, `/docs` and the playground's forms (STYLE.md 4).
- *
- * zod is never imported at this module's top level: {@link loadSchemas} imports it on demand
- * (or {@link createSchemas} takes it), so a program that never validates a request never loads
- * zod, and a missing zod is reported when the schemas are needed, by name.
- *
- * `parseRequest` validates a parsed JSON body and returns the request as `core/ops` takes it:
- * id-keyed maps become `Map`s built from the body's own entries (ids such as `__proto__` or
- * `constructor` are ordinary keys), issues are FastAPI-shaped (`{type, loc, msg, input?,
- * ctx?}`, `loc` starting with `"body"`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { loadSchemas } from "./schemas.ts";
- * const schemas = await loadSchemas();
- * const result = schemas.parseRequest("counterfactual", {
- *   input_marking: { p_submitted: 1 },
- *   flip_place: "p_submitted",
- *   target_transition: "t_approve",
- * });
- * assert.ok(result.success);
- * // The defaults are filled in; a body that does not fit gives FastAPI-shaped issues instead.
- * assert.deepEqual(result.data.search_range, [0, 1]);
- * ```
+ * document, `/docs` and the playground's forms. zod is imported on demand, so a program that
+ * never validates a request never loads it.
  *
  * @module
  */
@@ -53,16 +30,8 @@ export type { ValidationIssue, ZodIssueLike } from "./schemas/issues.ts";
 /** The schemas, and the request parser built on them. */
 export interface Schemas extends SchemaSet {
   /**
-   * Validates a parsed JSON body as the request of `kind`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { loadSchemas } from "./schemas.ts";
-   * const schemas = await loadSchemas();
-   * const result = schemas.parseRequest("forward", { input_marking: { p_submitted: "1" } });
-   * assert.equal(result.success, false);
-   * ```
+   * Validates a parsed JSON body as the request of `kind`: id-keyed maps become `Map`s, issues
+   * are FastAPI-shaped with `loc` starting at `"body"`.
    */
   parseRequest<K extends RequestKind>(kind: K, json: unknown): ParseResult<RequestTypes[K]>;
 }
@@ -101,7 +70,14 @@ export function createSchemas(z: ZodModule, operations?: OperationTable): Schema
  * import assert from "node:assert/strict";
  * import { loadSchemas } from "./schemas.ts";
  * const schemas = await loadSchemas();
- * assert.deepEqual(schemas.parseRequest("sensitivity", {}).success, false);
+ * const result = schemas.parseRequest("counterfactual", {
+ *   input_marking: { p_submitted: 1 },
+ *   flip_place: "p_submitted",
+ *   target_transition: "t_approve",
+ * });
+ * assert.ok(result.success);
+ * assert.deepEqual(result.data.search_range, [0, 1]); // defaults are filled in
+ * assert.equal(schemas.parseRequest("sensitivity", {}).success, false);
  * ```
  */
 export async function loadSchemas(

@@ -83,15 +83,7 @@ const K = Uint32Array.from([
   0xc67178f2,
 ]);
 
-/**
- * The SHA-256 digest of `bytes` (32 bytes).
- *
- * @example
- * ```ts
- * import { sha256 } from "./sha256.ts";
- * sha256(new Uint8Array()).length; // 32
- * ```
- */
+/** The SHA-256 digest of `bytes` (32 bytes). */
 export function sha256(bytes: Uint8Array): Uint8Array {
   const h = Uint32Array.from([
     0x6a09e667,

@@ -1,50 +1,15 @@
 /**
- * The package's name and version, as `deno.json` states them (a test keeps the two in step).
- * Bundles record them as their producer.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.ts";
- * assert.deepEqual(`${PACKAGE_NAME}@${PACKAGE_VERSION}`, "@petri/serve@0.1.0");
- * ```
+ * The package's name, version and license, as `deno.json` states them (a test keeps them in
+ * step); bundles record the first two as their producer.
  *
  * @module
  */
 
-/**
- * The JSR package name.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PACKAGE_NAME } from "./version.ts";
- * assert.deepEqual(PACKAGE_NAME, "@petri/serve");
- * ```
- */
+/** The JSR package name. */
 export const PACKAGE_NAME = "@petri/serve";
 
-/**
- * The package version.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PACKAGE_VERSION } from "./version.ts";
- * assert.deepEqual(PACKAGE_VERSION, "0.1.0");
- * ```
- */
+/** The package version. */
 export const PACKAGE_VERSION = "0.1.0";
 
-/**
- * The package's license (SPDX identifier), as `deno.json` and `LICENSE` state it; the
- * OpenAPI document reports it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PACKAGE_LICENSE } from "./version.ts";
- * assert.deepEqual(PACKAGE_LICENSE, "MIT");
- * ```
- */
+/** The package's license (SPDX identifier), reported by the OpenAPI document. */
 export const PACKAGE_LICENSE = "MIT";

@@ -1,9 +1,8 @@
 /**
- * The two ONNX Runtime backends of the playground: WebGPU (`onnxruntime-web/webgpu`) when the
- * browser gives a WebGPU adapter, otherwise WASM (`onnxruntime-web/wasm`). Each is a separate
- * chunk of the bundle, imported only when chosen, and loads its `.wasm` file from our own
- * origin (`ort/` beside the page), never from a CDN. Both run single-threaded: a static host
- * does not send the cross-origin isolation headers that ORT's threads need.
+ * The two ONNX Runtime backends of the playground: WebGPU when the browser gives an adapter,
+ * else WASM. Each is a chunk of its own, imported only when chosen, loading its `.wasm` from
+ * our origin, never a CDN; both single-threaded, as a static host does not send the
+ * cross-origin isolation headers ORT's threads need.
  *
  * @example
  * ```ts
@@ -48,12 +47,6 @@ const loaded = new Map<BackendName, Promise<Backend>>();
 /**
  * A short description of the browser's WebGPU adapter (e.g. `google swiftshader`), or
  * `undefined` when `navigator.gpu` is missing or gives no adapter.
- *
- * @example
- * ```ts
- * import { webGpuAdapter } from "./backends.ts";
- * (await webGpuAdapter()) ?? "no WebGPU";
- * ```
  */
 export async function webGpuAdapter(): Promise<string | undefined> {
   const gpu = (navigator as { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
@@ -74,13 +67,6 @@ export async function webGpuAdapter(): Promise<string | undefined> {
 /**
  * Imports the backend's ORT module (once) and points it at its `.wasm` file under `assets`
  * (the directory holding `ort/`).
- *
- * @example
- * ```ts
- * import { loadBackend } from "./backends.ts";
- * const wasm = await loadBackend("wasm", new URL("./", import.meta.url));
- * wasm.sessionOptions.executionProviders; // ["wasm"]
- * ```
  */
 export function loadBackend(name: BackendName, assets: URL): Promise<Backend> {
   let backend = loaded.get(name);

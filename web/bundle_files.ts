@@ -1,23 +1,7 @@
 /**
- * Bundles in the browser: pairing the files a user picks or drops (`NAME.onnx` and
- * `NAME.onnx.meta.json`, or PETRA's `NAME.pt` and `NAME.pt.meta.json`) and fetching a bundle
- * of either kind from a URL. Every failure is a
- * {@link BundleError} in plain words, e.g.
- * `Cannot load bundle: model.onnx.meta.json is missing (pick it together with model.onnx)`.
- * The checks of the pair itself (hash, format, graph contract) are `loadBundle`'s.
- *
- * Web-standard APIs only (`File`, `fetch`, `TextDecoder`), so the page and the Deno tests share
- * this module.
- *
- * @example
- * ```ts
- * import { pairBundleFiles } from "./bundle_files.ts";
- * const files = pairBundleFiles([
- *   { name: "m.onnx", bytes: new Uint8Array([8, 8]) },
- *   { name: "m.onnx.meta.json", bytes: new TextEncoder().encode("{}") },
- * ]);
- * files.sidecarName; // "m.onnx.meta.json"
- * ```
+ * Bundles in the browser: pairing the files a user picks or drops and fetching a bundle of
+ * either kind from a URL, each failure a {@link BundleError} in plain words. Web-standard APIs
+ * only, so the page and the Deno tests share this module.
  *
  * @module
  */
@@ -128,16 +112,7 @@ export function pairPickedBundle(files: readonly PickedFile[]): BundleFiles | Pt
   return { pt: pt.bytes, sidecar: text, ptName: pt.name, sidecarName };
 }
 
-/**
- * Reads picked or dropped `File`s.
- *
- * @example
- * ```ts
- * import { readPickedFiles } from "./bundle_files.ts";
- * const picked = await readPickedFiles([new File(["{}"], "m.onnx.meta.json")]);
- * picked[0]?.bytes.length; // 2
- * ```
- */
+/** Reads picked or dropped `File`s. */
 export async function readPickedFiles(files: Iterable<File>): Promise<PickedFile[]> {
   return await Promise.all(
     [...files].map(async (file) => ({

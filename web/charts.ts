@@ -1,10 +1,8 @@
 /**
- * The two SVG charts of the playground: {@link barChart} (sensitivity gradients, bars left of
- * zero for negative values) and {@link curveChart} (the counterfactual target's activation over
- * the search range, with the 0.5 line, the boundary found and the original input marked; a
- * boundary where the activation jumps over 0.5 is drawn as a vertical step).
- * Both are drawn at the width they get ({@link ChartRoom}), so their text keeps the page's size,
- * and neither grows taller than the window.
+ * The two SVG charts of the playground: bars (sensitivity gradients) and a curve (the
+ * counterfactual target's activation over the search range, the boundary marked, a jump over
+ * 0.5 drawn as a step). Both are drawn at the width they get, so their text keeps the page's
+ * size, and neither grows taller than the window.
  *
  * @example
  * ```ts
@@ -55,12 +53,6 @@ const FIGURE_FRAME = 14;
  * positive values both fit. Each bar carries `data-key` and `data-value`. Of more than
  * {@link MAX_BARS} entries, only the largest by size that are not 0 are drawn, largest first,
  * and the caption says so.
- *
- * @example
- * ```ts
- * import { barChart } from "./charts.ts";
- * barChart("Value gradients", [["p_submitted", 7.5e-5]]).querySelectorAll("rect.bar").length; // 1
- * ```
  */
 export function barChart(
   title: string,
@@ -157,12 +149,6 @@ function largest(
 /**
  * Ticks under an x axis at `baseline`, labelled with their values: the first anchored at its
  * start, the last at its end, any between (or a lone one) at their middle.
- *
- * @example
- * ```ts
- * import { xAxisTicks } from "./charts.ts";
- * xAxisTicks([0, 0.5, 1], (x) => 40 + 300 * x, 180).length; // 3
- * ```
  */
 export function xAxisTicks(
   values: readonly number[],
@@ -216,16 +202,7 @@ export function curveSize(room: ChartRoom): { width: number; height: number } {
   return { width, height: Math.max(180, Math.min(most, Math.round(width / 2))) };
 }
 
-/**
- * A line chart of activation (0 to 1) over the x range of `points`, drawn for `room`.
- *
- * @example
- * ```ts
- * import { curveChart } from "./charts.ts";
- * const chart = curveChart({ title: "t", xLabel: "x", points: [{ x: 0, y: 0 }, { x: 1, y: 1 }] });
- * chart.querySelector("path.curve") !== null; // true
- * ```
- */
+/** A line chart of activation (0 to 1) over the x range of `points`, drawn for `room`. */
 export function curveChart(
   options: CurveChartOptions,
   room: ChartRoom = DEFAULT_ROOM,

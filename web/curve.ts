@@ -1,23 +1,8 @@
 /**
- * The counterfactual chart's curve: the target transition's activation at evenly spaced inputs
- * over the search range, each point one `forward` call with the flipped input set (the session
- * packs the concurrent calls into one batched run). Given the boundary found, the curve also
- * holds the inputs one closing width (1e-6 of the range, where the search stops) on either side
- * of it, so a jump over 0.5 shows as a step at the boundary instead of a slope between samples.
- *
- * @example
- * ```ts
- * import { activationCurve } from "./curve.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
- * const points = await activationCurve(model, {
- *   input_marking: new Map(),
- *   flip_place: "p_submitted",
- *   target_transition: "t_approve",
- *   flip_channel: "value",
- *   search_range: [0, 10000],
- * });
- * points.length; // 101
- * ```
+ * The counterfactual chart's curve: the target transition's activation at evenly spaced
+ * inputs over the search range, one `forward` call each (the session packs them into one
+ * batched run). Points one closing width either side of the boundary found make a jump over
+ * 0.5 show as a step, not a slope between samples.
  *
  * @module
  */

@@ -1,9 +1,7 @@
 /**
- * Small DOM helpers for the page: the element builders {@link html} and {@link svg}, drop
- * zones ({@link onFileDrop}) and number formatting ({@link formatNumber}). Attributes whose
- * value is `undefined` or `false` are left out; `true` sets an empty attribute; `style` is
- * set through the CSSOM (which the page's Content-Security-Policy allows, unlike style
- * attributes); children are nodes or strings (text, never parsed as HTML).
+ * Small DOM helpers for the page: element builders, drop zones and number formatting. `style`
+ * is set through the CSSOM (the page's Content-Security-Policy refuses style attributes), and
+ * children are nodes or text, never parsed as HTML.
  *
  * @example
  * ```ts
@@ -23,15 +21,7 @@ export type Child = Node | string;
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-/**
- * Creates an HTML element.
- *
- * @example
- * ```ts
- * import { html } from "./dom.ts";
- * html("label", { for: "x" }, "Marking");
- * ```
- */
+/** Creates an HTML element; attributes `undefined` or `false` are left out, `true` is empty. */
 export function html<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attributes: Readonly<Record<string, AttributeValue>> = {},
@@ -40,15 +30,7 @@ export function html<K extends keyof HTMLElementTagNameMap>(
   return fill(document.createElement(tag), attributes, children);
 }
 
-/**
- * Creates an SVG element.
- *
- * @example
- * ```ts
- * import { svg } from "./dom.ts";
- * svg("path", { d: "M0 0 L10 10", class: "arc" });
- * ```
- */
+/** Creates an SVG element, with the attributes and children {@link html} takes. */
 export function svg<K extends keyof SVGElementTagNameMap>(
   tag: K,
   attributes: Readonly<Record<string, AttributeValue>> = {},

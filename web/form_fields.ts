@@ -135,15 +135,6 @@ export interface RequestForm {
  * Describes the form of a request schema (a zod object).
  *
  * @throws {TypeError} when the schema is not an object.
- *
- * @example
- * ```ts
- * import * as z from "zod";
- * import { createSchemas } from "../core/schemas.ts";
- * import { describeRequest } from "./form_fields.ts";
- * const { fields } = describeRequest(createSchemas(z).requests.forward);
- * fields[1]; // { kind: "idMap", name: "input_values", required: false, nullable: true, ... }
- * ```
  */
 export function describeRequest(schema: SchemaLike): RequestForm {
   const top = unwrap(schema);

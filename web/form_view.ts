@@ -1,8 +1,7 @@
 /**
- * Builds an accessible HTML form from a {@link RequestForm} (itself read from the zod schema)
- * for one loaded net, reads it back into a JSON request body, and shows validation issues next
- * to the fields they concern. Every control has a label, numbers are typed as text (so a typo is
- * reported, not silently dropped), and the form is submitted with Enter or its Run button.
+ * Builds an accessible HTML form from a {@link RequestForm} for one loaded net, reads it back
+ * into a JSON request body, and shows validation issues next to the fields they concern.
+ * Numbers are typed as text, so a typo is reported rather than silently dropped.
  *
  * @example
  * ```ts
@@ -88,18 +87,7 @@ export interface RequestFormView {
   setBusy(busy: boolean): void;
 }
 
-/**
- * Renders the form of request `kind`. `onSubmit` runs on Enter or the Run button.
- *
- * @example
- * ```ts
- * import { buildRequestForm } from "./form_view.ts";
- * declare const form: import("./form_fields.ts").RequestForm;
- * declare const context: import("./form_view.ts").FormContext;
- * const view = buildRequestForm("sensitivity", form, context, () => console.log("run"));
- * view.showError("target_transition 't_x' is not in the net's transition set");
- * ```
- */
+/** Renders the form of request `kind`. `onSubmit` runs on Enter or the Run button. */
 export function buildRequestForm(
   kind: string,
   form: RequestForm,

@@ -1,11 +1,8 @@
 /**
- * A fast layered drawing for large nets, where dagre takes seconds and, routing every arc
- * around the nodes, makes a 300-place net tens of thousands of pixels tall. Nodes get ranks
- * by the longest path from the sources (cycles broken where a depth-first walk finds them;
- * sources placed just before their first successor), are ordered within each rank by a few
- * barycentre sweeps, stacked with fixed gaps, and pulled towards their neighbours' heights so
- * arcs run straight where they can; arcs are drawn straight (bent when they go backwards).
- * Pure geometry, linear in the arcs per sweep.
+ * A fast layered drawing for large nets, where dagre is slow and, routing every arc around the
+ * nodes, very tall. Ranks by the longest path from the sources, order within ranks by a few
+ * barycentre sweeps, then each box pulled towards its neighbours' heights so arcs run
+ * straight where they can. Pure geometry, linear in the arcs per sweep.
  *
  * @example
  * ```ts

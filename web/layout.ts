@@ -1,10 +1,8 @@
 /**
- * A layered drawing of a Petri net, laid out left to right: places are circles, transitions
- * are bars, flow arcs and inhibitor arcs are polylines whose ends touch the shapes. Nets of up
- * to {@link DAGRE_MAX_NODES} nodes are laid out by dagre, which routes arcs around the nodes;
- * larger ones by the faster, more compact `layered_layout.ts` (dagre needs seconds for a
- * 300-place net and draws it tens of thousands of pixels tall). Pure geometry (no DOM), so it
- * is tested in Deno; `net_view.ts` draws it.
+ * A layered drawing of a Petri net, left to right: places are circles, transitions bars, arcs
+ * polylines whose ends touch the shapes. Small nets are laid out by dagre, which routes arcs
+ * around the nodes; larger ones by `layered_layout.ts`, as dagre gets slow and very tall on
+ * them. Pure geometry (no DOM), so it is tested in Deno.
  *
  * @example
  * ```ts
@@ -79,17 +77,7 @@ export interface NetLayout {
   readonly edges: readonly LaidEdge[];
 }
 
-/**
- * Lays the net out left to right (sources on the left).
- *
- * @example
- * ```ts
- * import { layoutNet } from "./layout.ts";
- * declare const net: import("../core/net/types.ts").PetriNet;
- * layoutNet(net, (t) => t).edges.filter((e) => e.kind === "inhibitor").length;
- * // net.inhibitorArcs.length
- * ```
- */
+/** Lays the net out left to right (sources on the left). */
 export function layoutNet(
   net: PetriNet,
   label: (transition: string) => string,
@@ -217,9 +205,8 @@ function layeredPositions(
   edgeKeys: readonly EdgeKey[],
   direction: Direction,
 ): Positions {
-  // The engine lays ranks left to right; top to bottom is the same drawing turned, boxes
-  // turned first. Room for the label below the shape only: the box's centre sits half a line
-  // below the shape's.
+  // Top to bottom is the left-to-right drawing turned, boxes turned first; the label sits
+  // below the shape only, so the box's centre is half a line below the shape's.
   const across = direction === "LR";
   const drawing = layeredLayout(
     [...specs].map(([key, spec]) => {

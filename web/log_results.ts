@@ -1,17 +1,9 @@
 /**
  * A scored log as a process analyst looks at it: the histogram of trace scores, a sortable,
- * paged table of the traces (most anomalous first; error entries marked as such and listed
- * after the scored traces, or alone with the "error entries" filter), and, for the trace
- * picked in the table, its attributes, events and residuals, with the net coloured by them.
- * Only one page of rows is in the page at a time: the rows come from the scoring worker.
- *
- * The table shows a few trace attributes as columns (the case id first; {@link ColumnChooser}
- * picks others) and, in each row, the rest behind a "more" disclosure; a phone shows neither
- * (a trace's detail lists them all).
- *
- * Rows carry `data-index`, and `data-error` for an error entry; score cells carry
- * `data-value` (the full-precision number), attribute cells `data-attribute`, so tests read
- * what the page shows.
+ * paged table of the traces (most anomalous first, error entries after), and the picked
+ * trace's attributes, events and residuals, with the net coloured by them. Only one page of
+ * rows is in the page at a time, fetched from the scoring worker; cells carry `data-*`
+ * attributes so tests read what the page shows.
  *
  * @example
  * ```ts

@@ -1,14 +1,9 @@
 /**
- * The playground's "Event log" section: pick or drop a log (`.xes`, `.csv`, `.json`, `.jsonl`,
- * each also `.gz`), choose the CSV case and activity columns (defaulting as `cli.ts batch` does), and
- * score every trace in the scoring worker with the loaded model, with a progress bar (traces
- * scored, traces per second, time left) and a cancel button; then the results
- * ({@link LogResults}) and downloads in `batch`'s JSON and JSONL and as CSV. The log never
- * leaves the browser: the page hands the worker the `File` handle and the worker streams it.
- *
- * The section's state is mirrored on it for tests and scripts: `data-state` (`idle`,
- * `scoring`, `done`, `cancelled`, `error`) and, once done, `data-traces`, `data-errors`,
- * `data-seconds` (reading and scoring) and `data-store-bytes` (what the results take).
+ * The playground's "Event log" section: pick or drop a log, choose the CSV columns, score
+ * every trace in the scoring worker with a progress bar and a cancel button, then see the
+ * results and download them as `batch` writes them or as CSV. The log never leaves the
+ * browser: the worker streams the picked `File`. The section mirrors its state in `data-*`
+ * attributes (`data-state`, `data-traces`, ...) for tests and scripts.
  *
  * @example
  * ```ts

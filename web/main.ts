@@ -1,15 +1,9 @@
 /**
- * The playground page: loads a bundle (the model the server serves, named by the page's
- * `<meta name="petri-serve-model">`; else the embedded example; or files the user picks or drops),
- * draws its net, and runs every operation of the table (`core/ops/operations.ts`) in the
- * browser, on WebGPU or WASM; the operation radios, forms and panels are built from that table. Forms come from the zod schemas of `core/schemas.ts`
- * and are validated by them before anything runs, as the server does.
- *
- * The page's state is mirrored on `<body>` for tests and scripts: `data-state` (`starting`,
- * `loading`, `ready`, `error`), `data-backend` (`webgpu` or `wasm`) and `data-model` (the
- * scenario name). Each result panel counts its runs in `data-run`. The URL parameter
- * `?backend=wasm|webgpu` picks the backend at start; the first forward result is marked as the
- * performance entry `petri:first-forward`.
+ * The playground page: loads a bundle (the one the server serves, else the embedded example,
+ * else files the user picks), draws its net, and runs every operation of the table in the
+ * browser on WebGPU or WASM, with forms built from the same zod schemas as the server's. The
+ * page mirrors its state on `<body>` (`data-state`, `data-backend`, `data-model`) for tests and
+ * scripts; `?backend=wasm|webgpu` picks the backend.
  *
  * @example
  * ```ts

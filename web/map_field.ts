@@ -1,14 +1,8 @@
 /**
- * A map of numbers keyed by place id (`input_marking`, `input_values`), entered two ways: as a
- * list with one box per place, or as the whole map in JSON. Both give the same body, which the
- * request schema then validates. A net of more than {@link SHOW_ALL_PLACES} places lists only
- * the places that matter (its inputs, the places its sidecar names, those holding a value) in a
- * scrolling box, and a search box finds any other by its id; at most {@link MAX_ROWS} rows are
- * in the page at once, so a net of thousands of places stays as quick as a small one.
- *
- * A place's box keeps the id `PREFIX-FIELD-I` (`I`: the place's index in the net) however it
- * is reached; a sidecar attribute that feeds the place is named under its label.
- *
+ * A map of numbers keyed by place id, entered as one box per place or as the whole map in
+ * JSON; both give the same body. A large net lists only the places that matter (its inputs,
+ * those the sidecar names, those holding a value) and a search box finds any other, so a net
+ * of thousands of places stays as quick as a small one.
  * @example
  * ```ts
  * import { mapFieldView } from "./map_field.ts";
@@ -49,17 +43,7 @@ export const SHOW_ALL_PLACES = 24;
 /** The most rows listed at once; a search matching more lists the first ones. */
 export const MAX_ROWS = 200;
 
-/**
- * The controls of a map field for the net of `context`.
- *
- * @example
- * ```ts
- * import { mapFieldView } from "./map_field.ts";
- * declare const field: import("./form_fields.ts").IdMapField;
- * declare const context: import("./form_view.ts").FormContext;
- * document.body.append(mapFieldView("forward-", field, context).element);
- * ```
- */
+/** The controls of a map field for the net of `context`. */
 export function mapFieldView(prefix: string, field: IdMapField, context: FormContext): FieldView {
   const base = `${prefix}${field.name}`;
   const places = context.places;

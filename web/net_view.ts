@@ -1,19 +1,9 @@
 /**
- * The net as a picture: draws a {@link NetLayout} as SVG (places as circles, transitions as
- * bars, flow arcs with arrowheads, inhibitor arcs with circle heads, labels) that fills the
- * width it gets, zooms and pans (wheel, drag, two-finger pinch, keyboard, the toolbar's
- * buttons, "fit"), colours the nodes by activation after each run or by a trace's residuals,
- * and shows a node's id, label and value in a tooltip on hover or keyboard focus.
- *
- * Labels stay legible: zoomed out they grow (up to 1.4×, so 12 px labels stay 8.9 px at 53%),
- * and below {@link LABEL_MIN_SCALE} they are hidden and the toolbar says to zoom in; hover and
- * focus still name every node. The view starts filling the width (the top of a net too tall
- * for the window), laid out left to right (top to bottom on a phone, unless that is too wide
- * to read); "Fit" shows it whole, laid out whichever way shows it larger (a wide net of
- * hundreds of places runs top to bottom across the whole width). In a top-to-bottom drawing,
- * arcs leave a node below its label. Keys on
- * the drawing: arrows pan, `+` and `-` zoom, `0` fits; on a node, arrows move to the next node
- * in reading order and the view follows it.
+ * The net as a picture: draws a {@link NetLayout} as SVG that fills the width it gets, zooms
+ * and pans (wheel, drag, pinch, keyboard, toolbar), colours the nodes by activation or by a
+ * trace's residuals, and names a node in a tooltip on hover or focus. Labels grow when zoomed
+ * out and hide below {@link LABEL_MIN_SCALE}, so they stay legible; the layout direction is
+ * the one that shows the net larger for the view's width.
  *
  * @example
  * ```ts

@@ -1,15 +1,6 @@
 /**
- * Opening what the user picked in the browser: petri-serve's `.onnx` pair (checked by
- * `loadBundle`) or PETRA's own `.pt` pair (read without running anything from it and compiled
- * in memory by `loadPtBundle`, exactly as `cli.ts serve model.pt` does). Loading is
- * `core/open_bundle.ts`'s {@link openBundle}, re-exported here.
- *
- * @example
- * ```ts
- * import { bundleFileName } from "./open_bundle.ts";
- * bundleFileName({ pt: new Uint8Array(), sidecar: "{}", ptName: "m.pt", sidecarName: "m.pt.meta.json" });
- * // "m.pt"
- * ```
+ * Opening what the user picked in the browser, either kind of bundle, with the same loader as
+ * the server (`core/open_bundle.ts`), re-exported here.
  *
  * @module
  */
@@ -24,8 +15,8 @@ export { type AnyBundleFiles, openBundle } from "../core/open_bundle.ts";
  * @example
  * ```ts
  * import { bundleFileName } from "./open_bundle.ts";
- * declare const files: import("./open_bundle.ts").AnyBundleFiles;
- * bundleFileName(files);
+ * bundleFileName({ pt: new Uint8Array(), sidecar: "{}", ptName: "m.pt", sidecarName: "m.pt.meta.json" });
+ * // "m.pt"
  * ```
  */
 export function bundleFileName(files: AnyBundleFiles): string {

@@ -1,9 +1,8 @@
 /**
- * The playground's side of the operations table (`core/ops/operations.ts`): runs one row's
- * `core/ops` function on a validated request and returns the rendered answer plus the
- * activations that colour the net (the forward pass at the request's base point). The four
- * built-in operations have their own renderers; any other row is shown as its JSON answer, so
- * adding an operation to the table gives it a working panel here without touching this file.
+ * The playground's side of the operations table: runs one row's function on a validated
+ * request and returns the rendered result plus the activations that colour the net. Rows
+ * without a renderer of their own show their JSON, so a new operation gets a working panel
+ * without touching this file.
  *
  * @example
  * ```ts
@@ -90,18 +89,7 @@ const RENDERERS: Readonly<Record<string, Renderer>> = {
 
 /**
  * Runs one row of the operations table on a request already validated by its schema; charts
- * are drawn for `room` (the width of the box the answer goes in).
- *
- * @example
- * ```ts
- * import { OPERATIONS } from "../core/ops/operations.ts";
- * import { runOperation } from "./operations.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
- * await runOperation(OPERATIONS[3], model, {
- *   input_marking: new Map(),
- *   target_transition: "t_approve",
- * });
- * ```
+ * are drawn for `room` (the width of the box the result goes in).
  */
 export async function runOperation(
   operation: AnyOperation,

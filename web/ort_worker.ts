@@ -1,9 +1,8 @@
 /**
  * The scoring worker's ORT worker: runs the model's session for `score_worker.ts`, so that
- * reading and parsing the log (there) and running the model (here) overlap, as `cli.ts batch`
- * overlaps them with its own ORT worker. It serves `core/runtime/worker/`'s protocol (the same
- * `serveOrtWorker` as `adapter/deno/ort_worker.ts`) with the backend named in its URL
- * (`?backend=wasm|webgpu&assets=URL`, `assets` being the directory holding `ort/`).
+ * parsing the log (there) and running the model (here) overlap, as `cli.ts batch` does. It
+ * serves `core/runtime/worker/`'s protocol with the backend named in its URL
+ * (`?backend=wasm|webgpu&assets=URL`).
  *
  * @example
  * ```ts

@@ -1,10 +1,8 @@
 /**
- * The scored traces of one log, kept compactly so a million fit: scores in a `Float64Array`,
- * residuals in a `Float32Array` (they are float32 values, so nothing is lost), an error flag
- * a byte, and attributes, events and error texts packed by {@link TraceRecords}. No object
- * per trace is kept. From it come the pages of the results table in any order, the score
- * histogram, one trace in full, and the whole result written as `cli.ts batch` writes it
- * (`entryLayout`, byte for byte) or as CSV.
+ * The scored traces of one log, kept compactly so a million fit (typed arrays and packed
+ * records, no object per trace). From it come the pages of the results table in any order,
+ * the score histogram, one trace in full, and the whole result as `cli.ts batch` writes it or
+ * as CSV.
  *
  * @example
  * ```ts
@@ -70,17 +68,7 @@ export interface StoredTrace extends TraceRecord {
   readonly residuals: readonly number[];
 }
 
-/**
- * The results of one log.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ResultStore } from "./result_store.ts";
- * const store = new ResultStore(["t_a"]);
- * assert.equal(store.histogram(10).counts.length, 10);
- * ```
- */
+/** The results of one log. */
 export class ResultStore {
   readonly #k: number;
   #scores = new Float64Array(1024);

@@ -1,7 +1,7 @@
 /**
- * Renders the four operations' answers as tables (and charts): every number cell carries
+ * Renders the four operations' results as tables (and charts): every number cell carries
  * `data-field`, `data-key` and `data-value` (the full-precision number, `null` when not
- * finite), and the answer's JSON, written as the server writes it, is shown below.
+ * finite), and the JSON, written as the server writes it, is shown below.
  *
  * @example
  * ```ts
@@ -28,16 +28,7 @@ import { activationColour } from "./net_view.ts";
 /** A transition's label. */
 export type LabelOf = (transition: string) => string;
 
-/**
- * The forward answer: a table of transition activations and one of place activations.
- *
- * @example
- * ```ts
- * import { forwardResult } from "./results.ts";
- * declare const answer: import("../core/ops/forward.ts").ForwardResponse;
- * document.body.append(forwardResult(answer, (t) => t));
- * ```
- */
+/** The forward result: a table of transition activations and one of place activations. */
 export function forwardResult(answer: ForwardResponse, label: LabelOf): HTMLElement {
   return result(
     "forward",
@@ -50,16 +41,7 @@ export function forwardResult(answer: ForwardResponse, label: LabelOf): HTMLElem
   );
 }
 
-/**
- * The anomaly answer: the trace score and a table of residuals.
- *
- * @example
- * ```ts
- * import { anomalyResult } from "./results.ts";
- * declare const answer: import("../core/ops/anomaly.ts").AnomalyResponse;
- * document.body.append(anomalyResult(answer, (t) => t));
- * ```
- */
+/** The anomaly result: the trace score and a table of residuals. */
 export function anomalyResult(answer: AnomalyResponse, label: LabelOf): HTMLElement {
   return result(
     "anomaly",
@@ -77,16 +59,9 @@ export function anomalyResult(answer: AnomalyResponse, label: LabelOf): HTMLElem
 }
 
 /**
- * The counterfactual answer: its fields as a table, and the target's activation curve over the
+ * The counterfactual result: its fields as a table, and the target's activation curve over the
  * search range with the boundary marked; a boundary whose activation is not within `tolerance`
  * of 0.5 is a jump over it (straight-through firing) and is drawn as a step.
- *
- * @example
- * ```ts
- * import { counterfactualResult } from "./results.ts";
- * declare const answer: import("../core/ops/counterfactual.ts").CounterfactualResponse;
- * document.body.append(counterfactualResult(answer, [], "p_in (marking)", "t_a", 1e-3));
- * ```
  */
 export function counterfactualResult(
   answer: CounterfactualResponse,
@@ -125,15 +100,8 @@ export function counterfactualResult(
 }
 
 /**
- * The sensitivity answer: the base activation, a table of both gradients per place, and a bar
+ * The sensitivity result: the base activation, a table of both gradients per place, and a bar
  * chart of each (side by side when `room` is wide enough), drawn for `room`.
- *
- * @example
- * ```ts
- * import { sensitivityResult } from "./results.ts";
- * declare const answer: import("../core/ops/sensitivity.ts").SensitivityResponse;
- * document.body.append(sensitivityResult(answer, { width: 1200, viewportHeight: 800 }));
- * ```
  */
 export function sensitivityResult(
   answer: SensitivityResponse,
@@ -177,7 +145,7 @@ export function sensitivityResult(
 }
 
 /**
- * JSON text of an answer as the server writes it (`Map`s as objects with sorted keys, non-finite
+ * JSON text of a result as the server writes it (`Map`s as objects with sorted keys, non-finite
  * numbers as `null`), indented by two spaces.
  *
  * @example
@@ -288,17 +256,7 @@ function maybeCell(field: string, key: string, value: number | undefined): HTMLT
     : numberCell(field, key, value);
 }
 
-/**
- * A table with a caption and a header row, in its scroll box (named after the caption).
- *
- * @example
- * ```ts
- * import { captionedTable } from "./results.ts";
- * import { html } from "./dom.ts";
- * const rows = [html("tr", {}, html("td", {}, "p_in"), html("td", {}, "1"))];
- * document.body.append(captionedTable("Marking", ["place", "value"], rows));
- * ```
- */
+/** A table with a caption and a header row, in its scroll box (named after the caption). */
 export function captionedTable(
   caption: string,
   columns: readonly string[],

@@ -1,8 +1,7 @@
 /**
  * The request schemas of `core/schemas/` for the page, built with only the zod members they
- * use. zod's whole namespace (`import * as z`) cannot be tree-shaken and weighs 450 KiB
- * minified; these members weigh about 100 KiB. `tests/web/schemas_test.ts` checks that every
- * `z.<member>` that `core/schemas/` calls is listed in {@link ZOD_MEMBERS}.
+ * use, as zod's whole namespace cannot be tree-shaken. A test checks that every `z.<member>`
+ * that `core/schemas/` calls is listed in {@link ZOD_MEMBERS}.
  *
  * @example
  * ```ts
@@ -51,15 +50,7 @@ export const ZOD_MEMBERS = {
   unknown,
 } as const;
 
-/**
- * The schemas and their request parser, as `createSchemas(z)` of `core/schemas.ts` builds them.
- *
- * @example
- * ```ts
- * import { browserSchemas } from "./schemas.ts";
- * browserSchemas().requests.counterfactual.shape.flip_channel;
- * ```
- */
+/** The schemas and their request parser, as `createSchemas(z)` of `core/schemas.ts` builds them. */
 export function browserSchemas(): Schemas {
   // The page's Content-Security-Policy forbids eval: zod is told so, instead of probing for it.
   config({ jitless: true });

@@ -1,9 +1,7 @@
 /**
- * The page's handle on its scoring worker (`score_worker.ts`): typed requests that resolve
- * with the worker's answer, progress callbacks, and cancellation. A cancelled request rejects
- * with a {@link CancelledError}; when the worker does not stop within two seconds (a long
- * model run), it is terminated and a fresh one takes its place on the next request, so cancel
- * always stops the work.
+ * The page's handle on its scoring worker: typed requests, progress callbacks and
+ * cancellation. A worker that does not stop soon after a cancel (a long model run) is
+ * terminated and replaced on the next request, so cancel always stops the work.
  *
  * @example
  * ```ts
@@ -41,16 +39,7 @@ interface Pending {
   progress?: ((progress: Progress) => void) | undefined;
 }
 
-/**
- * One worker and its requests.
- *
- * @example
- * ```ts
- * import { ScoreClient } from "./score_client.ts";
- * const client = new ScoreClient(new URL("./score_worker.js", import.meta.url));
- * client.onRestart = () => console.log("the worker was replaced: open the model again");
- * ```
- */
+/** One worker and its requests. */
 export class ScoreClient {
   #worker: Worker | undefined;
   #next = 1;

@@ -1,15 +1,7 @@
 /**
- * The messages between the page and its scoring worker (`score_worker.ts`). Every request
- * carries an `id` that the answer (`done` or `failed`) and any `progress` messages echo;
- * `cancel` has none: it stops the request running. The event log itself travels as the `File`
- * the user picked (a handle: the worker streams it), never as its bytes.
- *
- * @example
- * ```ts
- * import type { ToScoreWorker } from "./score_protocol.ts";
- * declare const file: File;
- * const message: ToScoreWorker = { op: "score", id: 2, file, format: "auto" };
- * ```
+ * The messages between the page and its scoring worker. Every request carries an `id` that its
+ * `done`, `failed` and `progress` messages echo; the log travels as the picked `File` (a
+ * handle the worker streams), never as its bytes.
  *
  * @module
  */

@@ -1,11 +1,8 @@
 /**
- * The playground's scoring worker: scores a whole event log off the page's thread, with the
- * code `cli.ts batch` runs: the trace readers of `core/traces/` on the streamed `File` (gunzipped
- * with `DecompressionStream` for `.gz`), the input specs and the pipeline of
- * `core/batch/score_batches.ts`, the batch size measured as `batch --batch-size auto` measures
- * it. The scores stay here, in a {@link ResultStore}; the page asks for table pages, the
- * histogram, single traces and downloads (`score_protocol.ts`). Nothing is sent anywhere: the
- * worker makes no request but for ORT's own files.
+ * The playground's scoring worker: scores a whole event log off the page's thread with the
+ * code `cli.ts batch` runs (the same readers, specs and batch pipeline). The scores stay here;
+ * the page asks for table pages, the histogram, single traces and downloads. The worker makes
+ * no request but for ORT's own files.
  *
  * @example
  * ```ts

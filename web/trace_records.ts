@@ -1,9 +1,7 @@
 /**
- * The attributes, events and error text of many traces, packed as bytes: a trace is one record
- * in a list of 4 MiB byte chunks, its strings UTF-8 and its keys and activity names numbers
- * into a shared dictionary. A million traces cost their bytes and 8 bytes of position each,
- * not a million `Map`s, so the playground can keep every trace of a large log to show it
- * again.
+ * The attributes, events and error text of many traces, packed as bytes in large chunks with
+ * keys and activity names numbered in a shared dictionary: a million traces cost their bytes,
+ * not a million `Map`s, so the playground can keep every trace of a large log.
  *
  * @example
  * ```ts
@@ -29,20 +27,7 @@ export interface TraceRecord {
 
 const CHUNK_BYTES = 4 << 20;
 
-/**
- * An append-only list of trace records.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { TraceRecords } from "./trace_records.ts";
- * const records = new TraceRecords();
- * records.add(new Map([["note", "été"]]), []);
- * assert.equal(records.count, 1);
- * assert.equal(records.read(0).attributes.get("note"), "été");
- * assert.ok(records.byteSize > 0);
- * ```
- */
+/** An append-only list of trace records. */
 export class TraceRecords {
   readonly #dictionary = new Map<string, number>();
   readonly #words: string[] = [];
@@ -170,16 +155,7 @@ export class TraceRecords {
   }
 }
 
-/**
- * A typed array twice as long, holding `array`'s elements.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { grown } from "./trace_records.ts";
- * assert.equal(grown(new Float64Array(4), Float64Array).length, 8);
- * ```
- */
+/** A typed array twice as long, holding `array`'s elements. */
 export function grown<A extends Float64Array | Float32Array | Uint32Array | Uint8Array>(
   array: A,
   Kind: { new (length: number): A },

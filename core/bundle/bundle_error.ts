@@ -1,6 +1,13 @@
 /**
- * The one error a bundle that cannot be written or loaded is refused with; its message names
- * the file at fault and what is wrong.
+ * The one error a bundle that cannot be written or loaded is refused with.
+ *
+ * @module
+ */
+
+import type { ModelDescriptionError } from "../net/model_description_error.ts";
+
+/**
+ * A bundle that cannot be written or loaded; `detail` names the file and the problem.
  *
  * @example
  * ```ts
@@ -9,39 +16,9 @@
  * const error = new BundleError("model.onnx.meta.json is missing");
  * assert.equal(error.message, "Cannot load bundle: model.onnx.meta.json is missing");
  * ```
- *
- * @module
- */
-
-import type { ModelDescriptionError } from "../net/model_description_error.ts";
-
-/**
- * A bundle that cannot be written or loaded; the message names the file and the problem.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { BundleError } from "./bundle_error.ts";
- * assert.equal(
- *   new BundleError("model.onnx.meta.json is missing").message,
- *   "Cannot load bundle: model.onnx.meta.json is missing",
- * );
- * ```
  */
 export class BundleError extends Error {
-  /**
-   * Builds the error; `detail` names the file and what is wrong with it.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { BundleError } from "./bundle_error.ts";
-   * const cause = new SyntaxError("Unexpected end of JSON input");
-   * const error = new BundleError("model.onnx.meta.json is not valid JSON", { cause });
-   * assert.equal(error.name, "BundleError");
-   * assert.equal(error.cause, cause);
-   * ```
-   */
+  /** Builds the error; `detail` names the file and what is wrong with it. */
   constructor(detail: string, options?: ErrorOptions) {
     super(`Cannot load bundle: ${detail}`, options);
     this.name = "BundleError";
@@ -49,10 +26,8 @@ export class BundleError extends Error {
 }
 
 /**
- * The {@link BundleError} for a bundle whose model description fails validation: it names
- * `sidecarName` when the first issue is in an input spec (those come from the sidecar) and
- * `modelName` otherwise, then `phrase`, the first issue and how many more there are.
- *
+ * The {@link BundleError} for an invalid model description: it blames `sidecarName` when the
+ * first issue is in an input spec (those come from the sidecar), else `modelName`.
  * @example
  * ```ts
  * import assert from "node:assert/strict";

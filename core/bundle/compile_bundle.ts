@@ -2,31 +2,6 @@
  * Compiles a model to its bundle: the ONNX bytes, which carry the net, module and parameters
  * as metadata so the file describes itself, and the sidecar text.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { parseModelDescription } from "../net/parse.ts";
- * import { compileBundle } from "./compile_bundle.ts";
- * const model = parseModelDescription({
- *   format: "petri-net-model/1",
- *   net: {
- *     places: ["p_in", "p_out"],
- *     transitions: ["t_go"],
- *     arcs: [{ from: "p_in", to: "t_go" }, { from: "t_go", to: "p_out" }],
- *   },
- *   parameters: {
- *     arc_weights: [
- *       { from: "p_in", to: "t_go", weight: 1 },
- *       { from: "t_go", to: "p_out", weight: 1 },
- *     ],
- *     transition_thresholds: { t_go: 0 },
- *   },
- * });
- * const bundle = await compileBundle(model, { savedAt: new Date("2026-01-01T00:00:00Z") });
- * assert.ok(bundle.onnx.length > 0);
- * assert.match(bundle.sidecar, /"saved_at": "2026-01-01T00:00:00Z"/);
- * ```
- *
  * @module
  */
 
@@ -36,16 +11,7 @@ import type { PetriModel } from "../net/types.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../version.ts";
 import { type BundleOptions, createSidecar, formatSidecar } from "./sidecar.ts";
 
-/**
- * The `metadata_props` keys of a compiled model.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { METADATA_KEYS } from "./compile_bundle.ts";
- * assert.deepEqual(METADATA_KEYS.net, "petri_serve.net");
- * ```
- */
+/** The `metadata_props` keys of a compiled model. */
 export const METADATA_KEYS = {
   net: "petri_serve.net",
   module: "petri_serve.module",

@@ -1,7 +1,7 @@
 /**
  * The graph contract of a compiled model: the names, element types, ranks and widths of the
- * ONNX graph's inputs and outputs that the runtime feeds and reads. A bundle whose graph breaks
- * it is refused at load time, naming the first problem.
+ * ONNX graph's inputs and outputs that the runtime feeds and reads, so that a bundle whose
+ * graph breaks it is refused at load time rather than at its first request.
  *
  * @example
  * ```ts
@@ -38,10 +38,7 @@ const CONTRACT_OUTPUTS: readonly [string, ElemType, number][] = [
   ["grad_values", DataType.FLOAT, 2],
 ];
 
-/**
- * Outputs a bundle may lack: `place_values` came later, and bundles compiled before it still
- * load; only the operations that need it say so (with a hint to recompile).
- */
+/** `place_values` came later: older bundles still load, and the operations needing it say so. */
 const OPTIONAL_OUTPUTS: ReadonlySet<string> = new Set(["place_values"]);
 
 const TYPE_NAMES: Readonly<Record<number, string>> = {

@@ -1,15 +1,6 @@
 /**
- * The name a served model goes by, the same on every face (the server's title and start-up
- * line, `/v2`, the home page, the playground): the sidecar's `scenario_name`, else the stem of
- * the model file's name (`models/big.onnx` and `https://host/big.onnx?sig=…` are `big`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { modelName } from "./model_name.ts";
- * assert.equal(modelName(null, "models/big.onnx"), "big");
- * assert.equal(modelName("loans", "models/big.onnx"), "loans");
- * ```
+ * The name a served model goes by, the same on every face: the sidecar's `scenario_name`,
+ * else the stem of the model file's name.
  *
  * @module
  */
@@ -24,6 +15,7 @@ const MODEL_EXTENSIONS = [".model.json", ".onnx", ".json", ".pt"];
  * ```ts
  * import assert from "node:assert/strict";
  * import { modelName } from "./model_name.ts";
+ * assert.equal(modelName("loans", "models/big.onnx"), "loans");
  * assert.equal(modelName("", "C:\\models\\credit.pt"), "credit");
  * ```
  */

@@ -1,8 +1,7 @@
 /**
- * Reverse-mode differentiation of the IR: appends to a {@link Graph} the nodes that compute a
- * vector-Jacobian product `Σ seed · ∂output/∂input` for chosen inputs. Each operation's adjoint
- * is written in IR operations too, so the result is an ordinary graph (emitted inside the
- * `with_gradient` branch) and exact: no finite differences anywhere.
+ * Reverse-mode differentiation of the IR: appends to a {@link Graph} the nodes of a
+ * vector-Jacobian product for chosen inputs. Adjoints are IR operations too, so the result is
+ * an ordinary graph, and exact: no finite differences anywhere.
  *
  * @example
  * ```ts

@@ -1,15 +1,9 @@
 /**
  * Lowers IR nodes (`ir.ts`) to ONNX nodes and initializers (opset 17, float32). A linear map
- * is a `Gather` when it selects columns and otherwise a padded gather-multiply-sum over its
- * entries, so a graph's cost follows its arcs rather than the square of its width, and each
- * output sums only its own arcs: an infinite input reaches only the nodes it feeds, as in
- * PETRA (a dense `MatMul` would spread `0 × ∞ = NaN` to every output). A dense `MatMul` form
- * remains available for experiments (`denseLimit`).
- *
- * Tensors are stored feature-major, `[width, batch]`: every gather then moves whole rows of
- * the batch (ONNX Runtime gathers along axis 1 element by element, measured 4× slower at batch
- * 256), and per-column constants are `[width, 1]`. Graph inputs are transposed on entry and
- * outputs on exit ({@link OnnxEmitter.transposed}).
+ * is a `Gather` or a padded gather-multiply-sum over its entries, so cost follows the arcs and
+ * an infinite input reaches only the nodes it feeds, as in PETRA (a dense `MatMul` would spread
+ * `0 × ∞ = NaN` to every output). Tensors are stored feature-major, `[width, batch]`, so that
+ * every gather moves whole rows of the batch; inputs and outputs are transposed at the edges.
  *
  * @example
  * ```ts

@@ -1,8 +1,7 @@
 /**
- * A small tensor IR for compiled nets. Every tensor is a batch of rows, `[batch, width]`
- * (float32, or bool for masks); constants are vectors of one row that broadcast over the batch.
- * The operations are the few that PETRA's forward pass needs, each with a known adjoint
- * (`autodiff.ts`), and each lowered to one or a few ONNX nodes (`emit.ts`).
+ * A small tensor IR for compiled nets: tensors are batches of rows `[batch, width]`, constants
+ * one row broadcast over the batch, and each operation has a known adjoint (`autodiff.ts`)
+ * and lowers to a few ONNX nodes (`emit.ts`).
  *
  * @example
  * ```ts
@@ -56,12 +55,7 @@ export interface Node {
   readonly output: Value;
 }
 
-/**
- * A growing list of nodes in creation (hence topological) order.
- *
- * `step` is the straight-through firing: its forward value is 1 where the input (a sigmoid
- * output) is strictly above 0.5, else 0, and its adjoint passes the cotangent through unchanged.
- */
+/** A growing list of nodes in creation (hence topological) order. */
 export class Graph {
   readonly nodes: Node[] = [];
   #nextId = 0;
@@ -182,16 +176,7 @@ export class Graph {
   }
 }
 
-/**
- * The error for a graph past its node budget.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { graphTooLarge } from "./ir.ts";
- * assert.match(graphTooLarge(10).message, /more than 10 ONNX nodes/);
- * ```
- */
+/** The error for a graph past its node budget. */
 export function graphTooLarge(maxNodes: number): ModelLimitError {
   return new ModelLimitError(
     `the compiled graph needs more than ${maxNodes} ONNX nodes, the limit (the graph grows ` +

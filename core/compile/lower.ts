@@ -1,9 +1,8 @@
 /**
  * Lowers a PETRA model to the IR of `ir.ts`, vectorised: one block of operations per
  * topological layer (acyclic mode) or per time step (time-unrolled mode), so graph size follows
- * depth or `num_steps`, never the number of places and transitions. The math is SEMANTICS.md
- * Part B §2: clamping and source defaults from the masks, the value channel, inhibitor and
- * guard gates, rates, sharpness, softmax groups, sigmoid and straight-through firing, durations.
+ * depth or `num_steps`, never the number of places and transitions. The math is that of
+ * `docs/semantics.md`.
  *
  * @example
  * ```ts
@@ -27,7 +26,7 @@ import { type NetStructure, netStructure, nodeDepths } from "../net/structure.ts
 import { Graph, type Value } from "./ir.ts";
 import { type Entry, SparseMatrix } from "./sparse.ts";
 
-/** The graph inputs of the contract (DESIGN.md §2), as IR values. */
+/** The graph inputs of the contract, as IR values. */
 export interface ContractInputs {
   readonly marking: Value;
   readonly markingMask: Value;
@@ -44,10 +43,8 @@ export interface LoweredModel {
   /** Place activation at the end of the pass, sorted id order. */
   readonly places: Value;
   /**
-   * Lowers the value channel per place at the end of the pass, sorted id order: a held place's
-   * (source or clamped) supplied value or {@link HELD_VALUE}; any other place's computed value.
-   * Its nodes are added when called, so the caller chooses where they run (the compiler puts
-   * them in the gradient branch: forward runs never need them).
+   * Lowers the value channel per place at the end of the pass, sorted id order. Its nodes are
+   * added when called, so that the compiler can put them in the gradient branch.
    */
   placeValues(): Value;
 }
@@ -58,20 +55,7 @@ interface Columns {
   readonly column: ReadonlyMap<string, number>;
 }
 
-/**
- * Lowers a model's forward pass to IR.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { lowerModel } from "./lower.ts";
- * import { parseModelDescription } from "../net/parse.ts";
- * const model = parseModelDescription(JSON.parse(
- *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
- * ));
- * assert.equal(lowerModel(model).transitions.width, model.net.transitions.length);
- * ```
- */
+/** Lowers a model's forward pass to IR. */
 export function lowerModel(model: PetriModel, maxNodes = Infinity): LoweredModel {
   const graph = new Graph(maxNodes);
   const { places, transitions } = model.net;

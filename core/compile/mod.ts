@@ -1,22 +1,8 @@
 /**
  * Compiles a PETRA model to ONNX bytes (opset 17, float32) with the graph contract of
- * DESIGN.md §2: inputs `marking`, `marking_mask`, `values`, `values_mask`, `target`,
- * `with_gradient`; outputs `transitions`, `places`, `grad_marking`, `grad_values`,
- * `place_values`. The last three exist only for the analysis operations: they are computed in
- * the then-branch of an `If` on `with_gradient` (the gradients as a reverse-mode graph), so a
- * forward run pays nothing for them.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { compileModel } from "./mod.ts";
- * import { parseModelDescription } from "../net/parse.ts";
- * const model = parseModelDescription(JSON.parse(
- *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
- * ));
- * const onnxBytes: Uint8Array = compileModel(model).bytes;
- * assert.ok(onnxBytes.length > 0);
- * ```
+ * `bundle/graph_contract.ts`. The outputs only the analysis operations need (gradients and
+ * `place_values`) are computed in the then-branch of an `If` on `with_gradient`, so a forward
+ * run pays nothing for them.
  *
  * @module
  */
@@ -41,29 +27,30 @@ import { lowerModel } from "./lower.ts";
 /** Options of {@link compileModel}. */
 export interface CompileOptions {
   /**
-   * Emit the gradient outputs and `place_values` (default true). Without them the graph has
-   * only `transitions` and `places`; that variant exists to measure that the forward path does
-   * not pay for them.
+   * Emit the gradient outputs and `place_values`; off only to measure that the forward path
+   * does not pay for them.
+   * @default {true}
    */
   readonly gradient?: boolean;
   /**
-   * Emit the `place_values` output (default true; only with `gradient`). Without it the graph
-   * is what compilers before that output wrote; that variant exists to measure its cost.
+   * Emit the `place_values` output (only with `gradient`); off only to measure its cost.
+   * @default {true}
    */
   readonly placeValues?: boolean;
   /** Entries of the model's `metadata_props` (e.g. the net and module as JSON). */
   readonly metadata?: Readonly<Record<string, string>>;
   /**
-   * Largest `rows × cols` of a linear map emitted as a dense `MatMul` (default 0: every map is
-   * a gather, so a non-finite input spreads only along its own arcs). Tests raise it to keep
-   * the dense form exercised.
+   * Largest `rows × cols` of a linear map emitted as a dense `MatMul`; 0 makes every map a
+   * gather, so a non-finite input spreads only along its own arcs.
+   * @default {0}
    */
   readonly denseLimit?: number;
   /** `producer_name` / `producer_version` of the model file. */
   readonly producer?: { readonly name: string; readonly version: string };
   /**
-   * ONNX nodes the graph may have, forward and gradient together (default
-   * `MODEL_LIMITS.maxGraphNodes`); lowering stops as soon as it passes them.
+   * ONNX nodes the graph may have, forward and gradient together; lowering stops as soon as
+   * it passes them.
+   * @default {MODEL_LIMITS.maxGraphNodes}
    */
   readonly maxNodes?: number;
 }

@@ -1,7 +1,7 @@
 /**
- * Constant sparse matrices: the weights of every linear map in a compiled graph (arc weights,
- * column selections, permutations, group sums). A map `y = M x` sends an input row of width
- * `cols` to an output row of width `rows`; its adjoint is the transposed matrix.
+ * Constant sparse matrices: the weights of every linear map in a compiled graph. A map
+ * `y = M x` sends an input row of width `cols` to an output row of width `rows`; its adjoint
+ * is the transposed matrix.
  *
  * @example
  * ```ts
@@ -40,13 +40,6 @@ export class SparseMatrix {
   /**
    * The matrix that picks input columns: output column i is input column `indices[i]`, or 0
    * where `indices[i]` is -1.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { SparseMatrix } from "./sparse.ts";
-   * assert.deepEqual(SparseMatrix.selection([1, -1], 2).entryCount, 1);
-   * ```
    */
   static selection(indices: readonly number[], cols: number): SparseMatrix {
     const entries: Entry[] = [];
@@ -77,16 +70,7 @@ export class SparseMatrix {
     return this.byRow.every((r) => r.length === 0 || (r.length === 1 && r[0]!.weight === 1));
   }
 
-  /**
-   * The adjoint map (input and output swapped).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { SparseMatrix } from "./sparse.ts";
-   * assert.deepEqual(SparseMatrix.selection([0, 0], 1).transpose().maxRowLength, 2);
-   * ```
-   */
+  /** The adjoint map (input and output swapped). */
   transpose(): SparseMatrix {
     const entries: Entry[] = [];
     for (const row of this.byRow) {

@@ -1,31 +1,6 @@
 /**
- * Writes a model as its canonical `petri-net-model/1` document (the inverse of
- * `parseModelDescription` in `./parse.ts`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { describeModel } from "./describe_model.ts";
- * import { parseModelDescription } from "./parse.ts";
- * const json = {
- *   format: "petri-net-model/1",
- *   net: {
- *     places: ["p_in", "p_out"],
- *     transitions: ["t_go"],
- *     arcs: [{ from: "p_in", to: "t_go" }, { from: "t_go", to: "p_out" }],
- *   },
- *   parameters: {
- *     arc_weights: [
- *       { from: "p_in", to: "t_go", weight: 1 },
- *       { from: "t_go", to: "p_out", weight: 1 },
- *     ],
- *     transition_thresholds: { t_go: 0 },
- *   },
- * };
- * const document = describeModel(parseModelDescription(json)) as Record<string, unknown>;
- * assert.equal(document.format, "petri-net-model/1");
- * assert.deepEqual(parseModelDescription(document), parseModelDescription(json));
- * ```
+ * Writes a model as its canonical `petri-net-model/1` document, the inverse of
+ * `parseModelDescription`.
  *
  * @module
  */
@@ -41,23 +16,13 @@ import {
   type PetriNet,
 } from "./types.ts";
 
-/**
- * The value of the `format` field this module reads and writes.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MODEL_DESCRIPTION_FORMAT } from "./parse.ts";
- * assert.deepEqual(MODEL_DESCRIPTION_FORMAT, "petri-net-model/1");
- * ```
- */
+/** The value of the `format` field this module reads and writes. */
 export const MODEL_DESCRIPTION_FORMAT = "petri-net-model/1";
 
 /**
  * Writes a model as its canonical `petri-net-model/1` document: keys in the documented order,
- * every table present, ids sorted, arcs sorted by `(from, to)`. {@link parseModelDescription}
- * reads it back to an equal model. Id-keyed objects are built with `Object.fromEntries`, so an
- * id such as `__proto__` stays an ordinary own key.
+ * every table present, ids sorted, arcs sorted by `(from, to)`. Id-keyed objects are built
+ * with `Object.fromEntries`, so an id such as `__proto__` stays an ordinary own key.
  *
  * @example
  * ```ts

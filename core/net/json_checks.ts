@@ -1,7 +1,6 @@
 /**
  * The checks every reader of the model description shares: how a problem is reported (a JSON
- * path and a message), how an offending value is shown, and the small shape tests (own keys
- * only, finite numbers, optional tables that read as empty when absent or `null`).
+ * path and a message), how an offending value is shown, and the small shape tests.
  *
  * @example
  * ```ts

@@ -1,35 +1,7 @@
 /**
- * Reads and writes the model description `petri-net-model/1` (MODEL_FORMAT.md): the net, the
- * module settings and the trained parameters of a PETRA module, as one JSON document.
- *
- * {@link parseModelDescription} checks every rule of the format and reports all problems at
- * once in a {@link ModelDescriptionError}, each naming its JSON path and the offending id.
- * Each section has its reader (`read_net.ts`, `read_module.ts`, `read_parameters.ts`,
- * `read_input_spec.ts`); {@link describeModel} (`describe_model.ts`) writes the canonical
- * document back. This module re-exports the error and the writer, so one import serves both.
- *
- * ```ts
- * import assert from "node:assert/strict";
- * import { describeModel, parseModelDescription } from "./parse.ts";
- * const model = parseModelDescription({
- *   format: "petri-net-model/1",
- *   net: {
- *     places: ["p_in", "p_out"],
- *     transitions: ["t_go"],
- *     arcs: [{ from: "p_in", to: "t_go" }, { from: "t_go", to: "p_out" }],
- *   },
- *   parameters: {
- *     arc_weights: [
- *       { from: "p_in", to: "t_go", weight: 1.2 },
- *       { from: "t_go", to: "p_out", weight: 0.9 },
- *     ],
- *     transition_thresholds: { t_go: 0.1 },
- *   },
- * });
- * assert.deepEqual(model.net.places, ["p_in", "p_out"]);
- * assert.equal(model.module.sharpness, 1); // PETRA's default for an absent module
- * assert.deepEqual(parseModelDescription(describeModel(model)), model);
- * ```
+ * Reads the model description `petri-net-model/1`: the net, the module settings and the
+ * trained parameters of a PETRA module, as one JSON document. Each section has its reader
+ * (`read_*.ts`); this module re-exports the error and the writer, so one import serves both.
  *
  * @module
  */
@@ -65,16 +37,24 @@ export { describeModel, MODEL_DESCRIPTION_FORMAT, ModelDescriptionError, type Mo
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { parseModelDescription } from "./parse.ts";
- * const model = parseModelDescription(JSON.parse(`{
- *   "format": "petri-net-model/1",
- *   "net": {"places": ["p_in", "p_out"], "transitions": ["t_go"],
- *           "arcs": [{"from": "p_in", "to": "t_go"}, {"from": "t_go", "to": "p_out"}]},
- *   "parameters": {"arc_weights": [{"from": "p_in", "to": "t_go", "weight": 1.0},
- *                                  {"from": "t_go", "to": "p_out", "weight": 1.0}],
- *                  "transition_thresholds": {"t_go": 0.0}}
- * }`));
- * assert.deepEqual(model.net.places, ["p_in", "p_out"]);
+ * import { describeModel, parseModelDescription } from "./parse.ts";
+ * const model = parseModelDescription({
+ *   format: "petri-net-model/1",
+ *   net: {
+ *     places: ["p_in", "p_out"],
+ *     transitions: ["t_go"],
+ *     arcs: [{ from: "p_in", to: "t_go" }, { from: "t_go", to: "p_out" }],
+ *   },
+ *   parameters: {
+ *     arc_weights: [
+ *       { from: "p_in", to: "t_go", weight: 1.2 },
+ *       { from: "t_go", to: "p_out", weight: 0.9 },
+ *     ],
+ *     transition_thresholds: { t_go: 0.1 },
+ *   },
+ * });
+ * assert.equal(model.module.sharpness, 1); // PETRA's default for an absent module
+ * assert.deepEqual(parseModelDescription(describeModel(model)), model);
  * ```
  */
 export function parseModelDescription(json: unknown): PetriModel {

@@ -1,18 +1,7 @@
 /**
- * A model description file (`petri-net-model/1`, what PETRA's export writes as `model.json`)
- * read from its bytes, with one message naming the file for whatever else it turns out to be:
- * an ONNX model, a `.pt` zip, an event log, a sidecar, text that is not JSON, or a description
- * with problems (every issue listed). `compile` writes a bundle from it; `serve`, `inspect` and
- * `batch` compile it in memory.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readDescriptionFile } from "./read_description_file.ts";
- * const path = "examples/rest_serving/rest_serving.model.json";
- * const model = readDescriptionFile(await Deno.readFile(path), path);
- * assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
- * ```
+ * A model description file read from its bytes, with one message naming the file for
+ * whatever else it turns out to be (an ONNX model, a `.pt` zip, an event log, a sidecar, text
+ * that is not JSON) or for every problem of a description.
  *
  * @module
  */
@@ -25,29 +14,13 @@ import type { PetriModel } from "./types.ts";
 /** Issues one error line names; the rest are counted. */
 const SHOWN_ISSUES = 20;
 
-/**
- * A file that is not a valid model description; the message names the file and says what it
- * is instead (for an ONNX model or a zip, {@link DescriptionFileError.kind} says which).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DescriptionFileError } from "./read_description_file.ts";
- * assert.equal(new DescriptionFileError("m.json is empty", "text").name, "DescriptionFileError");
- * ```
- */
+/** A file that is not a valid model description; {@link DescriptionFileError.kind} says what it is. */
 export class DescriptionFileError extends Error {
   /**
    * Builds the error.
    *
    * @param message the file and what is wrong with it
    * @param kind what the file holds, as `sniffFile` tells it
-   *
-   * @example
-   * ```ts
-   * import { DescriptionFileError } from "./read_description_file.ts";
-   * new DescriptionFileError("m.onnx is an ONNX model, not a model description", "onnx").kind; // "onnx"
-   * ```
    */
   constructor(message: string, readonly kind: ReturnType<typeof sniffFile>) {
     super(message);
@@ -64,8 +37,11 @@ export class DescriptionFileError extends Error {
  * ```ts
  * import assert from "node:assert/strict";
  * import { readDescriptionFile } from "./read_description_file.ts";
- * const bytes = new TextEncoder().encode('[{"events": ["submit"]}]');
- * assert.throws(() => readDescriptionFile(bytes, "log.json"), {
+ * const path = "examples/rest_serving/rest_serving.model.json";
+ * const model = readDescriptionFile(await Deno.readFile(path), path);
+ * assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
+ * const log = new TextEncoder().encode('[{"events": ["submit"]}]');
+ * assert.throws(() => readDescriptionFile(log, "log.json"), {
  *   message: "log.json is a JSON list (an event log?), not a model description",
  * });
  * ```
@@ -104,7 +80,7 @@ export function readDescriptionFile(bytes: Uint8Array, name: string): PetriModel
     return parseModelDescription(json);
   } catch (error) {
     if (!(error instanceof ModelDescriptionError)) throw error;
-    // The issues on one line (the format reports all problems at once), the first 20 named.
+    // On one line, as the format reports all problems at once.
     const total = error.issues.length;
     const issues = error.issues.slice(0, SHOWN_ISSUES).map(({ path, message }) =>
       `${path}: ${message}`

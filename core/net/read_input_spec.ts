@@ -1,6 +1,6 @@
 /**
- * Reads `input_marking_spec` and `input_values_spec` of a model description: how the batch
- * command fills each place from a trace (a constant, or a trace attribute).
+ * Reads `input_marking_spec` and `input_values_spec`: how `batch` fills each place from a
+ * trace (a constant, or a trace attribute).
  *
  * @example
  * ```ts

@@ -1,7 +1,6 @@
 /**
- * Reads the `module` section of a model description (sharpness, num_steps, firing, routing),
- * with PETRA's defaults for absent settings, and checks that a net with `num_steps` 0 has no
- * cycle.
+ * Reads the `module` section of a model description, with PETRA's defaults for absent
+ * settings.
  *
  * @example
  * ```ts
@@ -76,7 +75,7 @@ export function readModule(value: unknown, net: PetriNet, report: Report): Modul
 
 const STEP_COUNT = `an integer from 0 to ${MODEL_LIMITS.maxNumSteps}`;
 
-/** The graph multiplies by `rate · sharpness` in float32 (SEMANTICS §2.4): it must fit. */
+/** The graph multiplies by `rate · sharpness` in float32: it must fit. */
 function checkScaledRates(net: PetriNet, sharpness: number, report: Report): void {
   for (const [t, rate] of net.rates) {
     const scale = rate * sharpness;

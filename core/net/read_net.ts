@@ -1,8 +1,7 @@
 /**
- * Reads the `net` section of a model description: places, transitions, arcs and every optional
- * table, checking ids, kinds, duplicates and connections, and reporting each problem with its
- * JSON path. The result also says what the parameter checks need (which arcs and transitions
- * were listed), so a net problem is not reported twice.
+ * Reads the `net` section of a model description, reporting each problem with its JSON path.
+ * The result also says which arcs and transitions were listed, so that the parameter checks do
+ * not report a net problem twice.
  *
  * @example
  * ```ts

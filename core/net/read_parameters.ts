@@ -1,28 +1,6 @@
 /**
- * Reads the `parameters` section of a model description: one weight per arc of the net, one
- * threshold per transition, one guard threshold per structural guard, each checked against
- * the net that was read.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readNet } from "./read_net.ts";
- * import { readParameters } from "./read_parameters.ts";
- * const report = (path: string, message: string) => assert.fail(`${path}: ${message}`);
- * const reading = readNet({
- *   places: ["p_in", "p_out"],
- *   transitions: ["t_go"],
- *   arcs: [{ from: "p_in", to: "t_go" }, { from: "t_go", to: "p_out" }],
- * }, report);
- * const parameters = readParameters({
- *   arc_weights: [
- *     { from: "p_in", to: "t_go", weight: 1.5 },
- *     { from: "t_go", to: "p_out", weight: 1 },
- *   ],
- *   transition_thresholds: { t_go: 0.2 },
- * }, reading, report);
- * assert.equal(parameters.transitionThresholds.get("t_go"), 0.2);
- * ```
+ * Reads the `parameters` section of a model description: one weight per arc, one threshold
+ * per transition, one guard threshold per structural guard, each checked against the net.
  *
  * @module
  */

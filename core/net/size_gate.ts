@@ -1,8 +1,6 @@
 /**
- * The first check of a model description: how many entries each list and table holds, against
- * {@link MODEL_LIMITS}, before any entry is read. A description past a limit is refused with
- * only these problems, so that validating it (or reporting a problem per entry) never costs
- * more than counting.
+ * The first check of a model description: how many entries each list and table holds, before
+ * any entry is read, so that validating a huge description never costs more than counting.
  *
  * @example
  * ```ts
@@ -20,16 +18,7 @@
 import { isObject, own, type Report } from "./json_checks.ts";
 import { MODEL_LIMITS, type ModelLimits } from "./model_limits.ts";
 
-/**
- * Reports every list or table of `json` longer than its limit; returns whether none is.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { checkSizes } from "./size_gate.ts";
- * assert.equal(checkSizes({ net: { places: ["p"] } }, () => {}), true);
- * ```
- */
+/** Reports every list or table of `json` longer than its limit; returns whether none is. */
 export function checkSizes(
   json: unknown,
   report: Report,

@@ -1,9 +1,7 @@
 /**
  * The Petri-net model types: a validated net, its module settings and trained parameters.
- *
- * Every id-keyed table is a `Map` (never a plain object), so ids such as `__proto__` or
- * `constructor` are ordinary keys. Id lists are sorted by Unicode code points (see {@link compareIds}), which is the order
- * every tensor column, response map and serialised form uses.
+ * Id-keyed tables are `Map`s, so ids such as `__proto__` are ordinary keys; id lists are
+ * sorted by {@link compareIds}, the order of every tensor column and response map.
  *
  * @module
  */
@@ -127,30 +125,21 @@ export interface PetriModel {
   readonly inputValuesSpec: InputSpec;
 }
 
-/**
- * The key of an arc in {@link Parameters.arcWeights}: both ids, JSON-encoded so that no id
- * can collide with another pair.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { arcKey } from "./types.ts";
- * assert.deepEqual(arcKey("p_in", "t_a"), '["p_in","t_a"]');
- * ```
- */
+/** The key of an arc in {@link Parameters.arcWeights}: both ids JSON-encoded, so no pair collides. */
 export function arcKey(from: string, to: string): string {
   return JSON.stringify([from, to]);
 }
 
 /**
- * Compares two ids by Unicode code points, as Python's `sorted` does; this is the order of
- * every sorted id list (it differs from `<` only for characters outside the BMP).
+ * Compares two ids by Unicode code points, as Python's `sorted` does; it differs from `<`
+ * only for characters outside the BMP.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { compareIds } from "./types.ts";
- * assert.deepEqual(["b", "a"].sort(compareIds), ["a", "b"]);
+ * assert.deepEqual(["\u{1F600}", "\uFFFF"].sort(compareIds), ["\uFFFF", "\u{1F600}"]);
+ * assert.deepEqual(["\u{1F600}", "\uFFFF"].sort(), ["\u{1F600}", "\uFFFF"]);
  * ```
  */
 export function compareIds(a: string, b: string): number {

@@ -1,13 +1,8 @@
 /**
- * The ONNX protobuf seam: the few message shapes petri-serve writes and reads, and their
- * encoding and decoding. Each message is a table of its fields (number, name, type) taken from
- * `onnx.proto`, written in the order protobufjs's generated ONNX code writes them, so the bytes
- * are those the `onnx-proto` package wrote before; `wire.ts` does the wire format. Fields that
- * are not in these shapes are skipped when reading (as protobufjs drops unknown fields).
- *
- * Written here rather than taken from `onnx-proto` because that package depends on protobufjs 6,
- * whose install script made Deno print an "Ignored build scripts" box to every program
- * importing the core.
+ * The ONNX protobuf seam: the few message shapes petri-serve writes and reads, as tables of
+ * their fields from `onnx.proto`, written in protobufjs's order so the bytes match what the
+ * `onnx-proto` package wrote (which is not used: its protobufjs install script made Deno warn
+ * in every program importing the core). Unknown fields are skipped when reading.
  *
  * @example
  * ```ts
@@ -273,16 +268,7 @@ function checkWire(field: Field, wire: number, expected: number): void {
   }
 }
 
-/**
- * Serialises a model to ONNX protobuf bytes.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { encodeModel } from "./proto.ts";
- * assert.deepEqual(encodeModel({ irVersion: 8 }).length > 0, true);
- * ```
- */
+/** Serialises a model to ONNX protobuf bytes. */
 export function encodeModel(model: ModelProto): Uint8Array {
   const writer = new ProtoWriter();
   writeMessage(writer, MODEL, model as unknown as Properties);
@@ -293,28 +279,12 @@ export function encodeModel(model: ModelProto): Uint8Array {
  * Parses ONNX protobuf bytes; byte fields are views of `bytes`, not copies.
  *
  * @throws {WireError} when the bytes are not a protobuf message of these shapes.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { decodeModel, encodeModel } from "./proto.ts";
- * assert.deepEqual(decodeModel(encodeModel({ producerName: "x" })).producerName, "x");
- * ```
  */
 export function decodeModel(bytes: Uint8Array): ModelProto {
   return readMessage(new ProtoReader(bytes), MODEL, 0) as ModelProto;
 }
 
-/**
- * A float32 tensor of the given shape.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { floatTensor } from "./proto.ts";
- * assert.deepEqual(floatTensor("w", [2], new Float32Array([1, 2])).dims, [2]);
- * ```
- */
+/** A float32 tensor of the given shape. */
 export function floatTensor(name: string, dims: number[], data: Float32Array): TensorProto {
   const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   return { name, dims, dataType: DataType.FLOAT, rawData: bytes.slice() };

@@ -1,14 +1,8 @@
 /**
- * The protobuf wire format, as far as ONNX files need it: varints (`int32`, `int64`,
- * `uint32`), little-endian `float`s and length-delimited fields (strings, bytes, nested
- * messages, packed numbers). {@link ProtoWriter} writes them into one growing buffer;
- * {@link ProtoReader} reads them from untrusted bytes, checking every length against the bytes
- * that are left, so a truncated or hostile file ends in a {@link WireError} naming the byte
- * offset, never in a read past the end. Groups (wire types 3 and 4, deprecated and never used
- * by ONNX) are refused.
- *
- * `int64` values are JavaScript numbers, converted as protobufjs converts them (two's
- * complement over 64 bits; exact up to 2^53), so the bytes written are those protobufjs writes.
+ * The protobuf wire format, as far as ONNX files need it. The reader checks every length
+ * against the bytes left, so a truncated or hostile file ends in a {@link WireError} naming the
+ * byte offset, never in a read past the end. `int64`s are numbers converted as protobufjs
+ * converts them, so the bytes written are those protobufjs writes.
  *
  * @example
  * ```ts
@@ -50,19 +44,7 @@ const TWO_32 = 4294967296;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/**
- * Writes protobuf fields into one buffer that grows as needed.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ProtoWriter, WireType } from "./wire.ts";
- * const writer = new ProtoWriter();
- * writer.tag(7, WireType.LEN);
- * writer.nested(() => writer.string(""));
- * assert.deepEqual([...writer.finish()], [58, 1, 0]);
- * ```
- */
+/** Writes protobuf fields into one buffer that grows as needed. */
 export class ProtoWriter {
   #buffer = new Uint8Array(256);
   #view = new DataView(this.#buffer.buffer);
@@ -198,7 +180,7 @@ function varintSize(value: number): number {
  * ```ts
  * import assert from "node:assert/strict";
  * import { ProtoReader } from "./wire.ts";
- * const reader = new ProtoReader(new Uint8Array([10, 5, 104]));
+ * const reader = new ProtoReader(new Uint8Array([10, 5, 104])); // 5 bytes announced, 1 there
  * reader.tag();
  * assert.throws(() => reader.bytes(), { name: "WireError" });
  * ```

@@ -1,25 +1,7 @@
 /**
- * `anomaly`: per-transition residuals |predicted − observed| and their sum for one trace
- * (SEMANTICS.md Part B §3), and `scoreTraces` for many traces packed into one batched run.
- *
- * Scored transitions are those whose label lacks `->`, in sorted id order; an event counts for
- * the scored transition whose label equals its name exactly (when two share a label, the later
- * id wins); unknown names are ignored; repetitions count once.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { anomaly } from "./anomaly.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const answer = await anomaly(model, {
- *   input_marking: new Map([["p_application", 1]]),
- *   events: [{ name: "approve loan" }],
- * });
- * // The model approves (0.99999…) and the trace says it approved: a tiny score.
- * assert.ok(answer.trace_score < 1e-3);
- * ```
+ * `anomaly`: per-transition residuals |predicted − observed| and their sum for one trace, and
+ * `scoreTraces` for many traces packed into one batched run. Scored transitions are those whose
+ * label lacks `->`; an event observes the one whose label equals its name.
  *
  * @module
  */
@@ -63,12 +45,14 @@ export interface AnomalyResponse {
  * import { loadOrt } from "../../adapter/deno/ort.ts";
  * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * // No event: the predicted approval itself is the residual.
- * const { per_transition_residuals } = await anomaly(model, {
- *   input_marking: new Map(),
- *   events: [],
+ * const approved = await anomaly(model, {
+ *   input_marking: new Map([["p_application", 1]]),
+ *   events: [{ name: "approve loan" }],
  * });
- * assert.ok(per_transition_residuals.get("t_approve")! > 0.99);
+ * assert.ok(approved.trace_score < 1e-3); // the model expected the approval
+ * // No event: the predicted approval itself is the residual.
+ * const silent = await anomaly(model, { input_marking: new Map(), events: [] });
+ * assert.ok(silent.per_transition_residuals.get("t_approve")! > 0.99);
  * ```
  */
 export async function anomaly(
@@ -83,8 +67,8 @@ export async function anomaly(
 }
 
 /**
- * Scores many traces in one batched run (ids are assumed checked, e.g. by the batch command's
- * spec resolution); answers in input order.
+ * Scores many traces in one batched run (ids are assumed checked, e.g. by `batch`'s spec
+ * resolution); responses in input order.
  *
  * @example
  * ```ts
@@ -121,16 +105,7 @@ export async function scoreTraces(
   });
 }
 
-/**
- * The `anomaly` row of the operations table: `POST /anomaly`, its schemas and its documentation.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { anomalyOperation } from "./anomaly.ts";
- * assert.equal(anomalyOperation.path, "/anomaly");
- * ```
- */
+/** The `anomaly` row of the operations table: `POST /anomaly`, its schemas and its documentation. */
 export const anomalyOperation: Operation<"anomaly", AnomalyRequest, AnomalyResponse> = {
   name: "anomaly",
   path: "/anomaly",

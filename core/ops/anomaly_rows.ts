@@ -1,10 +1,7 @@
 /**
  * The anomaly score of many traces straight from the `transitions` output of one packed run,
- * as flat arrays: what `batch` needs to score millions of traces without building a map per
- * trace; {@link import("./anomaly.ts").anomaly} scores with it too. Scored transitions are
- * those whose label lacks `->`, in sorted id order; an event observes the scored transition whose label equals its name (the later id
- * wins a shared label); the residual is |predicted − observed| in float32; the score is their
- * sum.
+ * as flat arrays, so that `batch` scores millions of traces without a map per trace. The
+ * residual is |predicted − observed| in float32, as PETRA computes it.
  *
  * @example
  * ```ts
@@ -69,21 +66,6 @@ function rowPlan(model: OpsModel): RowPlan {
 /**
  * Scores `events.length` traces from `transitions`, the `[rows, T]` output of their packed
  * run, row `r` being the trace with events `events[r]`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { scoreRows } from "./anomaly_rows.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const [row] = await model.run([{ marking: new Map([["p_application", 1]]) }], {
- *   withGradient: false,
- * });
- * // A clear application that was approved: the model expected it, the score is near 0.
- * const { scores } = scoreRows(model, row!.transitions, [[{ name: "approve loan" }]]);
- * assert.ok(scores[0]! < 0.02);
- * ```
  */
 export function scoreRows(
   model: OpsModel,

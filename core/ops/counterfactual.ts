@@ -1,36 +1,9 @@
 /**
- * `counterfactual`: the smallest change of one input (a place's marking or value) that brings a
- * transition's activation to the 0.5 decision boundary (SEMANTICS.md D2–D6).
- *
- * The search never runs one probe per model run: a uniform grid of 129 points over the range
- * goes through the model in one batch. The evidence nearest the original input wins: a probe
- * already within `tolerance` of 0.5 is the answer; otherwise the sign change of
- * (activation − 0.5) nearest the original input (a smooth crossing or a jump over 0.5, as a
- * straight-through transition makes) is refined with batches of 31 interior probes. Refinement
- * stops at the first batch with a probe within `tolerance` (the one nearest the original input
- * is the answer), once the bracket is narrower than 1e-6 of the range, or once the model cannot
- * split it (no float32 between its ends; at most {@link MAX_REFINE_ROUNDS} rounds); then the bracket end
- * on the far side of 0.5 from the original activation is the answer, so a decision flip is
- * found even where no input brings the activation near 0.5 (a jump from 0 to 1, or a
- * `tolerance` below float32 resolution). Only a range with no sign change is not found.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { counterfactual } from "./counterfactual.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const answer = await counterfactual(model, {
- *   input_marking: new Map([["p_application", 1]]),
- *   flip_place: "p_application",
- *   target_transition: "t_approve",
- * });
- * assert.ok(answer.found);
- * // Approval flips when the application's marking drops to about 0.49.
- * assert.ok(Math.abs(answer.counterfactual_input - 0.49) < 0.01);
- * assert.ok(Math.abs(answer.counterfactual_activation - 0.5) < 1e-3);
- * ```
+ * `counterfactual`: the smallest change of one input (a place's marking or value) that brings
+ * a transition's activation to the 0.5 decision boundary. A grid over the range goes through
+ * the model in one batch, then the sign change nearest the original input is refined with a
+ * few batches of probes, so that a search costs a bounded number of runs and finds a flip even
+ * where the activation jumps over 0.5.
  *
  * @module
  */
@@ -42,22 +15,13 @@ import type { IdMap, OpsModel, Runner } from "./model.ts";
 import type { Operation } from "./operation.ts";
 import { allocateInputs, type PackedInputs } from "../runtime/codec.ts";
 
-/**
- * The default `tolerance`: |activation − 0.5| below which a probe is on the boundary.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_TOLERANCE } from "./counterfactual.ts";
- * assert.equal(DEFAULT_TOLERANCE, 0.001);
- * ```
- */
+/** The default `tolerance`: |activation − 0.5| below which a probe is on the boundary. */
 export const DEFAULT_TOLERANCE = 1e-3;
 
 /** Which channel of `flip_place` the search varies. */
 export type FlipChannel = "marking" | "value";
 
-/** A counterfactual request; defaults as DESIGN.md §3. */
+/** A counterfactual request. */
 export interface CounterfactualRequest {
   /** Marking by place id; each supplied place is clamped to its number. */
   readonly input_marking: IdMap;
@@ -67,18 +31,24 @@ export interface CounterfactualRequest {
   readonly flip_place: string;
   /** The transition whose firing decision should flip. */
   readonly target_transition: string;
-  /** Default `"marking"`. */
+  /**
+   * Which input of `flip_place` the search varies.
+   * @default {"marking"}
+   */
   readonly flip_channel?: FlipChannel;
-  /** `[lo, hi]` with lo < hi; default `[0, 1]`. */
+  /**
+   * `[lo, hi]` with lo < hi.
+   * @default {[0, 1]}
+   */
   readonly search_range?: readonly [number, number];
   /**
-   * |activation − 0.5| below which a probe is on the boundary; > 0, default
-   * {@link DEFAULT_TOLERANCE}.
+   * |activation − 0.5| below which a probe is on the boundary; > 0.
+   * @default {DEFAULT_TOLERANCE}
    */
   readonly tolerance?: number;
 }
 
-/** The answer: the boundary point when found, else only `found` and `target_transition`. */
+/** The response: the boundary point when found, else only `found` and `target_transition`. */
 export type CounterfactualResponse =
   | { readonly found: false; readonly target_transition: string }
   | {
@@ -97,51 +67,20 @@ const GRID_POINTS = 129;
 const REFINE_PROBES = 31;
 
 /**
- * The search stops refining once its bracket is narrower than this share of the range
- * (SEMANTICS D2); the playground samples its curve this close to the boundary.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { CLOSING_WIDTH } from "./counterfactual.ts";
- * const [lo, hi] = [0, 10000];
- * // The reported input is this close to the boundary on this range.
- * assert.equal((hi - lo) * CLOSING_WIDTH, 0.01);
- * ```
+ * The search stops refining once its bracket is narrower than this share of the range; the
+ * playground samples its curve this close to the boundary.
  */
 export const CLOSING_WIDTH = 1e-6;
 
 /**
- * The most refinement rounds one search runs. Each round narrows the bracket 32-fold (31
- * interior probes), so a grid bracket ((hi − lo)/128 wide) is narrower than the closing width
- * after ⌈log₃₂(1 / (128 · {@link CLOSING_WIDTH}))⌉ = 3 rounds; one more round absorbs float64
- * rounding of the probe positions. A bracket the model cannot split (no float32 between its
- * ends, see {@link isClosed}) ends sooner. With the base point, the grid and (on the value
- * channel) one gradient pass, a search runs at most 1 + 129 + 4 · 31 + 1 = 255 rows.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MAX_REFINE_ROUNDS } from "./counterfactual.ts";
- * assert.equal(MAX_REFINE_ROUNDS, 4);
- * ```
+ * The most refinement rounds one search runs: enough for a grid bracket to close at
+ * {@link CLOSING_WIDTH}, plus one for float64 rounding of the probe positions.
  */
 export const MAX_REFINE_ROUNDS: number = Math.ceil(
   Math.log(1 / ((GRID_POINTS - 1) * CLOSING_WIDTH)) / Math.log(REFINE_PROBES + 1),
 ) + 1;
 
-/**
- * The most model rows one counterfactual search runs: the base point and the grid in one batch,
- * {@link MAX_REFINE_ROUNDS} batches of 31 interior probes, and one gradient pass for a value-channel
- * original input.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MAX_SEARCH_ROWS } from "./counterfactual.ts";
- * assert.equal(MAX_SEARCH_ROWS, 255);
- * ```
- */
+/** The most model rows one counterfactual search runs, so that callers can budget them. */
 export const MAX_SEARCH_ROWS: number = 1 + GRID_POINTS + MAX_REFINE_ROUNDS * REFINE_PROBES + 1;
 
 /**
@@ -154,14 +93,18 @@ export const MAX_SEARCH_ROWS: number = 1 + GRID_POINTS + MAX_REFINE_ROUNDS * REF
  * import { loadOrt } from "../../adapter/deno/ort.ts";
  * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const r = await counterfactual(model, {
- *   input_marking: new Map(),
+ * const request = {
+ *   input_marking: new Map([["p_application", 1]]),
  *   flip_place: "p_application",
  *   target_transition: "t_approve",
- *   search_range: [0.95, 1],
- * });
- * // No crossing of 0.5 lies in the range: not found, and not an error.
- * assert.deepEqual(r, { found: false, target_transition: "t_approve" });
+ * };
+ * const response = await counterfactual(model, request);
+ * assert.ok(response.found);
+ * // Approval flips when the application's marking drops to about 0.49.
+ * assert.ok(Math.abs(response.counterfactual_input - 0.49) < 0.01);
+ * // No crossing of 0.5 lies in this range: not found, and not an error.
+ * const none = await counterfactual(model, { ...request, search_range: [0.95, 1] });
+ * assert.deepEqual(none, { found: false, target_transition: "t_approve" });
  * ```
  */
 export async function counterfactual(
@@ -169,7 +112,7 @@ export async function counterfactual(
   request: CounterfactualRequest,
   runner: Runner = model,
 ): Promise<CounterfactualResponse> {
-  // Check: ids against the net, then the range and tolerance (D5).
+  // Check: ids against the net, then the range and tolerance.
   const { net } = model;
   checkPlace(net, "flip_place", request.flip_place);
   checkTransition(net, "target_transition", request.target_transition);
@@ -226,7 +169,7 @@ export async function counterfactual(
     choice = next;
   }
 
-  // Shape: the answer point, or only `found` and `target_transition` (D6).
+  // Shape: the boundary point, or only `found` and `target_transition`.
   if (!choice) return { found: false, target_transition: request.target_transition };
   const answer = choice.kind === "point" ? choice.p : farEnd(choice, originalActivation);
   return {
@@ -244,13 +187,8 @@ export async function counterfactual(
 
 /**
  * Whether a bracket `[a, b]` (a < b) is refined no further: it is narrower than the closing
- * width, or the model cannot tell its inside from its ends. The graph takes its inputs as
- * float32, so a probe at `x` runs at `Math.fround(x)`; once no float32 lies strictly between the
- * float32 values of `a` and `b`, every interior probe runs at one of the two ends and cannot
- * split the bracket. Without this, a range narrower than float32 spacing around a jump would
- * be refined forever (float64 stops representing new interior points long before the closing
- * width is reached).
- *
+ * width, or no float32 lies between its ends, so the graph (which takes float32 inputs) cannot
+ * split it and float64 refinement would go on forever.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -409,7 +347,7 @@ function probeRows(
 }
 
 /**
- * The input the model actually used at the flipped place in the base pass (D4): the supplied
+ * The input the model actually used at the flipped place in the base pass: the supplied
  * value; else what the graph computed there: the `places` output on the marking channel (a
  * source place's default, or its computed activation), the `place_values` output on the value
  * channel (a held place's default, or its computed value).
@@ -441,17 +379,7 @@ async function originalInput(
   return out.placeValues[column]!;
 }
 
-/**
- * The `counterfactual` row of the operations table: `POST /counterfactual`, its schemas and its
- * documentation.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { counterfactualOperation } from "./counterfactual.ts";
- * assert.equal(counterfactualOperation.path, "/counterfactual");
- * ```
- */
+/** The `counterfactual` row of the operations table: `POST /counterfactual`, schemas and documentation. */
 export const counterfactualOperation: Operation<
   "counterfactual",
   CounterfactualRequest,

@@ -29,7 +29,7 @@ function keysOf(ids: readonly string[]): readonly string[] {
   return keys;
 }
 
-/** See the module doc. `ids` are in sorted order (a net's), and `values` has one per id. */
+/** Numbers by `ids` (in sorted order), read from `values` (one per id) without copying. */
 export class IdValues implements ReadonlyMap<string, number>, WritesJson {
   readonly #ids: readonly string[];
   readonly #index: ReadonlyMap<string, number>;

@@ -1,18 +1,7 @@
 /**
  * What an operation needs of a loaded model: the net, its structure, labels, and a runner of
- * packed rows. `core/bundle.ts`'s `Model` satisfies it; the server hands each operation its
- * request's runner instead (signal, deadline, row budget), so operations never see HTTP.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import type { OpsModel } from "./model.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * // A loaded bundle is an OpsModel.
- * await using model: OpsModel = await readBundle(await loadOrt(), "examples/rest_serving");
- * assert.equal(model.label(model.net.transitions[0]!), "approve loan");
- * ```
+ * packed rows. A loaded bundle is one; the server hands each operation its request's runner
+ * instead (signal, deadline, row budget), so operations never see HTTP.
  *
  * @module
  */

@@ -1,24 +1,7 @@
 /**
- * The shape of one row of the operations table ({@link ./operations.ts}): everything the
- * server's routes, the OpenAPI document, the request parser and the playground's forms need to
- * know about an operation, beside the pure function that computes it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { defineOperation } from "./operation.ts";
- * const size = defineOperation({
- *   name: "size",
- *   path: "/size",
- *   summary: "How many places the net has",
- *   description: "Counts the net's places; the marking is only checked for shape.",
- *   badRequest: { description: "Never", detail: "" },
- *   requestSchema: (kit) => kit.z.object({ input_marking: kit.marking }),
- *   responseSchema: (kit) => kit.z.object({ n_places: kit.z.int() }),
- *   run: (model) => Promise.resolve({ n_places: model.net.places.length }),
- * });
- * assert.equal(size.path, "/size");
- * ```
+ * The shape of one row of the operations table: everything the server's routes, the OpenAPI
+ * document, the request parser and the playground's forms need to know about an operation,
+ * beside the pure function that computes it.
  *
  * @module
  */
@@ -27,7 +10,7 @@ import type { AnySchema, ObjectSchema } from "../schemas/zod_types.ts";
 import type { SchemaKit } from "../schemas/kit.ts";
 import type { OpsModel, Runner } from "./model.ts";
 
-/** The 400 answers of an operation, for its documentation: when they happen, and one example. */
+/** The 400 responses of an operation, for its documentation: when they happen, and one example. */
 export interface BadRequest {
   /** When the operation refuses a well-formed request. */
   readonly description: string;
@@ -35,17 +18,13 @@ export interface BadRequest {
   readonly detail: string;
 }
 
-/**
- * One operation: its name (the OpenAPI `operationId` and the playground's tab), its `POST`
- * path, its documentation, its request and response schemas (built from the shared kit, since
- * zod is passed in) and the function that runs it on a validated request.
- */
+/** One operation: its name, its `POST` path, its documentation, its schemas and its function. */
 export interface Operation<Name extends string = string, Request = never, Response = unknown> {
   /** Identifier: `operationId`, key of the schema sets, the playground's panel. */
   readonly name: Name;
   /** The `POST` route. */
   readonly path: `/${string}`;
-  /** One line for the OpenAPI document and the 200 answer. */
+  /** One line for the OpenAPI document and the 200 response. */
   readonly summary: string;
   /** A paragraph for the OpenAPI document. */
   readonly description: string;
@@ -53,11 +32,11 @@ export interface Operation<Name extends string = string, Request = never, Respon
   readonly badRequest: BadRequest;
   /** The request body's schema. */
   requestSchema(kit: SchemaKit): ObjectSchema;
-  /** The answer's schema. */
+  /** The response's schema. */
   responseSchema(kit: SchemaKit): AnySchema;
   /**
-   * Runs the operation on a request the request schema validated (and `Map`-ified); its model
-   * runs go through `runner` (default: `model` itself).
+   * Runs the operation on a validated request; its model runs go through `runner`.
+   * @default {model}
    */
   run(model: OpsModel, request: Request, runner?: Runner): Promise<Response>;
 }

@@ -1,20 +1,7 @@
 /**
- * The table of operations: one row per `POST` operation, in the order the documents and the
- * playground list them. The server's routes, the OpenAPI document, the request schemas and
- * parser, and the playground's forms all iterate it; adding an operation is one new file in
- * `core/ops` exporting its {@link import("./operation.ts").Operation} record, and one row here.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { OPERATIONS } from "./operations.ts";
- * assert.deepEqual(OPERATIONS.map((o) => o.path), [
- *   "/forward",
- *   "/anomaly",
- *   "/counterfactual",
- *   "/sensitivity",
- * ]);
- * ```
+ * The table of operations, in the order the documents and the playground list them: the
+ * routes, the OpenAPI document, the request parser and the playground's forms all iterate it,
+ * so adding an operation is one file in `core/ops` and one row here.
  *
  * @module
  */

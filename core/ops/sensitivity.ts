@@ -1,23 +1,7 @@
 /**
  * `sensitivity`: the exact gradient of one transition's activation with respect to every
- * input, in one run of the compiled reverse-mode graph (SEMANTICS.md §5 and D7). Keys are the
- * supplied places plus every source place of the net (the net's inputs), sorted; a source place
- * that was not supplied is differentiated at its default (marking 1 or 0, value 1.0).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { sensitivity } from "./sensitivity.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const answer = await sensitivity(model, {
- *   input_marking: new Map([["p_application", 0.5]]),
- *   target_transition: "t_approve",
- * });
- * // Near its threshold, approval rises steeply with the application's marking.
- * assert.ok(answer.marking_gradients.get("p_application")! > 1);
- * ```
+ * input, in one run of the compiled reverse-mode graph. Keys are the supplied places plus every
+ * source place of the net, sorted; an unsupplied source place is differentiated at its default.
  *
  * @module
  */
@@ -58,18 +42,20 @@ export interface SensitivityResponse {
  *
  * @example
  * ```ts
- * import { sensitivity } from "./sensitivity.ts";
  * import assert from "node:assert/strict";
+ * import { sensitivity } from "./sensitivity.ts";
  * import { loadOrt } from "../../adapter/deno/ort.ts";
  * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * // The source place p_application is differentiated at its default even when not supplied.
- * const answer = await sensitivity(model, {
- *   input_marking: new Map(),
+ * const response = await sensitivity(model, {
+ *   input_marking: new Map([["p_application", 0.5]]),
  *   target_transition: "t_approve",
  * });
- * assert.deepEqual([...answer.marking_gradients.keys()], ["p_application"]);
- * assert.equal(answer.target_label, "approve loan");
+ * // Near its threshold, approval rises steeply with the application's marking.
+ * assert.ok(response.marking_gradients.get("p_application")! > 1);
+ * // The source place is differentiated at its default even when not supplied.
+ * const bare = await sensitivity(model, { input_marking: new Map(), target_transition: "t_approve" });
+ * assert.deepEqual([...bare.marking_gradients.keys()], ["p_application"]);
  * ```
  */
 export async function sensitivity(
@@ -118,17 +104,7 @@ export async function sensitivity(
   };
 }
 
-/**
- * The `sensitivity` row of the operations table: `POST /sensitivity`, its schemas and its
- * documentation.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { sensitivityOperation } from "./sensitivity.ts";
- * assert.equal(sensitivityOperation.path, "/sensitivity");
- * ```
- */
+/** The `sensitivity` row of the operations table: `POST /sensitivity`, schemas and documentation. */
 export const sensitivityOperation: Operation<
   "sensitivity",
   SensitivityRequest,

@@ -1,13 +1,8 @@
 /**
- * From the object graph of a PETRA `.pt` (what {@link import("./unpickle.ts").unpickle} built)
- * to a `petri-net-model/1` description: the `PetriNetModule`'s net, settings and every
- * parameter, read from the `data/K` storages. The shape is checked on the way; anything
- * unexpected is a {@link PetraShapeError} naming the field. The ids, tables and parameters are
- * then validated in full by `parseModelDescription`, as for a `model.json`.
- *
- * Beside the documented fields the description carries what a PETRA export also holds
- * (`net.place_labels`, `net.arc_multiplicities`, the callable tables, and the recorded
- * evaluation order as `module.topological_order`), so it can be compared with one.
+ * From the object graph of a PETRA `.pt` to a `petri-net-model/1` description: the
+ * `PetriNetModule`'s net, settings and parameters, checked for shape on the way (a
+ * {@link PetraShapeError} names the field). The extra fields a PETRA export also holds are
+ * kept, so the result can be compared with one.
  *
  * @example
  * ```ts
@@ -46,18 +41,7 @@ const NET_CLASS = "petri_net_nn.petri_net PetriNet";
 const PARAMETER_DICT = "torch.nn.modules.container ParameterDict";
 const FLOAT_STORAGE = "torch FloatStorage";
 
-/**
- * The object graph is not the PETRA module this reader knows; the message names the field.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PetraShapeError } from "./describe_petra_module.ts";
- * const error = new PetraShapeError("net.places is a list, expected a set");
- * assert.equal(error.name, "PetraShapeError");
- * assert.equal(error.message, "net.places is a list, expected a set");
- * ```
- */
+/** The object graph is not the PETRA module this reader knows; the message names the field. */
 export class PetraShapeError extends Error {
   /** Builds the error from a message naming the field and what it holds. */
   constructor(message: string) {
@@ -73,16 +57,6 @@ export class PetraShapeError extends Error {
  * @throws {PetraShapeError} when the root is not a `PetriNetModule` or a field has the wrong
  * shape, a parameter is missing or not a 0-dimensional float32 tensor, or its storage entry
  * is missing or of the wrong size.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { describePetraModule, PetraShapeError } from "./describe_petra_module.ts";
- * assert.throws(() => describePetraModule(new Map(), new Map()), PetraShapeError);
- * assert.throws(() => describePetraModule(new Map(), new Map()), {
- *   message: "the pickle holds a dict, not a PETRA PetriNetModule (a plain state dict has no net)",
- * });
- * ```
  */
 export function describePetraModule(
   root: PickleValue,

@@ -1,22 +1,6 @@
 /**
- * Opens a PETRA `.pt` bundle as a served {@link Model}: {@link readPtModel}, then the
- * compiler in memory (`compileBundle`), then `loadBundle`, so a `.pt` is checked and run
- * exactly as the `.onnx` bundle `cli.ts compile` would write from the same model.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { loadPtBundle } from "./load_pt_bundle.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * const fixture = new URL("../../tests/fixtures/conformance/rest_serving/", import.meta.url);
- * await using model = await loadPtBundle(await loadOrt(), {
- *   pt: await Deno.readFile(new URL("model.pt", fixture)),
- *   sidecar: await Deno.readTextFile(new URL("model.pt.meta.json", fixture)),
- *   ptName: "model.pt",
- *   sidecarName: "model.pt.meta.json",
- * });
- * assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
- * ```
+ * Opens a PETRA `.pt` bundle as a served {@link Model}: read, compiled in memory, then loaded,
+ * so a `.pt` is checked and run exactly as the `.onnx` bundle compiled from it would be.
  *
  * @module
  */

@@ -1,15 +1,7 @@
 /**
- * The values the pickle machine ({@link import("./unpickle.ts").unpickle}) builds: plain
- * data only. Python dicts are `Map`s (so a key such as `__proto__` is an ordinary key), lists
- * are arrays, and everything else has a small frozen class of its own. No value holds a
- * function: an allowed global is a {@link PyGlobal} record, never something callable.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PyTuple } from "./pickle_values.ts";
- * assert.equal(new PyTuple(["p_in", "t_go"]).items.length, 2);
- * ```
+ * The values the pickle machine builds: plain data only. Python dicts are `Map`s (so a key
+ * such as `__proto__` is an ordinary key), and no value holds a function: an allowed global
+ * is a {@link PyGlobal} record, never something callable.
  *
  * @module
  */
@@ -32,16 +24,7 @@ export type PickleValue =
 /** A Python dict (or `OrderedDict`): insertion order kept, keys compared as JS values. */
 export type PyDict = Map<PickleValue, PickleValue>;
 
-/**
- * A Python tuple.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PyTuple } from "./pickle_values.ts";
- * assert.deepEqual(new PyTuple([1, 2]).items, [1, 2]);
- * ```
- */
+/** A Python tuple. */
 export class PyTuple {
   /** The items, frozen. */
   readonly items: readonly PickleValue[];
@@ -52,16 +35,7 @@ export class PyTuple {
   }
 }
 
-/**
- * A Python set, built by `REDUCE(set, [items])`; the items in file order.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PySet } from "./pickle_values.ts";
- * assert.deepEqual(new PySet(["a"]).items, ["a"]);
- * ```
- */
+/** A Python set, built by `REDUCE(set, [items])`; the items in file order. */
 export class PySet {
   /** The items, frozen. */
   readonly items: readonly PickleValue[];
@@ -72,16 +46,7 @@ export class PySet {
   }
 }
 
-/**
- * An allowed global (`module name`), as data. Its role says what the machine may do with it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PyGlobal } from "./pickle_values.ts";
- * assert.equal(new PyGlobal("collections OrderedDict", "dict").name, "collections OrderedDict");
- * ```
- */
+/** An allowed global (`module name`), as data; its role says what the machine may do with it. */
 export class PyGlobal {
   /** `module name`, as the pickle wrote it. */
   readonly name: string;
@@ -102,16 +67,7 @@ export class PyGlobal {
  */
 export type GlobalRole = "class" | "dict" | "set" | "tensor" | "parameter" | "storage" | "function";
 
-/**
- * An instance of an allowed class (`NEWOBJ`), with the state `BUILD` gave it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PyObject } from "./pickle_values.ts";
- * assert.equal(new PyObject("torch.nn.modules.container ParameterDict").state, undefined);
- * ```
- */
+/** An instance of an allowed class (`NEWOBJ`), with the state `BUILD` gave it. */
 export class PyObject {
   /** The class, `module name`. */
   readonly className: string;
@@ -124,16 +80,7 @@ export class PyObject {
   }
 }
 
-/**
- * A tensor storage named by a persistent id: the zip entry `data/KEY` holds its bytes.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PyStorage } from "./pickle_values.ts";
- * assert.equal(new PyStorage("torch FloatStorage", "0", 1).key, "0");
- * ```
- */
+/** A tensor storage named by a persistent id: the zip entry `data/KEY` holds its bytes. */
 export class PyStorage {
   /** The storage type, e.g. `torch FloatStorage`. */
   readonly type: string;
@@ -150,16 +97,7 @@ export class PyStorage {
   }
 }
 
-/**
- * A tensor (or parameter) view of a storage, as `_rebuild_tensor_v2` describes it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PyStorage, PyTensor } from "./pickle_values.ts";
- * assert.deepEqual(new PyTensor(new PyStorage("torch FloatStorage", "0", 1), 0, []).shape, []);
- * ```
- */
+/** A tensor (or parameter) view of a storage, as `_rebuild_tensor_v2` describes it. */
 export class PyTensor {
   /** The storage the tensor views. */
   readonly storage: PyStorage;
@@ -176,16 +114,7 @@ export class PyTensor {
   }
 }
 
-/**
- * A short description of a value's type for messages; never walks into the value.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { typeOfValue } from "./pickle_values.ts";
- * assert.equal(typeOfValue(new Map()), "a dict");
- * ```
- */
+/** A short description of a value's type for messages; never walks into the value. */
 export function typeOfValue(value: PickleValue | undefined): string {
   if (value === undefined) return "nothing";
   if (value === null) return "None";

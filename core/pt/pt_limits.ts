@@ -1,13 +1,6 @@
 /**
- * What reading one `.pt` file may cost. A PETRA bundle of a net with a few thousand nodes
- * stays far below every limit; a file past one is refused with an error naming the limit.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PT_LIMITS } from "./pt_limits.ts";
- * assert.equal(PT_LIMITS.maxEntries, 100_000);
- * ```
+ * What reading one `.pt` file may cost: far above any PETRA bundle, so a file past a limit is
+ * a hostile or broken one, refused with an error naming the limit.
  *
  * @module
  */
@@ -32,16 +25,7 @@ export interface PtLimits {
   readonly maxDepth: number;
 }
 
-/**
- * The default limits.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PT_LIMITS } from "./pt_limits.ts";
- * assert.equal(PT_LIMITS.maxDepth, 64);
- * ```
- */
+/** The default limits. */
 export const PT_LIMITS: PtLimits = {
   maxFileBytes: 256 * 1024 * 1024,
   maxEntries: 100_000,

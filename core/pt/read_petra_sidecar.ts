@@ -1,15 +1,6 @@
 /**
- * PETRA's own sidecar `NAME.pt.meta.json`: scenario name and description, the input specs
- * `batch` reads, the PETRA version and when the model was saved. Read leniently (unknown keys
- * ignored); the specs are validated with the model by `parseModelDescription`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readPetraSidecar } from "./read_petra_sidecar.ts";
- * const sidecar = readPetraSidecar('{"scenario_name": "demo"}', "m.pt.meta.json");
- * assert.equal(sidecar.scenario_name, "demo");
- * ```
+ * PETRA's own sidecar `NAME.pt.meta.json`, read leniently (unknown keys ignored); its specs
+ * are validated with the model.
  *
  * @module
  */
@@ -44,7 +35,7 @@ export interface PetraSidecar {
  * ```ts
  * import assert from "node:assert/strict";
  * import { readPetraSidecar } from "./read_petra_sidecar.ts";
- * assert.equal(readPetraSidecar("{}", "m.pt.meta.json").petra_version, undefined);
+ * assert.equal(readPetraSidecar('{"scenario_name": "demo"}', "m.pt.meta.json").scenario_name, "demo");
  * assert.throws(() => readPetraSidecar("not json", "m.pt.meta.json"), { message: /m\.pt\.meta\.json/ });
  * ```
  */

@@ -1,10 +1,7 @@
 /**
- * A PETRA `.pt` bundle (`NAME.pt` and PETRA's sidecar `NAME.pt.meta.json`) read into a model,
- * without running anything from the file: the zip ({@link readTorchZip}), the restricted
- * pickle machine ({@link unpickle}), the object graph to a `petri-net-model/1` description
- * ({@link describePetraModule}), and the same validation a `model.json` gets
- * (`parseModelDescription`). Every failure is a `BundleError` naming the file and the reason.
- *
+ * A PETRA `.pt` bundle read into a model without running anything from the file: the zip,
+ * a restricted pickle machine, the object graph to a `petri-net-model/1` description, then the
+ * validation a `model.json` gets. Every failure is a `BundleError` naming the file.
  * @example
  * ```ts
  * import assert from "node:assert/strict";

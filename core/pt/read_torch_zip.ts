@@ -1,25 +1,8 @@
 /**
- * The zip layer of a `torch.save` file: finds the archive's top folder, checks the sizes its
- * central directory declares against {@link PtLimits}, and returns `data.pkl` and the
- * `data/K` storage entries. Other entries (`version`, `byteorder`, `.data/serialization_id`,
- * anything a newer torch adds) are skipped without being read.
- *
- * The archive is read with `fflate`'s `unzipSync`, whose per-entry filter sees every central
- * directory record before any bytes are copied: that is where the entry count and the sizes
- * are bounded. torch writes entries stored (no compression), so a compressed entry is refused
- * and no decompression ever runs (no zip bomb can expand). Every entry read must match the CRC-32
- * its central directory records, as torch's own reader requires.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readTorchZip } from "./read_torch_zip.ts";
- * const fixture = new URL("../../tests/fixtures/conformance/rest_serving/", import.meta.url);
- * const zip = readTorchZip(await Deno.readFile(new URL("model.pt", fixture)), "model.pt");
- * assert.equal(zip.prefix, "rest_serving");
- * assert.ok(zip.pickle.length > 0);
- * assert.equal(zip.storages.size, 6); // one storage per trained parameter
- * ```
+ * The zip layer of a `torch.save` file: returns `data.pkl` and the `data/K` storages, skipping
+ * other entries unread. Sizes are bounded in `fflate`'s per-entry filter, before any byte is
+ * copied; a compressed entry is refused (torch stores entries), so no decompression ever runs;
+ * every entry read must match its recorded CRC-32, as torch's own reader requires.
  *
  * @module
  */
@@ -54,6 +37,10 @@ const STORAGE = /^([^/]+)\/data\/([0-9]{1,9})$/;
  * ```ts
  * import assert from "node:assert/strict";
  * import { readTorchZip } from "./read_torch_zip.ts";
+ * const fixture = new URL("../../tests/fixtures/conformance/rest_serving/", import.meta.url);
+ * const zip = readTorchZip(await Deno.readFile(new URL("model.pt", fixture)), "model.pt");
+ * assert.equal(zip.prefix, "rest_serving");
+ * assert.equal(zip.storages.size, 6); // one storage per trained parameter
  * assert.throws(() => readTorchZip(new TextEncoder().encode("not a zip"), "x.pt"), {
  *   message: /^Cannot load bundle: x\.pt is not a torch\.save zip archive/,
  * });

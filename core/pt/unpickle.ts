@@ -1,17 +1,8 @@
 /**
- * A pickle machine for the protocol-2 subset that `torch.save` writes for a PETRA model, and
- * nothing more. It is written here rather than taken from a general unpickler because it
- * must guarantee three things a general one does not:
- *
- * - only the opcodes of the `OP` table below run; any other is refused by name;
- * - only the globals in {@link ALLOWED_GLOBALS} may appear, each mapped to a fixed role: a
- *   class becomes a {@link PyObject} record, `OrderedDict` / `set` / `_rebuild_tensor_v2` /
- *   `_rebuild_parameter` are data builders written below, checking their arguments. Nothing
- *   is looked up or called by a name that comes from the file;
- * - dicts are `Map`s and `BUILD` only records state, so no key ever reaches a prototype.
- *
- * Every cost is bounded ({@link PtLimits}: length, memo, stack, depth), and each refusal is a
- * {@link PickleError} naming the opcode, global or limit and the byte offset.
+ * A pickle machine for the protocol-2 subset `torch.save` writes for a PETRA model, and no
+ * more: only the opcodes of `OP` run, only the globals of {@link ALLOWED_GLOBALS} appear (each
+ * a record or a data builder written here, nothing looked up by a name from the file), dicts
+ * are `Map`s so no key reaches a prototype, and every cost is bounded by {@link PtLimits}.
  *
  * @example
  * ```ts
@@ -37,17 +28,7 @@ import {
   typeOfValue,
 } from "./pickle_values.ts";
 
-/**
- * The globals a PETRA bundle uses, and the role each plays (see {@link GlobalRole}).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ALLOWED_GLOBALS } from "./unpickle.ts";
- * assert.equal(ALLOWED_GLOBALS.get("collections OrderedDict"), "dict");
- * assert.equal(ALLOWED_GLOBALS.get("os system"), undefined);
- * ```
- */
+/** The globals a PETRA bundle uses, and the role each plays (see {@link GlobalRole}). */
 export const ALLOWED_GLOBALS: ReadonlyMap<string, GlobalRole> = new Map<string, GlobalRole>([
   ["petri_net_nn.compiler PetriNetModule", "class"],
   ["petri_net_nn.petri_net PetriNet", "class"],
@@ -137,20 +118,7 @@ const OTHER_OPCODES: Readonly<Record<number, string>> = {
   0x98: "READONLY_BUFFER",
 };
 
-/**
- * A pickle the machine refuses: the message names the opcode, global or limit, and the byte
- * offset where it was met.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PickleError } from "./unpickle.ts";
- * assert.equal(
- *   new PickleError("opcode INST is not allowed", 12).message,
- *   "opcode INST is not allowed (at byte 12)",
- * );
- * ```
- */
+/** A pickle the machine refuses: the message names the opcode, global or limit, and the offset. */
 export class PickleError extends Error {
   /** Builds the error; `offset` is the opcode's position in the pickle. */
   constructor(detail: string, offset: number) {

@@ -1,8 +1,6 @@
 /**
- * The CRC-32 checks of a zip archive. `fflate` does not verify the checksums a zip records for
- * its entries; torch's reader (miniz) does, and refuses a damaged file. {@link zipEntryCrcs}
- * reads the recorded checksums from the archive's central directory (zip64 included) and
- * {@link crc32} computes one, so a `.pt` whose bytes changed after `torch.save` is refused
+ * The CRC-32 checks of a zip archive: `fflate` does not verify the checksums a zip records,
+ * torch's reader does, so a `.pt` whose bytes changed after `torch.save` is refused here
  * instead of served with wrong parameters.
  *
  * @example

@@ -1,21 +1,8 @@
 /**
- * The zod schemas of every request and response of SPEC.md Part 2, with the defaults of
- * DESIGN.md §3, descriptions and examples (ids from the credit_approval_coloured model).
- *
- * zod is passed in, never imported here, so that the server can load it lazily and report a
- * missing package by name. The schemas describe the wire format: id-keyed maps are
- * `z.record`s, which is what the OpenAPI document and the playground's forms show; reading a
- * body into the `Map`s the operations take is {@link ./parse.ts}'s job, because zod drops a
- * `"__proto__"` key from records.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as z from "zod";
- * import { defineSchemas } from "./define.ts";
- * const schemas = defineSchemas(z);
- * assert.deepEqual(schemas.requests.forward.safeParse({ input_marking: { p_submitted: 1 } }).success, true);
- * ```
+ * The zod schemas of every request and response, with their defaults, descriptions and
+ * examples. They describe the wire format (id-keyed maps are `z.record`s, as the OpenAPI
+ * document and the playground's forms show them); reading a body into `Map`s is `parse.ts`'s
+ * job, because zod drops a `"__proto__"` key from records.
  *
  * @module
  */
@@ -30,11 +17,11 @@ export type { AnySchema, ObjectSchema, ZodModule } from "./zod_types.ts";
 /** The request body of each operation of the table, by name. */
 export type RequestSchemas = { readonly [K in OperationName]: ObjectSchema };
 
-/** The answer of each operation of the table, by name, plus the fixed endpoints and errors. */
+/** The response of each operation of the table, by name, plus the fixed endpoints and errors. */
 export type ResponseSchemas = { readonly [K in OperationName]: AnySchema } & {
-  /** `GET /healthz`'s answer. */
+  /** `GET /healthz`'s response. */
   readonly health: ObjectSchema;
-  /** `GET /schema`'s answer. */
+  /** `GET /schema`'s response. */
   readonly schema: ObjectSchema;
   /** `{"detail": "..."}`: 400, 404, 405, 408, 413. */
   readonly httpError: ObjectSchema;

@@ -1,14 +1,7 @@
 /**
- * Validation issues in FastAPI's 422 shape (docs/http_api.md, Errors):
- * `{"type", "loc": ["body", ...], "msg", "input"?, "ctx"?}`, with pydantic v2's types and
- * messages where a zod issue has a pydantic counterpart.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { missingBody } from "./issues.ts";
- * assert.deepEqual(missingBody(), { type: "missing", loc: ["body"], msg: "Field required", input: null });
- * ```
+ * Validation issues in FastAPI's 422 shape, `{"type", "loc": ["body", ...], "msg", "input"?,
+ * "ctx"?}`, with pydantic v2's types and messages where a zod issue has a pydantic
+ * counterpart, so that clients written against PETRA's server read them unchanged.
  *
  * @module
  */
@@ -27,9 +20,7 @@ export interface ValidationIssue {
   readonly ctx?: Readonly<Record<string, unknown>>;
 }
 
-/**
- * The parts of a zod issue this module reads (zod's issue types all fit it).
- */
+/** The parts of a zod issue this module reads (zod's issue types all fit it). */
 export interface ZodIssueLike {
   /** zod's issue code, e.g. `invalid_type` or `too_small`. */
   readonly code: string;
@@ -53,16 +44,7 @@ export interface ZodIssueLike {
   readonly inclusive?: boolean;
 }
 
-/**
- * The issue for a body that is not JSON: FastAPI's `json_invalid` at `["body", position]`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { jsonInvalid } from "./issues.ts";
- * assert.deepEqual(jsonInvalid(0, "Unexpected token 'o'").loc, ["body", 0]);
- * ```
- */
+/** The issue for a body that is not JSON: FastAPI's `json_invalid` at `["body", position]`. */
 export function jsonInvalid(position: number, error: string): ValidationIssue {
   return {
     type: "json_invalid",
@@ -73,16 +55,7 @@ export function jsonInvalid(position: number, error: string): ValidationIssue {
   };
 }
 
-/**
- * The issue for an empty body: FastAPI's `missing` at `["body"]`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { missingBody } from "./issues.ts";
- * assert.deepEqual(missingBody().type, "missing");
- * ```
- */
+/** The issue for an empty body: FastAPI's `missing` at `["body"]`. */
 export function missingBody(): ValidationIssue {
   return { type: "missing", loc: ["body"], msg: "Field required", input: null };
 }
@@ -252,9 +225,8 @@ function orList(items: readonly string[]): string {
 const ECHO_DEPTH = 16;
 
 /**
- * The offending value as echoed in an issue, with nesting beyond {@link ECHO_DEPTH} replaced
- * by `"..."`: a body of 100,000 nested arrays must get a 422, not exhaust the stack when the
- * answer is written.
+ * The offending value as echoed in an issue, elided past {@link ECHO_DEPTH}: a deeply nested
+ * body must get a 422, not exhaust the stack when the response is written.
  */
 function echoed(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== "object") return value;

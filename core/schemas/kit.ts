@@ -1,8 +1,7 @@
 /**
  * The schema pieces every operation's request and response share (a marking, a value map,
- * place and transition ids, attribute maps, activation maps), built once from a zod module
- * that is passed in. Each operation in `core/ops` writes its own schemas from this kit, so the
- * wire format of a marking or an activation map is defined in one place.
+ * ids, attribute and activation maps), built once from a zod module that is passed in, so the
+ * wire format of each is defined in one place.
  *
  * @example
  * ```ts

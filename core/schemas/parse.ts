@@ -1,11 +1,7 @@
 /**
  * Reads a request body (parsed JSON) into the request type of an operation: zod validates it,
- * then every `z.record` of the schema is rebuilt as a `Map` from the raw JSON's own entries.
- *
- * zod drops a `"__proto__"` key from records (it would hit the prototype setter of the plain
- * object it builds), so a record entry that zod's output lacks is validated here with the
- * record's value schema and kept. `JSON.parse` creates such keys as ordinary own properties, so
- * `Object.entries` of the raw body sees every id.
+ * then every `z.record` is rebuilt as a `Map` from the raw JSON's own entries, because zod
+ * drops a `"__proto__"` key from records and an id must never be lost.
  *
  * @example
  * ```ts
@@ -82,20 +78,10 @@ export function parseWithSchema(schemaOf: unknown, json: unknown): ParseResult<u
 }
 
 /**
- * {@link parseWithSchema} without its fast path: zod validates the whole body. The fast path's
- * answers are checked against this one (tests/schemas/fast_parse_test.ts).
+ * {@link parseWithSchema} without its fast path: zod validates the whole body. A test checks
+ * the fast path's results against this one.
  *
  * @internal
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as z from "zod";
- * import { parseWithZod } from "./parse.ts";
- * const schema = z.object({ input_marking: z.record(z.string(), z.number()) });
- * const result = parseWithZod(schema, { input_marking: { p_in: "1" } });
- * assert.deepEqual(result.success, false);
- * ```
  */
 export function parseWithZod(schemaOf: unknown, json: unknown): ParseResult<unknown> {
   const schema = schemaOf as Schema;
@@ -121,7 +107,6 @@ export function parseWithZod(schemaOf: unknown, json: unknown): ParseResult<unkn
   return { success: true, data };
 }
 
-/** The part of a zod schema this module reads: its definition and `safeParse`. */
 /**
  * The most issues a 422 lists (FastAPI lists all); a last `too_many_issues` entry says when
  * the body may hold more.
@@ -179,6 +164,7 @@ function tooManyIssues(): ValidationIssue {
   };
 }
 
+/** The part of a zod schema this module reads: its definition and `safeParse`. */
 interface Schema {
   readonly def: Def;
   safeParse(
@@ -212,28 +198,11 @@ const OFF: unique symbol = Symbol("off");
 
 /**
  * The fast path of {@link parseWithSchema}: the request when `json` is plainly valid, read
- * without zod building its parse context and issue lists for the common shapes (objects,
- * records of numbers, strings, numbers and booleans without checks, enums, arrays, optional,
- * nullable); any other part of a schema (a default, a pipe, a number with bounds) is parsed by
- * zod itself, with the same rebuilding into `Map`s as the general path. `undefined` whenever
- * anything is off (a missing field, a wrong type, an invalid part), so that the general path
- * answers it, issues and all; for a valid body both paths give equal requests (checked on a
- * varied set of bodies by tests/schemas/fast_parse_test.ts).
+ * without zod's parse context and issue lists for the common shapes; `undefined` whenever
+ * anything is off, so that zod answers it, issues and all. A test checks that both paths give
+ * equal requests.
  *
  * @internal
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as z from "zod";
- * import { parseWellFormed } from "./parse.ts";
- * const schema = z.object({ input_marking: z.record(z.string(), z.number()) });
- * assert.deepEqual(parseWellFormed(schema, { input_marking: { p_in: 1 } }), {
- *   success: true,
- *   data: { input_marking: new Map([["p_in", 1]]) },
- * });
- * assert.equal(parseWellFormed(schema, { input_marking: { p_in: "1" } }), undefined);
- * ```
  */
 export function parseWellFormed(
   schemaOf: unknown,

@@ -1,18 +1,7 @@
 /**
- * The zod types the schema kit, the operations and the schema set share: the zod module as it
- * is passed in, any schema, and an object schema. A leaf module (it imports only zod's types),
- * so that the operations table, whose rows write their schemas from the kit, and the schema
- * set, which iterates that table, do not import each other.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as z from "zod";
- * import type { AnySchema, ZodModule } from "./zod_types.ts";
- * const zod: ZodModule = z;
- * const id: AnySchema = zod.string();
- * assert.equal(id.safeParse("p_in").success, true);
- * ```
+ * The zod types the schema kit, the operations and the schema set share. A leaf module (it
+ * imports only zod's types), so that the operations table and the schema set, which iterates
+ * it, do not import each other.
  *
  * @module
  */

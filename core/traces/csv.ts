@@ -1,32 +1,9 @@
 /**
- * Streams traces out of a CSV event table (docs/batch.md, Input formats): one row per event, a header
- * naming the case column (default `case_id`) and the activity column (default `activity`;
- * pm4py's `case:concept:name` / `concept:name` when the defaults are absent). Rows group into
- * traces by case id, in first-seen order, wherever a case's rows are. Each row is an event
- * named by its activity, its other columns being the event's attributes; a trace's attributes
- * are the case id (under the case column's name) plus the other columns of the case's first
- * row. Empty lines are skipped.
- *
- * Grouping and memory: when the source can be opened twice (pass a function returning a
- * fresh stream), a first pass finds the cases whose rows are not contiguous and where each
- * ends ({@link CaseIndexer}, fixed memory); the second pass then yields each case as soon as
- * its last row is read, so memory holds the cases in progress (one, for a file grouped by
- * case; the cases open at once, for a log sorted by time). Given a single stream, one pass
- * yields each case when the next case starts, and a case id that reappears later is an error
- * (it can no longer be merged); it remembers the case ids seen, not their rows.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readCsvTraces } from "./csv.ts";
- * const csv = "case_id,activity,amount\nc1,submit,5000\nc2,submit,200\nc1,approve,5000\n";
- * const open = () => new Blob([csv]).stream();
- * const traces = await Array.fromAsync(readCsvTraces(open, { name: "traces.csv" }));
- * assert.deepEqual(traces[0]!.attributes, new Map([["case_id", "c1"], ["amount", "5000"]]));
- * assert.deepEqual(traces.map((t) => t.events.map((e) => e.name)), [["submit", "approve"], [
- *   "submit",
- * ]]);
- * ```
+ * Streams traces out of a CSV event table: one row per event, grouped into traces by case id
+ * in first-seen order, wherever a case's rows are. Given a source it can open twice, a first
+ * pass finds the cases whose rows are scattered, so the second yields each case at its last
+ * row and memory holds only the cases in progress; given one stream, a case is yielded when
+ * the next starts and a reappearing case id is an error.
  *
  * @module
  */
@@ -41,18 +18,7 @@ import type { ReadOptions, Trace, TraceEvent } from "./types.ts";
 
 export type { CsvColumnChoice, CsvColumnOptions } from "./csv_columns.ts";
 
-/**
- * Options of {@link readCsvTraces}.
- *
- * @example
- * ```ts
- * import type { CsvOptions } from "./csv.ts";
- * const options: CsvOptions = {
- *   name: "events.csv",
- *   onColumns: (choice) => choice.note && console.error(choice.note),
- * };
- * ```
- */
+/** Options of {@link readCsvTraces}. */
 export interface CsvOptions extends ReadOptions, CsvColumnOptions {
   /** Called once, after the header is read, with the columns chosen. */
   onColumns?: ((choice: CsvColumnChoice) => void) | undefined;
@@ -61,22 +27,13 @@ export interface CsvOptions extends ReadOptions, CsvColumnOptions {
 /**
  * A CSV source: a stream (read once), or a function returning a fresh stream of the same
  * bytes each call (read twice, so cases whose rows are scattered merge in bounded memory).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { type CsvSource, readCsvTraces } from "./csv.ts";
- * const file = new File(["case_id,activity\nc1,approve loan\n"], "traces.csv");
- * // A function: the reader may open the bytes twice.
- * const source: CsvSource = () => file.stream();
- * const traces = await Array.fromAsync(readCsvTraces(source, { name: file.name }));
- * assert.equal(traces.length, 1);
- * ```
  */
 export type CsvSource = ReadableStream<Uint8Array> | (() => ReadableStream<Uint8Array>);
 
 /**
- * Yields the traces of a CSV event table one by one, in first-seen order of their case ids.
+ * Yields the traces of a CSV event table one by one, in first-seen order of their case ids:
+ * each row is an event named by its activity, and a trace's attributes are the case id plus
+ * the other columns of its first row.
  *
  * @throws {TraceReadError} for a missing case or activity column (listing the header),
  * malformed CSV (with its line and column), a row with more fields than the header or without

@@ -1,20 +1,6 @@
 /**
- * Finds the case and activity columns in a CSV header. The defaults are `case_id` and
- * `activity`; when a default is not in the header but pm4py's name for that column is
- * (`case:concept:name`, `concept:name`), pm4py's is used and the choice carries a one-line
- * note saying so. A column that is missing either way is an error naming it and listing the
- * header.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { chooseColumns } from "./csv_columns.ts";
- * const choice = chooseColumns(["case:concept:name", "concept:name", "amount"], {}, "log.csv");
- * assert.deepEqual(choice.caseColumn, "case:concept:name");
- * choice.note;
- * // "log.csv: no 'case_id' or 'activity' column; using pm4py's 'case:concept:name' as the case id
- * // and 'concept:name' as the activity"
- * ```
+ * Finds the case and activity columns in a CSV header: `case_id` and `activity`, or pm4py's
+ * names for them when the defaults are absent, with a one-line note saying so.
  *
  * @module
  */
@@ -22,15 +8,7 @@
 import { quoteId } from "../net/quote_id.ts";
 import { TraceReadError } from "./errors.ts";
 
-/**
- * The case and activity columns a CSV reader uses.
- *
- * @example
- * ```ts
- * import type { CsvColumnOptions } from "./csv_columns.ts";
- * const options: CsvColumnOptions = { caseColumn: "order", activityColumn: "step" };
- * ```
- */
+/** The case and activity columns a CSV reader uses. */
 export interface CsvColumnOptions {
   /** The case id column; absent: `case_id`, else pm4py's `case:concept:name`. */
   caseColumn?: string | undefined;
@@ -38,21 +16,7 @@ export interface CsvColumnOptions {
   activityColumn?: string | undefined;
 }
 
-/**
- * The columns chosen for a file, with their positions in the header. `note` is set when
- * pm4py's column names were used instead of the defaults: one line for the user.
- *
- * @example
- * ```ts
- * import type { CsvColumnChoice } from "./csv_columns.ts";
- * const choice: CsvColumnChoice = {
- *   caseColumn: "case_id",
- *   activityColumn: "activity",
- *   caseIndex: 0,
- *   activityIndex: 1,
- * };
- * ```
- */
+/** The columns chosen for a file, with their positions in the header. */
 export interface CsvColumnChoice {
   /** The case id column's name. */
   caseColumn: string;
@@ -72,7 +36,7 @@ const PM4PY_CASE = "case:concept:name";
 const PM4PY_ACTIVITY = "concept:name";
 
 /**
- * Picks the case and activity columns of `header` (see the module doc).
+ * Picks the case and activity columns of `header`.
  *
  * @throws {TraceReadError} naming each missing column and listing the header's columns.
  *
@@ -80,7 +44,12 @@ const PM4PY_ACTIVITY = "concept:name";
  * ```ts
  * import assert from "node:assert/strict";
  * import { chooseColumns } from "./csv_columns.ts";
- * assert.deepEqual(chooseColumns(["case_id", "activity", "amount"], {}, "traces.csv").activityIndex, 1);
+ * const choice = chooseColumns(["case:concept:name", "concept:name", "amount"], {}, "log.csv");
+ * assert.equal(choice.caseColumn, "case:concept:name");
+ * assert.equal(
+ *   choice.note,
+ *   "log.csv: no 'case_id' or 'activity' column; using pm4py's 'case:concept:name' as the case id and 'concept:name' as the activity",
+ * );
  * ```
  */
 export function chooseColumns(

@@ -1,12 +1,8 @@
 /**
- * The first pass of the two-pass CSV reader: finds the cases whose rows are not contiguous
- * ("split" cases, whose id reappears after another case's rows) and the last row of each.
- * With that, the second pass can emit every contiguous case as soon as the next case starts
- * and hold back only the cases that span other cases' rows.
- *
- * Telling whether an id was seen before uses a fixed 2 MiB Bloom filter instead of a set of
- * all ids, so memory stays flat in the common case of contiguous cases. A false positive only
- * records a contiguous case as split with its true last row, which changes nothing.
+ * The first pass of the two-pass CSV reader: finds the cases whose rows are not contiguous and
+ * the last row of each, so that the second pass emits every other case as soon as the next one
+ * starts. Seen ids go into a fixed Bloom filter, not a set, so memory stays flat; a false
+ * positive only marks a contiguous case as split, which changes nothing.
  *
  * @example
  * ```ts
@@ -25,12 +21,6 @@
 /**
  * What the first pass learnt: the number of data rows, and for every split case (and the odd
  * contiguous case a hash collision flagged) the 0-based index of its last row.
- *
- * @example
- * ```ts
- * import type { CaseIndex } from "./csv_index.ts";
- * const index: CaseIndex = { rows: 3, lastRowOfSplit: new Map() };
- * ```
  */
 export interface CaseIndex {
   rows: number;
@@ -40,19 +30,7 @@ export interface CaseIndex {
 const FILTER_BITS = 1 << 24;
 const HASHES = 3;
 
-/**
- * Feeds the case id of each data row, in file order; {@link CaseIndexer.finish} gives the
- * {@link CaseIndex}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { CaseIndexer } from "./csv_index.ts";
- * const indexer = new CaseIndexer();
- * indexer.add("c1");
- * assert.deepEqual(indexer.finish().lastRowOfSplit.size, 0);
- * ```
- */
+/** Feeds the case id of each data row, in file order; `finish` gives the {@link CaseIndex}. */
 export class CaseIndexer {
   readonly #seen = new Uint32Array(FILTER_BITS / 32);
   readonly #lastRowOfSplit = new Map<string, number>();
@@ -114,16 +92,7 @@ function hashes(text: string): [number, number] {
   return [a >>> 0, (b | 1) >>> 0];
 }
 
-/**
- * A copy of `text` that does not keep alive the (much longer) string it was sliced from.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ownCopy } from "./csv_index.ts";
- * assert.deepEqual(ownCopy("case-0001"), "case-0001");
- * ```
- */
+/** A copy of `text` that does not keep alive the (much longer) string it was sliced from. */
 export function ownCopy(text: string): string {
   // Concatenating then slicing makes V8 flatten the string into fresh storage.
   return (" " + text).slice(1);

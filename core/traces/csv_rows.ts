@@ -1,22 +1,7 @@
 /**
- * Splits CSV text (RFC 4180: quoted fields, `""` escapes, newlines inside quotes) into rows,
- * batch by batch, with PapaParse's core parser, so memory holds one batch however long the
- * file. Line endings are read as Python's text mode reads them (CRLF and CR become LF, also
- * inside quoted fields), so files with mixed line endings parse. Each batch can tell the line
- * where any of its rows starts, for error messages.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { csvRowBatches } from "./csv_rows.ts";
- * async function* text() {
- *   yield 'case_id,activity\r\nc1,"say ""hi"""\r\n';
- * }
- * for await (const batch of csvRowBatches(text(), "traces.csv")) {
- * assert.deepEqual(  batch.rows, [["case_id", "activity"], ["c1", 'say "hi"'], [""]]);
- * assert.deepEqual(  batch.lineOf(1), 2);
- * }
- * ```
+ * Splits CSV text into rows, batch by batch, with PapaParse's core parser, so memory holds
+ * one batch however long the file. Line endings are read as Python's text mode reads them
+ * (CRLF and CR become LF, also inside quotes), so files with mixed line endings parse.
  *
  * @module
  */
@@ -24,15 +9,7 @@
 import papaparse from "papaparse";
 import { TraceReadError } from "./errors.ts";
 
-/**
- * Rows parsed from one stretch of the text.
- *
- * @example
- * ```ts
- * import type { CsvRowBatch } from "./csv_rows.ts";
- * const batch: CsvRowBatch = { rows: [["c1", "a"]], lineOf: (k) => 2 + k };
- * ```
- */
+/** Rows parsed from one stretch of the text. */
 export interface CsvRowBatch {
   /** The rows, fields unquoted; an empty line is `[""]`. */
   rows: string[][];

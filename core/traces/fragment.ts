@@ -1,32 +1,14 @@
 /**
- * Reading a fragment of a log: the bytes a range shard owns, after the log's head (the XES
- * prolog and `<log>` tag, or the JSON list's `[`). Such a fragment ends at a trace start, not
- * at the end of the document, so the readers must not require the document's end; and since
- * the head's lines are not the lines before the fragment, messages count lines from the
- * fragment's first line ({@link LineBase}).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { LineBase } from "./fragment.ts";
- * const lines = new LineBase(2); // the head held two line breaks
- * assert.equal(lines.at({ line: 5, column: 3 }), "at line 3, column 3");
- * ```
+ * Reading a fragment of a log: the bytes a range shard owns, after the log's head. Such a
+ * fragment ends at a trace start, so the readers must not require the document's end, and
+ * messages count lines from the fragment's first line.
  *
  * @module
  */
 
 import type { ReadOptions } from "./types.ts";
 
-/**
- * Options of the readers' fragment mode.
- *
- * @example
- * ```ts
- * import type { FragmentOptions } from "./fragment.ts";
- * const options: FragmentOptions = { name: "log.xes (shard 1/4)", fragment: true, lineBase: 3 };
- * ```
- */
+/** Options of the readers' fragment mode. */
 export interface FragmentOptions extends ReadOptions {
   /** The input stops at a trace start, before the end of the document: do not require it. */
   fragment?: boolean | undefined;
@@ -42,8 +24,9 @@ export interface FragmentOptions extends ReadOptions {
  * ```ts
  * import assert from "node:assert/strict";
  * import { LineBase } from "./fragment.ts";
+ * const lines = new LineBase(2); // the head held two line breaks
+ * assert.equal(lines.at({ line: 5, column: 3 }), "at line 3, column 3");
  * assert.equal(new LineBase(undefined).line(7), 7);
- * assert.equal(new LineBase(6).line(7), 1);
  * ```
  */
 export class LineBase {

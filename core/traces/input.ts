@@ -1,35 +1,14 @@
 /**
- * Turns a byte stream into the text chunks the readers parse: optional gunzipping
- * (`DecompressionStream`), strict decoding (invalid bytes are an error naming the byte range,
- * a UTF-8 byte-order mark is dropped), and cancellation of the source when the consumer stops
- * early. Only web-standard APIs, so it runs in Deno and in browsers alike.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { decodeText, readBytes } from "./input.ts";
- * const stream = new Blob(["case_id,activity\n"]).stream();
- * let text = "";
- * for await (const chunk of decodeText(readBytes(stream, "traces.csv"), "traces.csv")) {
- *   text += chunk;
- * }
- * assert.equal(text, "case_id,activity\n");
- * ```
+ * Turns a byte stream into the text chunks the readers parse: gunzipping, strict decoding
+ * (invalid bytes are an error naming the byte range), and cancelling the source when the
+ * consumer stops early. Web-standard APIs only, so it runs in Deno and in browsers alike.
  *
  * @module
  */
 
 import { errorText, TraceReadError } from "./errors.ts";
 
-/**
- * Options of {@link readBytes}.
- *
- * @example
- * ```ts
- * import type { BytesOptions } from "./input.ts";
- * const options: BytesOptions = { gzip: true };
- * ```
- */
+/** Options of {@link readBytes}. */
 export interface BytesOptions {
   /**
    * What the name says (`.gz`); the data's first bytes decide: gzip's magic bytes are
@@ -185,21 +164,9 @@ export async function* decodeText(
 }
 
 /**
- * Gunzips a byte stream with the web-standard `DecompressionStream`, in pieces of at most
- * {@link GZIP_PIECE_BYTES} compressed bytes: a decompressor answers each piece it is given
- * with all of its output at once, and deflate expands up to about 1032-fold, so a 64 KiB read
- * of a log of white space would otherwise become one 64 MiB chunk (and a 1 MiB file 1 GiB held
- * at once). Each chunk is then at most about 1 MiB, and the stream's back-pressure keeps
- * memory at a few chunks however far the log expands.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { gunzip } from "./input.ts";
- * const gz = new Blob(["<log/>"]).stream().pipeThrough(new CompressionStream("gzip"));
- * const text = await new Response(gunzip(gz)).text();
- * assert.equal(text, "<log/>");
- * ```
+ * Gunzips a byte stream in pieces of at most {@link GZIP_PIECE_BYTES} compressed bytes: a
+ * decompressor answers each piece with all its output at once and deflate expands up to about
+ * 1032-fold, so bounded pieces (and back-pressure) keep memory flat however far a log expands.
  */
 export function gunzip(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   // The DOM typing of DecompressionStream's writable side (BufferSource) is wider than
@@ -211,16 +178,7 @@ export function gunzip(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8
   return stream.pipeThrough(pieces(GZIP_PIECE_BYTES)).pipeThrough(pair);
 }
 
-/**
- * The most compressed bytes handed to the decompressor at a time.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { GZIP_PIECE_BYTES } from "./input.ts";
- * assert.equal(GZIP_PIECE_BYTES, 1024);
- * ```
- */
+/** The most compressed bytes handed to the decompressor at a time. */
 export const GZIP_PIECE_BYTES = 1024;
 
 /** Chunks cut into views of at most `size` bytes. */

@@ -1,23 +1,7 @@
 /**
- * Streams traces out of a JSON trace file (docs/batch.md, Input formats): the top level is a list; each
- * entry is an object `{"attributes"?: {...}, "events": [...]}` whose events are names
- * (strings) or objects `{"name": "...", "attributes"?: {...}}`. Attribute values that are not
- * strings become their JSON text (`5000` -> `"5000"`, `true` -> `"true"`, `null` -> `"null"`,
- * docs/semantics.md D14).
- *
- * The list is cut entry by entry ({@link JsonArraySplitter}) and each entry is parsed on its
- * own, so memory holds one entry at a time however long the file.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readJsonTraces } from "./json.ts";
- * const json = '[{"attributes": {"amount": 5000}, "events": ["approve loan"]}]';
- * for await (const trace of readJsonTraces(new Blob([json]).stream(), { name: "traces.json" })) {
- * assert.deepEqual(  trace.attributes.get("amount"), "5000");
- * assert.deepEqual(  trace.events[0]?.name, "approve loan");
- * }
- * ```
+ * Streams traces out of a JSON trace file, a list of entries (see `json_entry.ts`). The list
+ * is cut entry by entry and each entry parsed on its own, so memory holds one entry at a time
+ * however long the file.
  *
  * @module
  */
@@ -41,11 +25,9 @@ import type { ReadOptions, Trace } from "./types.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import { readJsonTraces } from "./json.ts";
- * const file = new Blob([JSON.stringify([
- *   { attributes: { amount: "5000" }, events: [{ name: "approve loan" }] },
- * ])]).stream();
- * const traces = await Array.fromAsync(readJsonTraces(file, { name: "traces.json" }));
- * assert.equal(traces[0]!.attributes.get("amount"), "5000");
+ * const json = '[{"attributes": {"amount": 5000}, "events": ["approve loan"]}]';
+ * const traces = await Array.fromAsync(readJsonTraces(new Blob([json]).stream()));
+ * assert.equal(traces[0]!.attributes.get("amount"), "5000"); // non-strings become JSON text
  * assert.equal(traces[0]!.events[0]!.name, "approve loan");
  * ```
  */
@@ -58,8 +40,7 @@ export function readJsonTraces(
 
 /**
  * {@link readJsonTraces}, also for a fragment of a list (a range shard's bytes after the
- * list's head): then the end of the list is not required, and line numbers count from the
- * fragment's first line.
+ * list's head), which need not reach the end of the list.
  *
  * @example
  * ```ts
@@ -110,10 +91,8 @@ function split(step: () => JsonElementText[], name: string, lines: LineBase): Js
 }
 
 /**
- * The entries of a chunk's elements in one `JSON.parse` (one call per chunk instead of one per
- * element); undefined when that fails, so each element is parsed alone for a precise message.
- * The splitter only completes balanced values, so the joined list parses exactly when every
- * element does.
+ * The entries of a chunk's elements in one `JSON.parse` instead of one per element; undefined
+ * when that fails, so each element is parsed alone for a precise message.
  */
 function parseAll(elements: readonly JsonElementText[]): unknown[] | undefined {
   if (elements.length === 0) return [];

@@ -1,17 +1,7 @@
 /**
- * The shape of one entry of a JSON or JSONL trace file (docs/batch.md, Input formats): an
- * object `{"attributes"?: {...}, "events": [...]}` whose events are names (strings) or objects
- * `{"name": "...", "attributes"?: {...}}`. Attribute values that are not strings become their
- * JSON text (`5000` -> `"5000"`, `true` -> `"true"`, `null` -> `"null"`, docs/semantics.md
- * D14).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { entryTrace } from "./json_entry.ts";
- * const trace = entryTrace({ events: [{ name: "approve loan" }] }, "traces.jsonl: line 1");
- * assert.equal(trace.events[0]!.name, "approve loan");
- * ```
+ * One entry of a JSON or JSONL trace file: `{"attributes"?: {...}, "events": [...]}`, events
+ * being names or `{"name", "attributes"?}` objects. Attribute values that are not strings
+ * become their JSON text (`true`, not Python's `True`).
  *
  * @module
  */
@@ -50,11 +40,7 @@ export function entryTrace(entry: unknown, where: string): Trace {
   return { attributes, events };
 }
 
-/**
- * The attributes of every event given as a bare name or without attributes: one shared empty
- * map, which refuses changes (a log of millions of events would otherwise allocate a map for
- * each).
- */
+/** The attributes of an event without any: one shared read-only map, not one per event. */
 class NoAttributes extends Map<string, string> {
   override set(key: string): this {
     // The constructor's own call (with no entries) never reaches here.
@@ -86,7 +72,7 @@ function entryEvent(event: unknown, where: string): TraceEvent {
   return { name, attributes: attributeMap(attributes, `${where}: 'attributes'`) };
 }
 
-/** Attribute object -> Map; absent or null -> empty; non-strings -> their JSON text (D14). */
+/** Attribute object -> Map; absent or null -> empty; non-strings -> their JSON text. */
 function attributeMap(value: unknown, what: string): Map<string, string> {
   const map = new Map<string, string>();
   if (value === undefined || value === null) return map;

@@ -1,33 +1,8 @@
 /**
- * Finds where the entries of a JSON trace file (a top-level list) start in its bytes: the
- * first byte of each element of the list. The lexer follows strings (and their escapes) and
- * bracket depth only; it never decodes, so it is exact for UTF-8, whose multi-byte characters
- * hold no ASCII byte.
- *
- * Two modes:
- *
- * - {@link JsonScanner.exact}: from the start of an element of the list (state known), it
- *   accepts each following element start.
- * - {@link JsonScanner.resync}: from an arbitrary offset, where it is not known whether a
- *   string is open, it follows both readings at once. A string cannot hold a raw control
- *   character (a line break), and outside strings only white space, punctuation, numbers and
- *   `true`/`false`/`null` may appear, so one reading soon fails (at the first line break, or
- *   the first key such as `"events"`) and the other is the document's. Depth is counted
- *   relative to the offset; an entry `{` comes after `,` or `[` at the lowest depth seen so far
- *   (the list's own level is the lowest inside it, so entries always pass, and nested objects
- *   fail once the scan has passed a point between two entries), and is not shaped like an
- *   event (a `name` and no `events`: a scan begun inside a long entry's list of events meets
- *   its events first, at the lowest depth it has seen). A shard starts this scan 64 KiB
- *   before its range (see `range.ts`), so only an entry longer than that whose nested objects
- *   other than events sit in lists can mislead it, which `merge` then detects.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { JsonScanner } from "./json_scan.ts";
- * const bytes = new TextEncoder().encode('{"events": ["a,{"]}, {"events": []}]');
- * assert.equal(JsonScanner.exact({ from: 1 }).scan(bytes, 0), 21);
- * ```
+ * Finds where the entries of a JSON trace file (a top-level list) start in its bytes, following
+ * strings and bracket depth only, never decoding. From a known element start the scan is exact;
+ * from an arbitrary offset it follows both readings (inside a string or not) until one fails,
+ * which happens fast because strings cannot hold a raw line break.
  *
  * @module
  */
@@ -161,7 +136,7 @@ class Reading {
 }
 
 /**
- * The JSON list lexer; see the module documentation.
+ * The JSON list lexer.
  *
  * @example
  * ```ts
@@ -211,16 +186,11 @@ export class JsonScanner implements TraceScanner {
   }
 
   /**
-   * A scan from an arbitrary offset inside the list (see the module documentation); it
-   * accepts entry objects at or after `from`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { JsonScanner } from "./json_scan.ts";
-   * const bytes = new TextEncoder().encode('"a"]}, {"events": ["b"]}]');
-   * assert.equal(JsonScanner.resync({ from: 0 }).scan(bytes, 0), 7);
-   * ```
+   * A scan from an arbitrary offset inside the list; it accepts entry objects at or after
+   * `from`. An entry `{` follows `,` or `[` at the lowest depth seen so far and is not shaped
+   * like an event (a `name`, no `events`), which a scan begun inside an entry's events meets
+   * first; a shard starts it ahead of its range so that only a very long entry can mislead it,
+   * which `merge` then detects.
    */
   static resync(options: { readonly from: number }): JsonScanner {
     return new JsonScanner(options.from, false);

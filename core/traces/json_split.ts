@@ -1,10 +1,7 @@
 /**
  * Cuts a JSON text whose top level is an array into the texts of its elements, chunk by
- * chunk, so a huge array is never held whole. It is not a JSON parser: it only follows
- * strings (and their escapes) and bracket depth to find where each top-level element ends,
- * and checks the array's own punctuation (`[`, `,`, `]`). Each element text is then checked
- * and parsed by `JSON.parse`. Positions are tracked so every error can name its line and
- * column.
+ * chunk, so a huge array is never held whole. Not a parser: it follows strings and bracket
+ * depth only, checks the array's own punctuation, and leaves each element to `JSON.parse`.
  *
  * @example
  * ```ts
@@ -30,16 +27,7 @@ import {
 } from "./json_bytes.ts";
 import { isSpace } from "./scan.ts";
 
-/**
- * One top-level element's text and where it starts (1-based line and column, 0-based
- * character offset from the start of the text).
- *
- * @example
- * ```ts
- * import type { JsonElementText } from "./json_split.ts";
- * const element: JsonElementText = { text: "{}", index: 0, line: 1, column: 2, offset: 1 };
- * ```
- */
+/** One top-level element's text and where it starts (1-based line and column, 0-based offset). */
 export interface JsonElementText {
   text: string;
   /** 0-based position of the element in the array. */
@@ -49,17 +37,7 @@ export interface JsonElementText {
   offset: number;
 }
 
-/**
- * A fault in the array's structure, with its position (1-based line and column, 0-based
- * character offset).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { JsonSplitError } from "./json_split.ts";
- * assert.deepEqual(new JsonSplitError("expected ',' or ']' after entry 0", 3, 1, 17).line, 3);
- * ```
- */
+/** A fault in the array's structure, with its position. */
 export class JsonSplitError extends Error {
   override readonly name = "JsonSplitError";
 
@@ -96,15 +74,6 @@ const NEWLINE = 0x0a;
 /**
  * The incremental splitter: {@link JsonArraySplitter.push} each text chunk and take the
  * element texts completed so far; {@link JsonArraySplitter.end} at the end of the input.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { JsonArraySplitter } from "./json_split.ts";
- * const splitter = new JsonArraySplitter();
- * assert.deepEqual(splitter.push("[1, 2]").length, 2);
- * splitter.end();
- * ```
  */
 export class JsonArraySplitter {
   #state = State.Start;

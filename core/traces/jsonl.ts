@@ -1,18 +1,7 @@
 /**
- * Streams traces out of a JSONL trace file (docs/batch.md, Input formats): one trace a line,
- * each line a JSON object of the JSON list's entry shape (`{"attributes"?: {...}, "events":
- * [...]}`); blank lines are skipped. A line is read as soon as it is complete, so memory holds
- * one chunk of lines however long the file.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readJsonlTraces } from "./jsonl.ts";
- * const jsonl = '{"attributes": {"amount": 5000}, "events": ["approve loan"]}\n';
- * for await (const trace of readJsonlTraces(new Blob([jsonl]).stream(), { name: "t.jsonl" })) {
- *   assert.equal(trace.attributes.get("amount"), "5000");
- * }
- * ```
+ * Streams traces out of a JSONL trace file: one entry a line (see `json_entry.ts`), blank lines
+ * skipped. A line is read as soon as it is complete, so memory holds one chunk of lines
+ * however long the file.
  *
  * @module
  */
@@ -97,10 +86,9 @@ export async function* readJsonlTraces(
 }
 
 /**
- * The lines' values: one `JSON.parse` for them all, each line wrapped in its own list and the
- * wrappers joined with line breaks, which no JSON string can hold; so the joined text parses
- * into one wrapper of length one per line exactly when every line is one JSON value. Else
- * each line is parsed alone, for the message.
+ * The lines' values in one `JSON.parse`, each line wrapped in its own list (no JSON value can
+ * hold a raw line break, so a wrapper of length one per line means every line parsed); else
+ * each line alone, for the message.
  */
 function parseLines(lines: readonly Line[], name: string): unknown[] {
   if (lines.length === 0) return [];

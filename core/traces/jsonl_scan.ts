@@ -1,8 +1,6 @@
 /**
- * Finds where the traces of a JSONL trace file start in its bytes: the start of each line that
- * holds more than white space. A JSON text cannot hold a raw line break (strings escape it),
- * so every line feed ends a line, and the scan is exact from any offset: a shard that starts
- * mid-line skips to the next line.
+ * Finds where the traces of a JSONL trace file start in its bytes: the start of each non-blank
+ * line. JSON cannot hold a raw line break, so the scan is exact from any offset.
  *
  * @example
  * ```ts
@@ -20,17 +18,7 @@ import { isSpace, type TraceScanner } from "./scan.ts";
 
 const NEWLINE = 0x0a;
 
-/**
- * The JSONL line scanner.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { JsonlScanner } from "./jsonl_scan.ts";
- * const scanner = new JsonlScanner({ from: 0, lineStart: true });
- * assert.equal(scanner.scan(new TextEncoder().encode("\n \n{}\n"), 0), 3);
- * ```
- */
+/** The JSONL line scanner. */
 export class JsonlScanner implements TraceScanner {
   readonly #from: number;
   /** The current line's start offset; -1 before the first line feed of a mid-line start. */

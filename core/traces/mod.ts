@@ -1,29 +1,31 @@
 /**
- * Trace files in, traces out: streaming readers for XES, CSV, JSON and JSONL trace files
- * (each also gzipped), each yielding one {@link Trace} at a time so memory stays flat as files
- * grow; range reading, by which one of N shards reads only its share of an XES, JSON or JSONL
- * log ({@link readTraceRange}); and the resolution of a model's input specs against a trace
- * (docs/batch.md).
- * Environment-agnostic: bytes come in as web `ReadableStream`s.
+ * Trace files in, traces out: streaming readers for XES, CSV, JSON and JSONL files (each also
+ * gzipped) that yield one {@link Trace} at a time so memory stays flat as files grow; range
+ * reading, by which one of N shards reads only its share of a log; and the resolution of a
+ * model's input specs against a trace. Bytes come in as web `ReadableStream`s.
  *
+ * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { readTraces, resolveTraceInputs, SpecError, specErrorEntry } from "./mod.ts";
  * const csv = "case_id,activity,amount\nloan-1,approve loan,5000\nloan-2,decline loan,High\n";
  * const markingSpec = new Map([["p_submitted", { constant: 1 }]]);
  * const valuesSpec = new Map([["p_submitted", { attribute: "amount" }]]);
+ * const entries = [];
  * let index = 0;
  * for await (const trace of readTraces(() => new Blob([csv]).stream(), { name: "loans.csv" })) {
  *   try {
- *     const { marking, values } = resolveTraceInputs(markingSpec, valuesSpec, trace);
- * assert.deepEqual(    values?.get("p_submitted"), 5000);
+ *     entries.push(resolveTraceInputs(markingSpec, valuesSpec, trace).values?.get("p_submitted"));
  *   } catch (error) {
  *     if (!(error instanceof SpecError)) throw error;
- *     specErrorEntry(error, index);
- *     // "trace 1: attribute 'amount' is not a number: 'High' (required by input_values for place 'p_submitted')"
+ *     entries.push(specErrorEntry(error, index)); // one bad trace does not stop the rest
  *   }
  *   index++;
  * }
+ * assert.deepEqual(entries, [
+ *   5000,
+ *   "trace 1: attribute 'amount' is not a number: 'High' (required by input_values for place 'p_submitted')",
+ * ]);
  * ```
  *
  * @module

@@ -1,40 +1,10 @@
 /**
  * Range shards: shard I of N reads only its share of a log whose traces lie one after another
- * in the file (XES, JSON lists, JSONL; not gzip, which cannot be entered mid-stream). The
- * file's S bytes are cut into N ranges, range I being `[⌊I·S/N⌋, ⌊(I+1)·S/N⌋)`; a trace
- * belongs to the range in which its first byte lies. A shard reads:
- *
- * 1. the head, from byte 0 to the first trace (the XES prolog and `<log>` tag, the JSON
- *    list's `[`), which every shard's parser needs first (its encoding, its root element);
- * 2. from 64 KiB before its range ({@link LOOK_BEHIND}), a resynchronising scan
- *    (`xes_scan.ts`, `json_scan.ts`, `jsonl_scan.ts`) to the first trace start in its range;
- * 3. from there, its traces, with an exact scan that stops at the first trace start at or
- *    after its range's end, so the trace that straddles the end is read whole.
- *
- * So a shard reads about S/N bytes plus the head, 64 KiB and one trace, and the traces of the
- * N shards are those of the whole file, each once, in order. The head's end and each shard's
- * end are found by exact scans from points of known state; only a shard's start relies on the
- * resynchronising scan, whose assumptions the module docs of the scanners state. `merge`
- * checks that shard I+1 starts exactly where shard I ended, which by induction from shard 0
- * (which starts at the exact head end) proves every start right: merged parts are the whole
- * run, or `merge` refuses.
- *
- * Environment-agnostic: bytes come from a {@link ByteSource} (a file, an HTTP server honouring
- * `Range`, a `Blob`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { blobSource, openTraceRange } from "./range.ts";
- * const jsonl = ['{"events": ["a"]}', '{"events": ["b"]}', '{"events": ["c"]}'].join("\n");
- * const source = blobSource(new Blob([jsonl]));
- * const names: string[] = [];
- * for (let index = 0; index < 2; index++) {
- *   const range = await openTraceRange(source, { format: "jsonl", index, count: 2 });
- *   for await (const trace of range.traces()) names.push(trace.events[0]!.name);
- * }
- * assert.deepEqual(names, ["a", "b", "c"]);
- * ```
+ * (XES, JSON lists, JSONL; not gzip). The file's bytes are cut into N ranges and a trace
+ * belongs to the range holding its first byte; a shard reads the log's head, resynchronises
+ * from a little before its range, and reads on to the first trace start past its end. `merge`
+ * checks that each shard starts where the one before ended, so merged parts are the whole
+ * run or refused.
  *
  * @module
  */
@@ -65,19 +35,7 @@ const RESOLVE_BYTES = 1024 * 1024;
 /** How much a read asks for beyond what it expects to need (a trace's end, a candidate). */
 const READ_AHEAD = 64 * 1024;
 
-/**
- * A log's bytes, readable from any offset.
- *
- * @example
- * ```ts
- * import type { ByteSource } from "./range.ts";
- * const bytes = new TextEncoder().encode("[]");
- * const source: ByteSource = {
- *   size: bytes.length,
- *   read: (start) => new Blob([bytes.subarray(start)]).stream(),
- * };
- * ```
- */
+/** A log's bytes, readable from any offset: a file, an HTTP server honouring `Range`, a `Blob`. */
 export interface ByteSource {
   /** The log's size in bytes. */
   readonly size: number;
@@ -88,17 +46,7 @@ export interface ByteSource {
   read(start: number, until: number): ReadableStream<Uint8Array>;
 }
 
-/**
- * A {@link ByteSource} over a `Blob` (or `File`), for tests and browsers.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { blobSource } from "./range.ts";
- * const source = blobSource(new Blob(["abcdef"]));
- * assert.equal(await new Response(source.read(2, 4)).text(), "cdef");
- * ```
- */
+/** A {@link ByteSource} over a `Blob` (or `File`), for tests and browsers. */
 export function blobSource(blob: Blob): ByteSource {
   return { size: blob.size, read: (start) => blob.slice(start).stream() };
 }
@@ -107,9 +55,8 @@ export function blobSource(blob: Blob): ByteSource {
 export type SplittableFormat = "xes" | "json" | "jsonl";
 
 /**
- * Whether a log of `format` (gzipped or not) can be read as range shards: XES, JSON and JSONL,
- * uncompressed. CSV cannot (a case's rows may lie anywhere in the file, and a quoted field may
- * hold line breaks, so no offset can be told to start a row), nor can gzip.
+ * Whether a log of `format` (gzipped or not) can be read as range shards. CSV cannot (a case's
+ * rows may lie anywhere, and no offset can be told to start a row), nor can gzip.
  *
  * @example
  * ```ts
@@ -125,30 +72,14 @@ export function isSplittable(format: TraceFormat, gzip: boolean): format is Spli
 }
 
 /**
- * Thrown by {@link openTraceRange} when the log cannot be read as range shards after all
- * (an XES encoding that is not ASCII-compatible, a head over {@link MAX_HEAD_BYTES}); the
- * caller may fall back to reading the whole log.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { UnsplittableLog } from "./range.ts";
- * assert.ok(new UnsplittableLog("log.xes: UTF-16") instanceof Error);
- * ```
+ * Thrown by {@link openTraceRange} when the log cannot be read as range shards after all (an
+ * encoding that is not ASCII-compatible, a head too long); the caller may read it whole.
  */
 export class UnsplittableLog extends Error {
   override readonly name = "UnsplittableLog";
 }
 
-/**
- * Options of {@link openTraceRange}.
- *
- * @example
- * ```ts
- * import type { TraceRangeOptions } from "./range.ts";
- * const options: TraceRangeOptions = { format: "xes", index: 2, count: 8, name: "log.xes" };
- * ```
- */
+/** Options of {@link openTraceRange}. */
 export interface TraceRangeOptions {
   /** The log's format. */
   readonly format: SplittableFormat;
@@ -156,9 +87,15 @@ export interface TraceRangeOptions {
   readonly index: number;
   /** The number of shards. */
   readonly count: number;
-  /** The log's name in messages (default `traces`). */
+  /**
+   * The log's name in messages.
+   * @default {"traces"}
+   */
   readonly name?: string | undefined;
-  /** Bytes scanned before the range to resynchronise (default {@link LOOK_BEHIND}). */
+  /**
+   * Bytes scanned before the range to resynchronise.
+   * @default {LOOK_BEHIND}
+   */
   readonly lookBehind?: number | undefined;
 }
 

@@ -2,17 +2,6 @@
  * One entry point for every trace file: picks the reader from the format (explicit, or the
  * file name's suffix) and gunzips `.gz` files, then yields the traces one by one.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readTraces } from "./read.ts";
- * const json = '[{"attributes": {"risk_score": "0.9"}, "events": ["approve loan"]}]';
- * const open = () => new Blob([json]).stream();
- * for await (const trace of readTraces(open, { name: "traces.json" })) {
- * assert.deepEqual(  trace.attributes.get("risk_score"), "0.9");
- * }
- * ```
- *
  * @module
  */
 
@@ -24,25 +13,20 @@ import { readJsonlTraces } from "./jsonl.ts";
 import type { Trace } from "./types.ts";
 import { readXesTraces } from "./xes.ts";
 
-/**
- * Options of {@link readTraces}: the CSV reader's, plus the format.
- *
- * @example
- * ```ts
- * import type { ReadTracesOptions } from "./read.ts";
- * const options: ReadTracesOptions = { name: "log.txt", format: "csv", caseColumn: "order" };
- * ```
- */
+/** Options of {@link readTraces}: the CSV reader's, plus the format. */
 export interface ReadTracesOptions extends CsvOptions {
-  /** `"auto"` (the default) picks the format from `name`'s suffix. */
+  /**
+   * The format; `"auto"` picks it from `name`'s suffix.
+   * @default {"auto"}
+   */
   format?: "auto" | TraceFormat | undefined;
 }
 
 /**
- * Yields the traces of a trace file, read with the reader its format calls for. `name` is the
- * file name: it picks the format when `format` is `"auto"`, says whether to gunzip (`.gz`),
- * and starts every error message. Pass a function returning a fresh stream so a CSV file can
- * be read twice (see {@link readCsvTraces}); the other formats call it once.
+/**
+ * Yields the traces of a trace file, read with the reader its format calls for. `name` picks
+ * the format and the gunzipping, and starts every error message. Pass a function returning a
+ * fresh stream so a CSV file can be read twice (see {@link readCsvTraces}).
  *
  * @throws {TraceReadError} at once for a name whose format cannot be told; while iterating,
  * for anything the chosen reader rejects.

@@ -1,35 +1,13 @@
 /**
- * What the byte scanners of range shards have in common ({@link TraceScanner}): each finds
- * where traces start in the raw bytes of a log (`xes_scan.ts`, `json_scan.ts`,
- * `jsonl_scan.ts`), without decoding or parsing them, so a shard can tell where its share of a
- * log begins and ends. A scanner keeps its state across chunks and reports offsets of the
- * whole log. Structural characters are ASCII and the logs are UTF-8 (or a single-byte
- * encoding), whose multi-byte characters hold no ASCII byte, so scanning bytes is exact.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { firstTraceStart } from "./scan.ts";
- * import { JsonlScanner } from "./jsonl_scan.ts";
- * const bytes = new TextEncoder().encode('{"events": []}\n\n{"events": []}\n');
- * assert.equal(firstTraceStart(new JsonlScanner({ from: 1, lineStart: true }), [bytes]), 16);
- * ```
+ * What the byte scanners of range shards have in common: each finds where traces start in
+ * the raw bytes of a log without decoding them, so a shard can tell where its share begins.
+ * Structural characters are ASCII and UTF-8's multi-byte characters hold no ASCII byte, so
+ * scanning bytes is exact.
  *
  * @module
  */
 
-/**
- * Finds trace starts in a log's bytes, chunk by chunk.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import type { TraceScanner } from "./scan.ts";
- * import { JsonlScanner } from "./jsonl_scan.ts";
- * const scanner: TraceScanner = new JsonlScanner({ from: 0, lineStart: true });
- * assert.equal(scanner.scan(new Uint8Array(0), 0), -1); // none in these bytes
- * ```
- */
+/** Finds trace starts in a log's bytes, chunk by chunk, reporting offsets of the whole log. */
 export interface TraceScanner {
   /**
    * Scans `bytes`, whose first byte is at offset `base` of the log, going on from the last
@@ -45,8 +23,7 @@ export interface TraceScanner {
 }
 
 /**
- * The first trace start `scanner` accepts in `chunks` (consecutive, from offset `base`), or
- * -1.
+ * The first trace start `scanner` accepts in `chunks` (consecutive, from offset `base`), or -1.
  *
  * @example
  * ```ts

@@ -1,20 +1,8 @@
 /**
  * Resolves a model's `input_marking_spec` / `input_values_spec` against one trace, as PETRA's
- * `_resolve_attribute_spec` does (docs/batch.md, From a trace to the model inputs): `{constant}` gives the number,
- * `{attribute}` parses that trace attribute as Python's `float()` would. A missing attribute
- * is a {@link SpecError} whose message is PETRA's KeyError text; a non-numeric attribute is a
- * {@link SpecError} naming the attribute and its text (petri-serve scores the other traces,
- * docs/semantics.md D13). {@link specErrorEntry} gives the batch output's `error` text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { resolveSpec, SpecError } from "./specs.ts";
- * const spec = new Map([["p_submitted", { attribute: "amount" }]]);
- * const trace = { attributes: new Map([["amount", "5000"]]), events: [] };
- * assert.deepEqual(resolveSpec(spec, trace, "input_values"), new Map([["p_submitted", 5000]]));
- * assert.throws(() => resolveSpec(spec, { attributes: new Map() }, "input_values"), SpecError);
- * ```
+ * `_resolve_attribute_spec` does: `{constant}` gives the number, `{attribute}` parses that
+ * trace attribute as Python's `float()` would. A non-numeric attribute fails only its trace,
+ * where PETRA aborts the whole command.
  *
  * @module
  */
@@ -24,15 +12,7 @@ import type { InputSpec } from "../net/types.ts";
 import { parsePythonFloat } from "./python_float.ts";
 import type { Trace } from "./types.ts";
 
-/**
- * Which spec is being resolved; it appears in the error messages.
- *
- * @example
- * ```ts
- * import type { SpecSection } from "./specs.ts";
- * const section: SpecSection = "input_marking";
- * ```
- */
+/** Which spec is being resolved; it appears in the error messages. */
 export type SpecSection = "input_marking" | "input_values";
 
 /**
@@ -89,13 +69,14 @@ export class SpecError extends Error {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { resolveSpec } from "./specs.ts";
+ * import { resolveSpec, SpecError } from "./specs.ts";
  * const spec = new Map([["p_ticket", { constant: 1 }], ["p_triaged", { attribute: "severity" }]]);
  * const trace = { attributes: new Map([["severity", " 0.92 "]]), events: [] };
  * assert.deepEqual(
  *   resolveSpec(spec, trace, "input_marking"),
  *   new Map([["p_ticket", 1], ["p_triaged", 0.92]]),
  * );
+ * assert.throws(() => resolveSpec(spec, { attributes: new Map() }, "input_marking"), SpecError);
  * ```
  */
 export function resolveSpec(
@@ -126,16 +107,6 @@ export function resolveSpec(
  * resolved first, so its error wins.
  *
  * @throws {SpecError} as {@link resolveSpec}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { resolveTraceInputs } from "./specs.ts";
- * const marking = new Map([["p_submitted", { constant: 1 }]]);
- * const values = new Map([["p_submitted", { attribute: "amount" }]]);
- * const trace = { attributes: new Map([["amount", "5000"]]), events: [] };
- * assert.deepEqual(resolveTraceInputs(marking, values, trace).values, new Map([["p_submitted", 5000]]));
- * ```
  */
 export function resolveTraceInputs(
   markingSpec: InputSpec,
@@ -148,11 +119,8 @@ export function resolveTraceInputs(
 }
 
 /**
- * The `error` text of a batch output entry for a trace whose spec failed. A missing attribute
- * gives PETRA's exact text, `missing attribute: "<KeyError text>"` (Python prints a KeyError's
- * message through `repr`, hence the double quotes); a non-numeric attribute, which aborts
- * PETRA's whole command, gives `trace <index>: attribute '<name>' is not a number: '<text>'
- * (required by <section> for place '<place>')` (docs/semantics.md D13).
+ * The `error` text of a batch output entry for a trace whose spec failed: PETRA's exact text
+ * for a missing attribute (a KeyError printed through `repr`), ours for a non-numeric one.
  *
  * @example
  * ```ts

@@ -1,25 +1,10 @@
 /**
  * Finds where the traces of an XES log start in its bytes: the `<` of each `<trace` start tag
- * that is a child of the root `<log>` (any namespace prefix). A small XML lexer follows just
- * what decides where markup is: tags and their quoted attribute values (which may hold `>`),
- * comments, CDATA sections, processing instructions and the DOCTYPE declaration (with its
- * internal subset), and counts open elements. It never decodes text, so it is exact for
- * UTF-8 and single-byte encodings (a multi-byte UTF-8 character holds no ASCII byte).
- *
- * Two modes:
- *
- * - {@link XesScanner.exact}: from a point whose state is known (the start of the file, or a
- *   trace start, where one element, `<log>`, is open), it accepts the `<trace` tags at depth 1.
- * - {@link XesScanner.resync}: from an arbitrary offset, assumed to be outside comments, CDATA
- *   sections and processing instructions, it counts depth relative to that offset and accepts
- *   a `<trace` tag only at the lowest depth seen so far. Attribute values cannot hold `<`, so
- *   the first `<` read is real markup whether the offset lay in text, in a tag or inside an
- *   attribute value; from there on the lexer is in step with the document. A trace of the log
- *   is at depth 1, the lowest depth inside `<log>`, so it always passes the depth test, and a
- *   `<trace` element nested deeper fails it once the scan has seen a point between two
- *   children of `<log>`. A shard starts this scan 64 KiB before its range (see `range.ts`), so
- *   it is only misled by a comment, CDATA section or processing instruction longer than that
- *   holding a `<trace` tag; `merge` detects that case (the shards' boundaries disagree).
+ * that is a child of the root `<log>`. A small XML lexer follows only what decides where
+ * markup is (tags, quoted values, comments, CDATA, processing instructions, DOCTYPE) and counts
+ * open elements, never decoding text. From a known state the scan is exact; from an arbitrary
+ * offset it accepts a `<trace` only at the lowest depth seen, since attribute values cannot
+ * hold `<` and the first `<` read is real markup.
  *
  * @example
  * ```ts
@@ -90,7 +75,7 @@ interface Mode {
 }
 
 /**
- * The XES lexer; see the module documentation.
+ * The XES lexer.
  *
  * @example
  * ```ts
@@ -141,16 +126,10 @@ export class XesScanner implements TraceScanner {
   }
 
   /**
-   * A scan from an arbitrary offset (see the module documentation); it accepts `<trace`
-   * tags at or after `from` at the lowest depth seen since the scan began.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { XesScanner } from "./xes_scan.ts";
-   * const bytes = new TextEncoder().encode('="1"/></event></trace><trace>');
-   * assert.equal(XesScanner.resync({ from: 0 }).scan(bytes, 0), 22);
-   * ```
+   * A scan from an arbitrary offset, assumed outside comments, CDATA and processing
+   * instructions; it accepts `<trace` tags at or after `from` at the lowest depth seen. A shard
+   * starts it ahead of its range, so only a long comment holding a `<trace` can mislead it,
+   * which `merge` then detects.
    */
   static resync(options: { readonly from: number }): XesScanner {
     return new XesScanner({ from: options.from, resync: true }, 0);
@@ -169,9 +148,7 @@ export class XesScanner implements TraceScanner {
           const lt = bytes.indexOf(LT, i);
           if (lt === -1) return -1;
           this.#tagStart = base + lt;
-          // The fast path: a tag wholly inside these bytes. Anything else (comments, CDATA,
-          // processing instructions, declarations, a tag cut by the chunk's end) goes
-          // through the states one byte at a time.
+          // The fast path: a tag wholly inside these bytes; anything else goes byte by byte.
           const next = lt + 1 < length ? bytes[lt + 1]! : -1;
           if (next === SLASH) {
             const gt = bytes.indexOf(GT, lt + 2);
