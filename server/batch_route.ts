@@ -133,7 +133,12 @@ export class LogScoring {
    * import { loadOrt } from "../adapter/deno/ort.ts";
    * import { readBundle } from "../adapter/deno/bundle_files.ts";
    * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
-   * const logs = new LogScoring(model, { maxConcurrentLogs: 1, idleMs: 30_000, readiness: new Readiness() });
+   * const logs = new LogScoring(model, {
+   *   maxConcurrentLogs: 1,
+   *   idleMs: 30_000,
+   *   readAheadBytes: 64 << 20,
+   *   readiness: new Readiness(),
+   * });
    * assert.equal(logs.inProgress, 0);
    * ```
    */

@@ -248,7 +248,7 @@ export class Metrics {
    * ```ts
    * import assert from "node:assert/strict";
    * import { Metrics } from "./metrics.ts";
-   * const metrics = new Metrics();
+   * const metrics = new Metrics({ logsInProgress: () => 0 }); // a server with POST /batch
    * metrics.recordLogTraces(512);
    * assert.ok(metrics.render().includes("petri_serve_batch_traces_total 512"));
    * ```
@@ -265,7 +265,7 @@ export class Metrics {
    * ```ts
    * import assert from "node:assert/strict";
    * import { Metrics } from "./metrics.ts";
-   * const metrics = new Metrics();
+   * const metrics = new Metrics({ logsInProgress: () => 0 }); // a server with POST /batch
    * metrics.recordLog("complete");
    * assert.ok(metrics.render().includes('petri_serve_batch_logs_total{outcome="complete"} 1'));
    * ```
