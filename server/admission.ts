@@ -1,36 +1,8 @@
 /**
- * Admission control for the routes that run the model (the `POST` operations and `/v2` infer):
- * what the server holds is bounded, a request that does not fit waits, unread, for room until
- * its deadline, and what cannot be served in time is answered 503 with `Retry-After`, so that a
- * flood costs the clients waits and retries instead of costing the process its memory
- * (DESIGN.md §3).
- *
- * - **Memory held**: every admitted request holds its body's bytes until its answer has been
- *   handed to the socket, and a large answer adds its own bytes until then. A body with a
- *   `Content-Length` reserves it before it is read; a body without one (chunked) is counted as
- *   it streams in (`body.ts` reports it to {@link Admission.received}) and refused when it passes the
- *   limit. One request alone is always admitted, so any body within the body limit can be
- *   served.
- * - **Waiting for room**: a request that would take the bytes held past `maxBodyMemoryBytes`,
- *   that arrives while the model's queue is full, or whose large body would wait half the
- *   queue's time-out to be parsed, waits in line (`waiting_line.ts`), its body unread, first
- *   come first served, until it fits. At its deadline (`--queue-timeout-ms` after its arrival)
- *   or when the line already holds `maxWaiting` requests, it is refused with 503: a body over
- *   64 KiB is left unread and its connection closed, a smaller one is read and dropped so that
- *   the connection stays open for the retry. Waiting costs the server nearly nothing, and a
- *   client that waits does not come back at once, as one refused at once does (under floods of
- *   clients that retry at once, refusing at once spent the serving thread on refusals).
- * - **The model's queue** (`core/runtime/`): an admitted request keeps its deadline for all
- *   its runs, and the queue is taken in deadline order, so a request that has started goes
- *   before newer ones. Rows queued past `--max-queue-rows`, rows still queued at their
- *   deadline, and runs refused while the model is recreated are answered 503 by
- *   {@link Admission.run}, which also ties each run to its request context's
- *   signal: a client that hangs up withdraws its rows from the queue (answered 499, which
- *   nobody reads), and at the drain's deadline every admitted or waiting request is answered
- *   503 with `Connection: close`.
- *
- * Health probes and `/metrics` never pass through here: they are answered at once, whatever the
- * load.
+ * Admission control for the routes that run the model: what the server holds is bounded, a
+ * request that does not fit waits unread for room until its deadline, and what cannot be served
+ * in time is answered 503 with `Retry-After`, so a flood costs clients retries, not the process
+ * its memory. Health probes and `/metrics` never pass through here.
  *
  * @example
  * ```ts
@@ -88,30 +60,10 @@ import type { Handler } from "./pipeline.ts";
 import { Turnstile } from "./turnstile.ts";
 import { WaitingLine } from "./waiting_line.ts";
 
-/**
- * The default of {@link AdmissionOptions.maxBodyMemoryBytes}: 16 MiB, 16 bodies of the default
- * 1 MiB limit at once (see docs/deployment.md for the reasoning).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_MAX_BODY_MEMORY_BYTES } from "./admission.ts";
- * assert.equal(DEFAULT_MAX_BODY_MEMORY_BYTES, 16777216);
- * ```
- */
+/** The default of {@link AdmissionOptions.maxBodyMemoryBytes}: 16 bodies of the default 1 MiB limit. */
 export const DEFAULT_MAX_BODY_MEMORY_BYTES = 16 << 20;
 
-/**
- * The default deadline of rows in the model's queue: 5 s. Past it a request is answered 503
- * with `Retry-After`; a client waiting longer is better served by another replica.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_QUEUE_TIMEOUT_MS } from "./admission.ts";
- * assert.equal(DEFAULT_QUEUE_TIMEOUT_MS, 5000);
- * ```
- */
+/** The default deadline of queued rows: a client waiting longer is better served by another replica. */
 export const DEFAULT_QUEUE_TIMEOUT_MS = 5_000;
 
 /** Memory the default queue bound allows for queued rows: 128 MiB. */
@@ -119,9 +71,7 @@ const QUEUE_MEMORY_BYTES = 128 << 20;
 
 /**
  * The default bound of the model's queue, in rows: as many as fit in 128 MiB at an estimated
- * `100 × (places + transitions) + 200` bytes per queued row (the packed floats, the operations'
- * per-row maps and the parsed request they came from; measured at about 480 bytes per row for
- * a 60,000-row `/v2` infer on the 3-place example), and at least 1,024 (one default batch).
+ * `100 × (places + transitions) + 200` bytes per queued row, and at least one default batch.
  *
  * @example
  * ```ts
@@ -152,16 +102,7 @@ const HEAVY_BODY_BYTES = 64 << 10;
 /** Runs of at least this many rows wait for their turn before their answer is written. */
 const HEAVY_RUN_ROWS = 1024;
 
-/**
- * Why a request was not served:
- *
- * - `body_memory`: admitting its body would pass `maxBodyMemoryBytes`;
- * - `queue_full`, `queue_timeout`, `model_unavailable`: the model's queue refused its rows
- *   (`core/runtime/errors.ts`);
- * - `shutting_down`: the drain's deadline came first;
- * - `client_gone`: the client hung up before its rows ran (nothing was computed);
- * - `logs_full`: `POST /batch` already scores as many logs as allowed (`./batch_route.ts`).
- */
+/** Why a request was not served (`client_gone`: it hung up before its rows ran). */
 export type ShedReason =
   | "body_memory"
   | "queue_full"
@@ -178,8 +119,8 @@ export interface AdmissionOptions {
   /** The body limit: a larger declared body is left to the handler's 413 and holds nothing. */
   readonly maxBodyBytes: number;
   /**
-   * How long a request may wait for its turn to be parsed (`turnstile.ts`), in ms; past it it
-   * is answered 503 (`queue_timeout`). Default {@link DEFAULT_QUEUE_TIMEOUT_MS}.
+   * How long a request may wait for its turn to be parsed, in ms; past it, 503 `queue_timeout`.
+   * @default {DEFAULT_QUEUE_TIMEOUT_MS}
    */
   readonly queueTimeoutMs?: number | undefined;
   /** The model's queue: while it is full, new requests wait before they are read. */
@@ -187,8 +128,8 @@ export interface AdmissionOptions {
   /** The model the admitted requests' operations run on. */
   readonly model?: OpsModel | undefined;
   /**
-   * The most requests waiting for room (default {@link DEFAULT_MAX_WAITING}); past it a
-   * request is refused at once.
+   * The most requests waiting for room; past it a request is refused at once.
+   * @default {DEFAULT_MAX_WAITING}
    */
   readonly maxWaiting?: number | undefined;
   /** Aborts at the drain's deadline: admitted requests are answered 503, new ones refused. */
@@ -220,14 +161,7 @@ export class Admission implements RequestRunner, BodyMeter {
   #held = 0;
   #inFlight = 0;
 
-  /**
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Admission } from "./admission.ts";
-   * assert.throws(() => new Admission({ maxBodyMemoryBytes: 0, maxBodyBytes: 1 }), RangeError);
-   * ```
-   */
+  /** Throws a RangeError when `maxBodyMemoryBytes` is not a positive integer. */
   constructor(options: AdmissionOptions) {
     const { maxBodyMemoryBytes } = options;
     if (!Number.isSafeInteger(maxBodyMemoryBytes) || maxBodyMemoryBytes <= 0) {
@@ -238,8 +172,7 @@ export class Admission implements RequestRunner, BodyMeter {
     this.#maxHeld = maxBodyMemoryBytes;
     this.#maxBodyBytes = options.maxBodyBytes;
     const cutoff = new AbortController();
-    // The admitted requests are aborted from here, not through AbortSignal.any: Deno's keeps
-    // every dependent signal of a long-lived source alive (about 350 bytes per request).
+    // Aborted from here, not through AbortSignal.any: Deno keeps every dependent signal alive.
     const cut = () => {
       cutoff.abort(SHUTTING_DOWN);
       for (const request of this.#live) request.abort(SHUTTING_DOWN);
@@ -271,10 +204,8 @@ export class Admission implements RequestRunner, BodyMeter {
   }
 
   /**
-   * Answers `context`'s request with `next` if it fits (see the module doc), or refuses it with
-   * 503: `{"detail": ...}` or, for the Open Inference Protocol, `{"error": ...}` (the context's
-   * `errorKey`). Errors of `next` pass through, after the request's bytes are released.
-   *
+   * Answers `context`'s request with `next` if it fits, or refuses it with 503 under the
+   * context's `errorKey`; errors of `next` pass through once the request's bytes are released.
    * @example
    * ```ts
    * import assert from "node:assert/strict";
@@ -333,8 +264,7 @@ export class Admission implements RequestRunner, BodyMeter {
     if (client?.aborted) hungUp();
     client?.addEventListener("abort", hungUp); // removed in `finally`
     this.#live.add(controller);
-    // The deadline of its work counts from now, and again from when its body has arrived: the
-    // client's upload is the body time-out's business, not the queue's.
+    // The deadline counts again from when the body has arrived: the upload is not the queue's business.
     context.signal = controller.signal;
     context.deadline = performance.now() + this.#queueTimeoutMs;
     context.heldBytes = reserved;
@@ -386,10 +316,7 @@ export class Admission implements RequestRunner, BodyMeter {
     }
   }
 
-  /**
-   * Counts a chunk of an admitted body without a declared length; throws 503 when the bytes
-   * held would pass the limit.
-   */
+  /** Counts a chunk of a body without a declared length; throws 503 past the limit. */
   received(context: RequestContext, bytes: number): void {
     if (!context.metered) return;
     this.#held += bytes;
@@ -412,9 +339,7 @@ export class Admission implements RequestRunner, BodyMeter {
 
   /**
    * Runs `context`'s rows on the model with its signal and deadline; the model's refusals
-   * become HTTP errors: 503 with `Retry-After` (`Connection: close` at the drain's deadline),
-   * or 499 for a client that hung up.
-   *
+   * become 503 with `Retry-After`, or 499 for a client that hung up.
    * @example
    * ```ts
    * import assert from "node:assert/strict";
@@ -474,15 +399,10 @@ export class Admission implements RequestRunner, BodyMeter {
     return outputs;
   }
 
-  /**
-   * What keeps a request with a body of `bodyBytes` from being admitted now, if anything: the
-   * memory budget, a full model queue, or (for a large body) parsing expected to take half the
-   * queue's time-out.
-   */
+  /** What keeps a request with a body of `bodyBytes` out now, if anything. */
   #blockedBy(bodyBytes: number): ShedReason | undefined {
     if (this.#held > 0 && this.#held + bodyBytes > this.#maxHeld) return "body_memory";
-    // The queue with the rows that admitted requests are about to add: they are parsed, not
-    // queued yet, and letting many more in meanwhile would overfill it.
+    // Count the rows admitted requests are about to add: letting many more in would overfill it.
     const queue = this.#queue;
     const coming = this.#inTransitCount * this.#firstRunRows;
     if (queue !== undefined && queue.queuedRows + coming >= queue.limits.maxQueueRows) {
@@ -518,10 +438,7 @@ export class Admission implements RequestRunner, BodyMeter {
     }, PUMP_MS);
   }
 
-  /**
-   * The 503 for a request whose body was still being read when the drain's deadline passed
-   * (Deno then breaks its stream, which `body.ts` answers 400); `undefined` otherwise.
-   */
+  /** The 503 for a body the drain's deadline broke while it was read (Deno would make it a 400). */
   #cut(bodyDone: boolean): HttpError | undefined {
     return this.#cutoff.aborted && !bodyDone ? shuttingDown() : undefined;
   }
@@ -600,10 +517,8 @@ export class Admission implements RequestRunner, BodyMeter {
   }
 
   /**
-   * Refuses `request` with 503 and `Retry-After` without taking its body in: a small one
-   * (64 KiB at most, and arrived within a second) is read and dropped, so the connection stays
-   * open for the client's retry (closing and reopening it cost more than a small body does
-   * under a flood); a larger or unfinished one is left unread, and the connection closed.
+   * Refuses `request` with 503 without taking its body: a small one is read and dropped so the
+   * connection stays open for the retry; a larger or unfinished one closes it.
    */
   async #refuseUnread(
     request: Request,
@@ -652,10 +567,7 @@ function once(action: () => void): () => void {
   };
 }
 
-/**
- * `response` with its body as one chunk of bytes whose stream calls `release` once the socket
- * has pulled it (or the client went away), with its exact `Content-Length`.
- */
+/** `response` as one chunk whose stream calls `release` once the socket has pulled it. */
 async function releasedWhenSent(response: Response, release: () => void): Promise<Response> {
   let bytes: Uint8Array | undefined;
   try {

@@ -1,33 +1,7 @@
 /**
  * `createApp`: the HTTP face of one loaded model, as a web-standard fetch handler with no
- * socket (DESIGN.md §4). It runs under `Deno.serve`, Deno Deploy or any runtime with
- * `fetch(Request) -> Response` handlers; tests call `app.fetch(new Request(...))` directly.
- *
- * Routes: `GET /healthz`, `GET /schema`, one `POST` route per row of the operations table
- * (`/forward`, `/anomaly`, `/counterfactual`, `/sensitivity`), `GET /openapi.json`, `GET /docs` (and Swagger
- * UI's two files under `/docs/`). Errors are mapped once (`./errors.ts`): 400 from the
- * operations, 422 (FastAPI's shape) for malformed bodies, 404, 405 with `Allow`, 408 for a
- * body slower than the time-out, 413 over the body limit or a per-request limit
- * (`./request_limits.ts`), 503 with `Retry-After` when admission control (`./admission.ts`)
- * sheds a request, and a bare 500 for anything unexpected, which is logged once.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { createApp } from "./app.ts";
- * import { loadOrt } from "../adapter/deno/ort.ts";
- * import { readBundle } from "../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const app = await createApp(model, { title: "Loans", version: "1.0.0" });
- * const response = await app.fetch(new Request("http://localhost/healthz"));
- * assert.deepEqual(await response.json(), {
- *   status: "ok",
- *   version: "1.0.0",
- *   n_places: 3,
- *   n_transitions: 2,
- * });
- * // Serving it: Deno.serve({ hostname: "127.0.0.1", port: 8000, signal }, app.fetch);
- * ```
+ * socket, so it runs under `Deno.serve`, Deno Deploy or a test's `app.fetch(new Request(...))`.
+ * Errors are mapped in one place (`./errors.ts`).
  *
  * @module
  */
@@ -68,40 +42,13 @@ import {
   LogScoring,
 } from "./batch_route.ts";
 
-/**
- * The default title (DESIGN.md §3).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_TITLE } from "./app.ts";
- * assert.deepEqual(DEFAULT_TITLE, "Petri-net Inference REST API");
- * ```
- */
+/** The default title. */
 export const DEFAULT_TITLE = "Petri-net Inference REST API";
 
-/**
- * The default version string, reported by `/healthz`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_VERSION } from "./app.ts";
- * assert.deepEqual(DEFAULT_VERSION, "0.1.0");
- * ```
- */
+/** The default version string, reported by `/healthz`. */
 export const DEFAULT_VERSION = "0.1.0";
 
-/**
- * The default description: the six endpoints.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_DESCRIPTION } from "./app.ts";
- * assert.deepEqual(DEFAULT_DESCRIPTION.includes("POST /counterfactual"), true);
- * ```
- */
+/** The default description: the six endpoints. */
 export const DEFAULT_DESCRIPTION: string =
   "Inference API for one trained Petri-net model. Six endpoints: GET /healthz (liveness and " +
   "size), GET /schema (the net's structure), POST /forward (transition and place " +
@@ -109,128 +56,132 @@ export const DEFAULT_DESCRIPTION: string =
   "change that flips a firing decision) and POST /sensitivity (per-input gradients). See " +
   "/docs for the interactive explorer.";
 
-/**
- * The default body limit: 1 MiB.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_MAX_BODY_BYTES } from "./app.ts";
- * assert.deepEqual(DEFAULT_MAX_BODY_BYTES, 1048576);
- * ```
- */
+/** The default body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
 
-/**
- * The default time allowed for a request body to arrive: 30 s.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_BODY_TIMEOUT_MS } from "./app.ts";
- * assert.deepEqual(DEFAULT_BODY_TIMEOUT_MS, 30000);
- * ```
- */
+/** The default time allowed for a request body to arrive: 30 s. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /** Settings of {@link createApp}; every one is optional. */
 export interface AppOptions {
   /** Shown in `/docs` and the OpenAPI `info`; empty means the default. */
   readonly title?: string | undefined;
-  /** Reported by `/healthz`, shown in `/docs`; default `"0.1.0"`. */
+  /**
+   * Reported by `/healthz`, shown in `/docs`.
+   * @default {"0.1.0"}
+   */
   readonly version?: string | undefined;
   /** The OpenAPI `info.description`; empty means the default. */
   readonly description?: string | undefined;
-  /** Largest accepted request body in bytes (default 1 MiB); larger ones are answered 413. */
+  /**
+   * Largest accepted request body in bytes; larger ones are answered 413.
+   * @default {DEFAULT_MAX_BODY_BYTES}
+   */
   readonly maxBodyBytes?: number | undefined;
-  /** Time allowed for a request body to arrive (default 30 s); slower ones are answered 408. */
+  /**
+   * Time allowed for a request body to arrive; slower ones are answered 408.
+   * @default {DEFAULT_BODY_TIMEOUT_MS}
+   */
   readonly bodyTimeoutMs?: number | undefined;
   /**
-   * Bytes of request bodies and large answers the model routes may hold at once (default
-   * 16 MiB); a request that would pass it waits, unread, for room until its deadline, then is
-   * answered 503 with `Retry-After` (`./admission.ts`).
+   * Bytes of request bodies and large responses the model routes hold at once; a request past
+   * it waits unread for room until its deadline, then is answered 503.
+   * @default {DEFAULT_MAX_BODY_MEMORY_BYTES}
    */
   readonly maxBodyMemoryBytes?: number | undefined;
   /**
-   * Most rows waiting in the model's queue (default: as many as fit in 128 MiB for this net,
-   * `defaultMaxQueueRows` in `./admission.ts`); more are answered 503 with `Retry-After`.
-   * createApp sets it on the model's session.
+   * Most rows waiting in the model's queue; more are answered 503. Set on the model's session.
+   * @default as many as fit in 128 MiB for this net (`defaultMaxQueueRows`)
    */
   readonly maxQueueRows?: number | undefined;
   /**
-   * How long rows may wait in the model's queue, in ms (default 5 s); longer waits are
-   * answered 503 with `Retry-After`. createApp sets it on the model's session.
+   * How long rows may wait in the model's queue, in ms; longer waits are answered 503.
+   * @default {DEFAULT_QUEUE_TIMEOUT_MS}
    */
   readonly queueTimeoutMs?: number | undefined;
-  /** Where the model's failure and recovery lines go; default `console.error`. */
-  readonly log?: ((line: string) => void) | undefined;
   /**
-   * Called once when the model's session cannot be recreated after failed runs (readiness
-   * then stays 503); `cli.ts serve` stops and exits 1 so that its supervisor replaces it.
+   * Where the model's failure and recovery lines go.
+   * @default {console.error}
    */
+  readonly log?: ((line: string) => void) | undefined;
+  /** Called once when the model's session cannot be recreated (readiness then stays 503). */
   readonly onModelFailed?: (() => void) | undefined;
-  /** Called once for each unexpected error (answered 500); default: `console.error`. */
+  /**
+   * Called once for each unexpected error (answered 500).
+   * @default {console.error}
+   */
   readonly onError?: ErrorLogger | undefined;
-  /** How to import zod and zod-to-openapi; default: dynamic imports. */
+  /**
+   * How to import zod and zod-to-openapi.
+   * @default dynamic imports
+   */
   readonly packages?: PackageLoaders | undefined;
-  /** Read by `GET /readyz`; the listener flips it when it drains. Default: always ready. */
+  /**
+   * Read by `GET /readyz`; the listener flips it when it drains.
+   * @default always ready
+   */
   readonly readiness?: Readiness | undefined;
   /**
-   * The model's name under `/v2/models/` (Open Inference Protocol); default: the model's name
-   * (`scenario_name`, else its file's stem).
+   * The model's name under `/v2/models/` (Open Inference Protocol).
+   * @default the model's `scenario_name`, else its file's stem
    */
   readonly modelName?: string | undefined;
   /**
-   * A handler mounted at a path prefix, answered before the routes and counted by the metrics
-   * and the access log like them (route `PREFIX/*`); `cli.ts serve` mounts the playground at
-   * `/playground`. The handler may decline (`undefined`): the answer is then 404.
+   * A handler mounted at a path prefix, counted and logged like the routes; one that declines
+   * (`undefined`) gives 404.
    */
   readonly mount?:
     | readonly [prefix: string, handler: (request: Request) => Promise<Response | undefined>]
     | undefined;
   /**
-   * Logs `POST /batch` scores at once (default 2); more are answered 503 with `Retry-After`
-   * (`./batch_route.ts`).
+   * Logs `POST /batch` scores at once; more are answered 503.
+   * @default {2}
    */
   readonly maxConcurrentLogs?: number | undefined;
   /**
-   * Bytes of a log's body `POST /batch` reads ahead while the answer waits for a client that
-   * sends all of its log before it reads (default 64 MiB); past it the log is cut.
+   * Bytes of a log `POST /batch` reads ahead for clients that send all before reading; past it
+   * the log is cut.
+   * @default 64 MiB
    */
   readonly logReadAheadBytes?: number | undefined;
   /** Called once per answered request (e.g. `accessLog.record`); must not throw. */
   readonly onRequest?: ((record: RequestRecord) => void) | undefined;
-  /** The operations served under `POST`; default: the built-in table (`core/ops/operations.ts`). */
+  /**
+   * The operations served under `POST`.
+   * @default the built-in table (`core/ops/operations.ts`)
+   */
   readonly operations?: OperationTable | undefined;
-  /** Most events in one `/anomaly` trace (default 100,000); more are answered 413. */
+  /**
+   * Most events in one `/anomaly` trace; more are answered 413.
+   * @default {100_000}
+   */
   readonly maxTraceEvents?: number | undefined;
-  /** Most model rows one request may run (default 524,288); more are answered 413. */
+  /**
+   * Most model rows one request may run; more are answered 413.
+   * @default {524_288}
+   */
   readonly maxRequestRows?: number | undefined;
   /**
-   * Largest estimated `/v2` infer answer in bytes (default 64 MiB, more on a net with many more
-   * transitions than places); larger ones are answered 413 before the model runs.
+   * Largest estimated `/v2` infer response in bytes; larger ones are answered 413 unrun.
+   * @default 64 MiB, more on a net with many more transitions than places
    */
   readonly maxResponseBytes?: number | undefined;
   /**
-   * Origins whose pages may call the API (CORS, `./cors.ts`): bare origins such as
-   * `https://app.example`, or `*` for any. Default: none (no CORS headers; preflights get 405).
+   * Origins whose pages may call the API (CORS): bare origins, or `*` for any.
+   * @default none (no CORS headers; preflights get 405)
    */
   readonly corsOrigins?: readonly string[] | undefined;
   /**
-   * Host names (`Host` without its port) the server answers for; others get 421, so that a
-   * page of another site cannot reach a local server through DNS rebinding. `cli.ts serve`
-   * allows `localhost`, `127.0.0.1` and `[::1]` when bound to loopback. Default: any host.
+   * Host names the server answers for; others get 421, against DNS rebinding.
+   * @default any host
    */
   readonly allowedHosts?: readonly string[] | undefined;
-  /**
-   * More exposition text for `/metrics`, read at each scrape: `cli.ts serve` and
-   * `server/main.ts` pass the process metrics (`adapter/deno/process_metrics.ts`).
-   */
+  /** More exposition text for `/metrics`, read at each scrape (e.g. the process metrics). */
   readonly extraMetrics?: (() => string) | undefined;
   /**
-   * Gather the metrics of every instance of `deno serve --parallel` into each scrape, labelled
-   * `instance_id` (`./metrics_instances.ts`), until `signal` aborts: the instances' channel
-   * keeps an isolate alive, so abort it at shutdown. `server/main.ts` does. Default: off.
+   * Gather the metrics of every `deno serve --parallel` instance into each scrape until
+   * `signal` aborts (abort it at shutdown: the channel keeps an isolate alive).
+   * @default off
    */
   readonly metricsInstances?: { readonly signal: AbortSignal } | undefined;
 }
@@ -239,8 +190,7 @@ export interface AppOptions {
 export interface App {
   /**
    * Answers one request; never rejects. A bound function: pass it as `Deno.serve`'s handler.
-   * `info.signal`, when given, aborts when the client hangs up: its queued rows are withdrawn
-   * (`adapter/deno/listen.ts` passes `request.signal`, with Deno's `no-legacy-abort` on).
+   * `info.signal` aborts when the client hangs up, which withdraws its queued rows.
    *
    * @example
    * ```ts
@@ -258,10 +208,8 @@ export interface App {
    */
   readonly fetch: (request: Request, info?: ClientInfo | object) => Promise<Response>;
   /**
-   * Answers a request that arrives on a new connection while the server drains
-   * (`adapter/deno/listen.ts`): the probes (`/healthz`, `/readyz`, `/v2/health/live`,
-   * `/v2/health/ready`) as usual, so an orchestrator sees "alive, not ready", and anything else
-   * 503 with `Retry-After`. Counted and logged like every answer.
+   * Answers a request on a new connection while the server drains: probes as usual, so an
+   * orchestrator sees "alive, not ready", anything else 503.
    *
    * @example
    * ```ts
@@ -285,23 +233,16 @@ export interface App {
     request: Request,
     info?: ClientInfo | object,
   ) => Promise<Response>;
-  /**
-   * Answers still streaming after `fetch` returned them: the logs `POST /batch` is scoring. A
-   * listener's drain waits for them as for requests in flight (`adapter/deno/listen.ts`).
-   */
+  /** Responses still streaming after `fetch` returned them, which a drain waits for. */
   readonly streamsInProgress: () => number;
 }
 
 /**
- * Builds the app for `model`: the composition root. Loads zod and zod-to-openapi (lazily:
- * here, not when this module is imported), makes the route table and composes the pipeline
- * once: observe → finish (CORS, compression, request id, HEAD) → errors → route (admission on
- * the model's routes) → the route's handler (read → parse → operate).
+ * Builds the app for `model`: loads zod and zod-to-openapi, makes the route table and composes
+ * the pipeline once.
  *
- * @throws {import("./packages.ts").MissingPackageError} naming zod or
- * @asteasolutions/zod-to-openapi when either cannot be loaded.
- * @throws {RangeError} when `maxBodyBytes`, `bodyTimeoutMs`, a per-request limit,
- * `maxBodyMemoryBytes`, `maxQueueRows` or `queueTimeoutMs` is not a positive number.
+ * @throws {import("./packages.ts").MissingPackageError} when zod or zod-to-openapi cannot load.
+ * @throws {RangeError} when a size, time or row limit is not a positive number.
  *
  * @example
  * ```ts
@@ -422,8 +363,7 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     has_silent_transitions: net.silentTransitions.length > 0,
     has_structural_guards: net.structuralGuards.size > 0,
   });
-  // Built on the first request for it: it is the largest part of createApp's work, and start-up
-  // (spawn to first answer) should not wait for a document most clients never fetch.
+  // Built on the first request for it: start-up should not wait for a document few fetch.
   const openApi = () =>
     stringifyJson(
       buildOpenApiDocument(schemas, zodToOpenApi, info, { ...limits, ...requestLimits }, {
@@ -458,7 +398,7 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   add("/readyz", { GET: () => Promise.resolve(readiness.response()) });
   add("/schema", { GET: json(schemaText) });
   for (const row of operations) add(row.path, { POST: operate(row) }, true);
-  // A whole log, streamed in and out: its own bound, outside admission's (`./batch_route.ts`).
+  // A whole log, streamed in and out: its own bound, outside admission's.
   add("/batch", { POST: logs.handle });
   const metricsHandler = metricsRoute(metrics, buildInfoMetric(info.version, identity), options);
   add("/metrics", { GET: () => metricsHandler() });

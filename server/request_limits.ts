@@ -1,61 +1,23 @@
 /**
- * Per-request limits on work and answer size, beside the body limit: the events of one
- * `/anomaly` trace, the model rows one request may run, and the size of a `/v2` infer answer
- * (the only answer that grows with its request). Each is refused with 413 and a message naming
- * the limit, its value and how to set it (the `serve` flag and `server/main.ts`'s environment
- * variable).
- *
- * The defaults admit every request whose body fits the default 1 MiB body limit, so they refuse
- * no legitimate work at default settings; they bound what a raised `--max-body-bytes` lets in.
- * Overload is the admission control's job, not these limits'.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_MAX_TRACE_EVENTS, resolveRequestLimits } from "./request_limits.ts";
- * const limits = resolveRequestLimits({}, { places: 3, transitions: 2 });
- * assert.equal(limits.maxTraceEvents, DEFAULT_MAX_TRACE_EVENTS);
- * assert.equal(limits.maxResponseBytes, 64 * 1024 * 1024);
- * ```
+ * Per-request limits on work and response size, beside the body limit: the events of one
+ * `/anomaly` trace, the model rows one request runs, and the size of a `/v2` infer response.
+ * Each is refused with 413 naming the limit and how to set it. The defaults admit every body
+ * within the default 1 MiB limit; they bound what a raised `--max-body-bytes` lets in.
  *
  * @module
  */
 
 import { HttpError } from "./errors.ts";
 
-/**
- * The default limit on events in one `/anomaly` trace: 100,000. The smallest event,
- * `{"name":""}` and its comma, takes 12 bytes, so a 1 MiB body holds at most 87,382 events.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_MAX_TRACE_EVENTS } from "./request_limits.ts";
- * assert.ok(DEFAULT_MAX_TRACE_EVENTS > (1 << 20) / '{"name":""},'.length);
- * ```
- */
+/** The default limit on events in one `/anomaly` trace: more than a 1 MiB body can hold (12 bytes each). */
 export const DEFAULT_MAX_TRACE_EVENTS = 100_000;
 
-/**
- * The default limit on model rows one request runs: 2^19 = 524,288. A `/v2` infer row holds at
- * least one number, which takes at least 2 bytes with its comma, so a 1 MiB body asks for at
- * most 2^19 rows.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_MAX_REQUEST_ROWS } from "./request_limits.ts";
- * assert.equal(DEFAULT_MAX_REQUEST_ROWS, (1 << 20) / "0,".length);
- * ```
- */
+/** The default limit on model rows per request: a `/v2` row takes at least 2 bytes of a 1 MiB body. */
 export const DEFAULT_MAX_REQUEST_ROWS = 1 << 19;
 
 /**
- * The longest JSON text of a float32 value with its comma: 25 characters
- * (`-0.0000015212857533697388`: 17 significant digits, written without an exponent) and 1. A
- * `/v2` infer answer is estimated at this many bytes per number, so the estimate is never below
- * the answer's size.
- *
+ * The longest JSON text of a float32 value with its comma (`-0.0000015212857533697388,`), so a
+ * response estimated at this many bytes per number is never underestimated.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -66,17 +28,7 @@ export const DEFAULT_MAX_REQUEST_ROWS = 1 << 19;
  */
 export const FLOAT32_JSON_BYTES = 26;
 
-/**
- * The least default limit on a `/v2` infer answer: 64 MiB. On a net with more than about 3.9
- * transitions per place the default is larger, see {@link defaultMaxResponseBytes}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MIN_DEFAULT_MAX_RESPONSE_BYTES } from "./request_limits.ts";
- * assert.equal(MIN_DEFAULT_MAX_RESPONSE_BYTES, 67108864);
- * ```
- */
+/** The least default limit on a `/v2` infer response (see {@link defaultMaxResponseBytes}). */
 export const MIN_DEFAULT_MAX_RESPONSE_BYTES = 64 << 20;
 
 /** Bytes of a 1 MiB body: what the defaults are sized to admit whole. */
@@ -104,10 +56,8 @@ export interface NetWidths {
 }
 
 /**
- * The default limit on a `/v2` infer answer for a net of P places and T transitions: the
- * estimate of the largest answer a 1 MiB body can ask for (2^20 / 2P rows of T + P numbers, see
- * {@link DEFAULT_MAX_REQUEST_ROWS} and {@link FLOAT32_JSON_BYTES}), and at least
- * {@link MIN_DEFAULT_MAX_RESPONSE_BYTES}.
+ * The default limit on a `/v2` infer response for a net of P places and T transitions: the
+ * largest response a 1 MiB body can ask for, and at least {@link MIN_DEFAULT_MAX_RESPONSE_BYTES}.
  *
  * @example
  * ```ts
@@ -165,8 +115,7 @@ const SET_WITH: Readonly<Record<keyof RequestLimits, string>> = {
 };
 
 /**
- * Applies the limits that a request body of operation `name` can break before it is validated:
- * today the events of an `/anomaly` trace ({@link checkTraceEvents}).
+ * Applies the limits a body of operation `name` can break before it is validated.
  *
  * @throws {HttpError} 413 as {@link checkTraceEvents}.
  *
@@ -185,8 +134,7 @@ export function checkRequestBody(name: string, body: unknown, limits: RequestLim
 }
 
 /**
- * What else than its body's size makes operation `name` answer 413, for its documentation: an
- * empty string when nothing does.
+ * What else than its body's size makes operation `name` answer 413, for its documentation.
  *
  * @example
  * ```ts
@@ -206,8 +154,7 @@ export function requestLimitNote(name: string, limits: Partial<RequestLimits>): 
 }
 
 /**
- * Refuses a trace with more events than the limit, before the body is validated (validating
- * every event is the costly part).
+ * Refuses a trace with more events than the limit, before the costly validation of each event.
  *
  * @throws {HttpError} 413 naming the count, the limit and its flag.
  *
@@ -240,40 +187,22 @@ export function checkTraceEvents(body: unknown, maxTraceEvents: number): void {
  * Refuses a request that would run more model rows than the limit.
  *
  * @throws {HttpError} 413 naming the rows, the limit and its flag.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { checkRequestRows } from "./request_limits.ts";
- * checkRequestRows(10, 10);
- * assert.throws(() => checkRequestRows(11, 10), { status: 413 });
- * ```
  */
 export function checkRequestRows(rows: number, maxRequestRows: number): void {
   if (rows > maxRequestRows) throw new HttpError(413, tooManyRowsDetail(rows, maxRequestRows));
 }
 
-/**
- * The 413 message for a request that needs `rows` model rows, over `maxRequestRows`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { tooManyRowsDetail } from "./request_limits.ts";
- * assert.match(tooManyRowsDetail(11, 10), /needs 11 model rows, more than the limit of 10/);
- * ```
- */
+/** The 413 message for a request that needs `rows` model rows, over `maxRequestRows`. */
 export function tooManyRowsDetail(rows: number, maxRequestRows: number): string {
   return `The request needs ${rows} model rows, more than the limit of ${maxRequestRows} ` +
     `(${SET_WITH.maxRequestRows}): send the rows in several requests`;
 }
 
 /**
- * Refuses a `/v2` infer whose answer could be larger than the limit, before the model runs:
- * `framing` bytes (the answer with empty `data`) plus {@link FLOAT32_JSON_BYTES} per number.
+ * Refuses a `/v2` infer whose response could pass the limit, before the model runs: `framing`
+ * bytes plus {@link FLOAT32_JSON_BYTES} per number.
  *
- * @throws {HttpError} 413 naming the estimate, the rows and numbers per row, the limit and its
- * flag.
+ * @throws {HttpError} 413 naming the estimate, the rows, the limit and its flag.
  *
  * @example
  * ```ts

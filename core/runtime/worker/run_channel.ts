@@ -1,19 +1,13 @@
 /**
- * A shared-memory path for ORT runs between the main-thread proxy
- * ({@link import("./worker_ort.ts").workerOrt}) and the worker: one `SharedArrayBuffer` holds a
- * small control block and a data area; the main thread writes a run's feeds there, bumps the
- * request counter and wakes the worker with `Atomics.notify`; the worker, waiting with
- * `Atomics.waitAsync`, runs ORT, writes the outputs in the same area, bumps the response counter
- * and notifies back. No message is built, cloned or transferred, and no `MessageEvent` is
- * dispatched: on a busy two-core machine a run's round trip measured about 9 µs this way
- * against 26–90 µs for an empty `postMessage` round trip, and posting runs was a third of the
- * serving thread's time (bench/README.md). One run at a time; a run that does not fit
- * ({@link RUN_CHANNEL_BYTES}) takes the message path instead.
+ * A shared-memory path for ORT runs between the main-thread proxy and the worker: the main
+ * thread writes a run's feeds into one `SharedArrayBuffer` and wakes the worker with
+ * `Atomics.notify`; the worker writes the outputs in the same area and notifies back. No
+ * message is built, cloned or dispatched, which makes a run's round trip several times cheaper
+ * than `postMessage`. One run at a time; a run that does not fit takes the message path.
  *
- * Everything is 32-bit words: an `Int32Array` and a `Float32Array` view the same data area.
- * Feeds: `[count]`, then per feed `[nameLength, ...nameCharCodes, type (0 float32, 1 bool),
- * rank, ...dims, length, ...data]`. Outputs: `[count]`, then per output `[nameLength,
- * ...nameCharCodes, length, ...data]`. A failed run: `[messageLength, ...messageCharCodes]`.
+ * Layout, in 32-bit words: feeds `[count]`, then per feed `[nameLength, ...nameCharCodes, type
+ * (0 float32, 1 bool), rank, ...dims, length, ...data]`; outputs `[count]`, then per output
+ * `[nameLength, ...nameCharCodes, length, ...data]`; an error `[messageLength, ...charCodes]`.
  *
  * @example
  * ```ts
@@ -45,17 +39,7 @@ const MAX_NAMES = 16;
 const FLOAT32 = 0;
 const BOOL = 1;
 
-/**
- * Whether this runtime can use a {@link RunChannel}: `SharedArrayBuffer` exists (a browser page
- * must be cross-origin isolated) and `Atomics.waitAsync` is available.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { runChannelSupported } from "./run_channel.ts";
- * assert.equal(runChannelSupported(), true); // Deno 2.9 has Atomics.waitAsync
- * ```
- */
+/** Whether this runtime can use a {@link RunChannel} (a browser page must be cross-origin isolated). */
 export function runChannelSupported(): boolean {
   return typeof SharedArrayBuffer === "function" &&
     typeof (Atomics as { waitAsync?: unknown }).waitAsync === "function";
@@ -67,9 +51,7 @@ type WaitAsync = (
   value: number,
 ) => { async: false; value: string } | { async: true; value: Promise<string> };
 
-/**
- * Resolves once `control[index]` no longer holds `value` (at once when it already differs).
- */
+/** Resolves once `control[index]` no longer holds `value` (at once when it already differs). */
 function waitChange(control: Int32Array, index: number, value: number): Promise<unknown> | null {
   const wait = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync(control, index, value);
   return wait.async ? wait.value : null;
@@ -83,18 +65,7 @@ export class RunChannel {
   /** The names last read, by position ({@link RunChannel.#name}). */
   readonly #names: string[] = [];
 
-  /**
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { RunChannel } from "./run_channel.ts";
-   * const buffer = new SharedArrayBuffer(4096);
-   * const main = new RunChannel(buffer);
-   * const worker = new RunChannel(buffer); // the worker's view of the same memory
-   * worker.writeError("no such input");
-   * assert.equal(main.readError(), "no such input");
-   * ```
-   */
+  /** A view of `buffer`; both sides build one over the same buffer. */
   constructor(buffer: SharedArrayBuffer) {
     this.#control = new Int32Array(buffer, 0, DATA_WORD);
     this.#words = new Int32Array(buffer, DATA_WORD * 4);
@@ -102,10 +73,8 @@ export class RunChannel {
   }
 
   /**
-   * Writes a run's feeds into the data area; `false` (nothing usable written) when they do
-   * not fit or a feed is of another kind. Feeds may fill half the area only, so that the
-   * outputs fit in the same area: in the graph contract they are no larger than the feeds
-   * (`[B, P]` or `[B, T]` each, at most as many as the inputs).
+   * Writes a run's feeds; `false` when they do not fit or a feed is of another kind. Feeds fill
+   * half the area at most, so that the outputs, no larger in the graph contract, fit too.
    *
    * @example
    * ```ts
@@ -142,18 +111,7 @@ export class RunChannel {
     return true;
   }
 
-  /**
-   * Reads the feeds written by {@link RunChannel.writeFeeds}, copied out of the shared buffer.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { RunChannel } from "./run_channel.ts";
-   * const channel = new RunChannel(new SharedArrayBuffer(1024));
-   * channel.writeFeeds({ g: { type: "bool", data: [true], dims: [] } });
-   * assert.deepEqual(channel.readFeeds().g, { type: "bool", data: [true], dims: [] });
-   * ```
-   */
+  /** Reads the feeds written by {@link RunChannel.writeFeeds}, copied out of the shared buffer. */
   readFeeds(): Record<string, WireTensor> {
     const words = this.#words;
     const feeds: Record<string, WireTensor> = {};
@@ -181,11 +139,7 @@ export class RunChannel {
     return feeds;
   }
 
-  /**
-   * The `k`-th name of a feed or output list, written at word `at`: the string read there the
-   * last time when its characters are the same (runs name the same feeds and outputs in the
-   * same order every time), so that a run's read builds no strings.
-   */
+  /** The `k`-th name at word `at`: the last string read there when unchanged, so reads build none. */
   #name(k: number, at: number): string {
     const words = this.#words;
     const length = words[at]!;
@@ -201,8 +155,7 @@ export class RunChannel {
   }
 
   /**
-   * Writes a run's float outputs; `false` when they do not fit (the caller then reports the
-   * run another way).
+   * Writes a run's float outputs; `false` when they do not fit (the run is reported another way).
    *
    * @example
    * ```ts
@@ -229,18 +182,7 @@ export class RunChannel {
     return true;
   }
 
-  /**
-   * Reads the outputs written by {@link RunChannel.writeOutputs}, copied out.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { RunChannel } from "./run_channel.ts";
-   * const channel = new RunChannel(new SharedArrayBuffer(1024));
-   * channel.writeOutputs({});
-   * assert.deepEqual(channel.readOutputs(), {});
-   * ```
-   */
+  /** Reads the outputs written by {@link RunChannel.writeOutputs}, copied out. */
   readOutputs(): Record<string, Float32Array> {
     const words = this.#words;
     const outputs: Record<string, Float32Array> = {};
@@ -271,23 +213,14 @@ export class RunChannel {
     writeText(this.#words, 0, message.slice(0, Math.min(4096, this.#words.length - 1)));
   }
 
-  /**
-   * Reads the message written by {@link RunChannel.writeError}.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { RunChannel } from "./run_channel.ts";
-   * assert.equal(new RunChannel(new SharedArrayBuffer(1024)).readError(), "");
-   * ```
-   */
+  /** Reads the message written by {@link RunChannel.writeError}. */
   readError(): string {
     return readText(this.#words, 0)[0];
   }
 
   /**
-   * Main side: announces the feeds just written as run `seq` and resolves with whether the
-   * worker answered with outputs (`true`) or an error (`false`).
+   * Main side: announces the feeds just written as run `seq`; resolves with whether the worker
+   * answered with outputs (`true`) or an error (`false`).
    *
    * @example
    * ```ts
@@ -296,8 +229,7 @@ export class RunChannel {
    * const buffer = new SharedArrayBuffer(1024);
    * const main = new RunChannel(buffer);
    * const worker = new RunChannel(buffer); // the worker's view of the same memory
-   * // Deno's event loop does not count Atomics.waitAsync as pending work (in use, the worker
-   * // keeps it running), so a timer does here.
+   * // Atomics.waitAsync does not keep Deno's event loop alive (the worker does in use): a timer does.
    * const keepAlive = setInterval(() => {}, 1000);
    * const answered = main.request(1);
    * assert.equal(await worker.nextRequest(0), 1);
@@ -318,53 +250,14 @@ export class RunChannel {
     return Atomics.load(control, STATUS) === 0;
   }
 
-  /**
-   * Worker side: resolves with the number of the next requested run after `seen`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { RunChannel } from "./run_channel.ts";
-   * const buffer = new SharedArrayBuffer(1024);
-   * const main = new RunChannel(buffer);
-   * const worker = new RunChannel(buffer); // the worker's view of the same memory
-   * // Deno's event loop does not count Atomics.waitAsync as pending work (in use, the worker
-   * // keeps it running), so a timer does here.
-   * const keepAlive = setInterval(() => {}, 1000);
-   * const answered = main.request(1);
-   * assert.equal(await worker.nextRequest(0), 1);
-   * worker.respond(1, true);
-   * assert.equal(await answered, true);
-   * clearInterval(keepAlive);
-   * ```
-   */
+  /** Worker side: resolves with the number of the next requested run after `seen`. */
   async nextRequest(seen: number): Promise<number> {
     const control = this.#control;
     while (Atomics.load(control, REQUEST) === seen) await waitChange(control, REQUEST, seen);
     return Atomics.load(control, REQUEST);
   }
 
-  /**
-   * Worker side: announces the answer to run `seq` (outputs or, when `ok` is false, an error
-   * already written) and wakes the main thread.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { RunChannel } from "./run_channel.ts";
-   * const buffer = new SharedArrayBuffer(1024);
-   * const main = new RunChannel(buffer);
-   * const worker = new RunChannel(buffer); // the worker's view of the same memory
-   * // Deno's event loop does not count Atomics.waitAsync as pending work (in use, the worker
-   * // keeps it running), so a timer does here.
-   * const keepAlive = setInterval(() => {}, 1000);
-   * const answered = main.request(1);
-   * assert.equal(await worker.nextRequest(0), 1);
-   * worker.respond(1, false);
-   * assert.equal(await answered, false);
-   * clearInterval(keepAlive);
-   * ```
-   */
+  /** Worker side: announces run `seq`'s outputs, or its error when `ok` is false, and wakes the main thread. */
   respond(seq: number, ok: boolean): void {
     const control = this.#control;
     Atomics.store(control, STATUS, ok ? 0 : 1);
