@@ -1,16 +1,9 @@
 /**
- * An ORT session that heals: {@link HealingSession} holds the current `OrtSession` of a model
- * and, when a run fails (ORT out of memory, a worker that died, a run that never ends), answers
- * that run with a {@link ModelBusyError} (`model_unavailable`), releases the broken session and
- * opens a new one in the background, with a growing pause between attempts. While it does, runs
- * are refused at once with the same error. When `maxRestartAttempts` attempts in a row fail (a
- * failed run right after a restart counts as one), it gives up: every later run is refused, and
- * its `gave_up` event tells the process to exit so that its supervisor replaces it.
- *
- * A burst of failures is reported by events, not per run: `failed` for each failure
- * (`consecutive` counts them), `restarted` when a new session is open, `healthy` at the first
- * successful run after a burst, `gave_up` at the end. The server logs one line when a burst
- * begins and one when it ends, with the counts.
+ * An ORT session that heals: when a run fails (out of memory, a dead worker, a run that never
+ * ends), {@link HealingSession} refuses it with `model_unavailable`, releases the broken session
+ * and opens a new one in the background with a growing pause, refusing runs meanwhile. After
+ * `maxRestartAttempts` failures in a row it gives up, and its `gave_up` event tells the process
+ * to exit so that its supervisor replaces it. Events report bursts, so the log gets two lines each.
  *
  * @example
  * ```ts
@@ -44,13 +37,19 @@ import { deferred } from "./deferred.ts";
 
 /** How a {@link HealingSession} recreates its session. */
 export interface HealingPolicy {
-  /** Failures in a row (failed runs and failed attempts to reopen) before giving up; default 5. */
+  /**
+   * Failures in a row (failed runs and failed attempts to reopen) before giving up.
+   * @default {DEFAULT_MAX_RESTART_ATTEMPTS}
+   */
   readonly maxRestartAttempts?: number | undefined;
-  /** Pause before the first attempt to reopen, in ms, doubled after each failure; default 100. */
+  /**
+   * Pause before the first attempt to reopen, in ms, doubled after each failure.
+   * @default {DEFAULT_RESTART_BACKOFF_MS}
+   */
   readonly restartBackoffMs?: number | undefined;
   /**
-   * A run that has not settled after this many ms counts as failed (its session is released,
-   * which ends a worker's run); default 30,000. A run in this thread cannot be interrupted.
+   * A run unsettled after this many ms fails (its session is released, which ends a worker's run).
+   * @default {DEFAULT_RUN_TIMEOUT_MS}
    */
   readonly runTimeoutMs?: number | undefined;
 }
@@ -126,19 +125,7 @@ export class HealingSession<S extends OrtSession = OrtSession> {
     this.#runTimeoutMs = policy.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   }
 
-  /**
-   * Opens the first session with `open` (which should warm it up); its failure is thrown as
-   * it is: a model that cannot start is not retried.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing.ts";
-   * await assert.rejects(HealingSession.open(() => Promise.reject(new Error("bad model"))), {
-   *   message: "bad model",
-   * });
-   * ```
-   */
+  /** Opens the first session with `open`; its failure is thrown as it is (no retry). */
   static async open<S extends OrtSession>(
     open: () => Promise<S>,
     policy: HealingPolicy = {},
@@ -146,21 +133,7 @@ export class HealingSession<S extends OrtSession = OrtSession> {
     return new HealingSession(open, await open(), policy);
   }
 
-  /**
-   * `"ready"` while runs are taken, `"restarting"` while a new session is being opened,
-   * `"failed"` once it has given up.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing.ts";
-   * const healing = await HealingSession.open(() =>
-   *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({}), release: () => Promise.resolve() })
-   * );
-   * assert.equal(healing.state, "ready");
-   * await healing.release();
-   * ```
-   */
+  /** `"ready"` while runs are taken, `"restarting"` while a session reopens, `"failed"` for good. */
   get state(): HealthState {
     return this.#state;
   }
@@ -175,46 +148,15 @@ export class HealingSession<S extends OrtSession = OrtSession> {
     return this.#session?.outputNames ?? [];
   }
 
-  /**
-   * Calls `listener` with every {@link HealthEvent}; returns a function that stops it.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing.ts";
-   * const healing = await HealingSession.open(() =>
-   *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({}), release: () => Promise.resolve() })
-   * );
-   * const stop = healing.onHealth(() => {});
-   * stop();
-   * await healing.release();
-   * assert.equal(healing.state, "ready");
-   * ```
-   */
+  /** Calls `listener` with every {@link HealthEvent}; returns a function that stops it. */
   onHealth(listener: (event: HealthEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
   /**
-   * Runs `task` on the current session. When the session is not ready, rejects at once with
-   * a {@link ModelBusyError} (`model_unavailable`); when `task` fails or outlasts the run
-   * time-out, rejects with one too (the failure as its `cause`) and starts reopening.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing.ts";
-   * import type { OrtSession } from "./ort_module.ts";
-   * const session: OrtSession = {
-   *   outputNames: [],
-   *   run: () => Promise.resolve({ y: { data: 1 } }),
-   *   release: () => Promise.resolve(),
-   * };
-   * const healing = await HealingSession.open(() => Promise.resolve(session));
-   * assert.deepEqual(await healing.run((session) => session.run({})), { y: { data: 1 } });
-   * await healing.release();
-   * ```
+   * Runs `task` on the current session; rejects with `model_unavailable` when it is not ready,
+   * or when `task` fails or outlasts the run time-out (then it starts reopening).
    */
   async run<T>(task: (session: S) => Promise<T>): Promise<T> {
     const session = this.#session;
@@ -244,11 +186,7 @@ export class HealingSession<S extends OrtSession = OrtSession> {
     }
   }
 
-  /**
-   * Arms the one timer that fails the run in flight once it is `runTimeoutMs` old. It stays
-   * armed across runs (arming a timer per run cost more than the runs of small requests) and
-   * disarms when it finds no run in flight.
-   */
+  /** Arms the one timer that fails a run outliving `runTimeoutMs` (a timer per run cost more). */
   #armWatchdog(): void {
     const current = this.#current;
     if (this.#watchdog !== undefined || current === undefined) return;
@@ -263,26 +201,11 @@ export class HealingSession<S extends OrtSession = OrtSession> {
         this.#armWatchdog();
       }
     }, Math.max(0, wait));
-    // It may stay armed after the last run: it must not keep the process alive by itself (Deno's
-    // and Node's timers have `unref`; a browser's timer ids do not need it).
+    // Left armed after the last run: it must not keep the process alive by itself.
     (this.#watchdog as { unref?: () => void }).unref?.();
   }
 
-  /**
-   * Stops reopening and releases the current session.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing.ts";
-   * let released = false;
-   * const healing = await HealingSession.open(() =>
-   *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({}), release: () => (released = true, Promise.resolve()) })
-   * );
-   * await healing.release();
-   * assert.equal(released, true);
-   * ```
-   */
+  /** Stops reopening and releases the current session. */
   async release(): Promise<void> {
     if (this.#released) return;
     this.#released = true;
@@ -295,20 +218,7 @@ export class HealingSession<S extends OrtSession = OrtSession> {
     await session?.release();
   }
 
-  /**
-   * The error a run gets now: `undefined` while the session is ready.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { HealingSession } from "./healing.ts";
-   * const healing = await HealingSession.open(() =>
-   *   Promise.resolve({ outputNames: [], run: () => Promise.resolve({}), release: () => Promise.resolve() })
-   * );
-   * assert.equal(healing.refusal(), undefined);
-   * await healing.release();
-   * ```
-   */
+  /** The error a run gets now: `undefined` while the session is ready. */
   refusal(): ModelBusyError | undefined {
     return this.#state === "ready" && this.#session !== undefined ? undefined : this.#unavailable();
   }

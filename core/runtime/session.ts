@@ -1,28 +1,8 @@
 /**
- * A compiled net's ORT session as the rest of the package runs it: {@link ModelSession} ties
- * the queue (`scheduler.ts`), the packed layout (`codec.ts`) and the healing session
- * (`healing.ts`) together. The runtime module is injected ({@link OrtModule}): each face passes
- * in `onnxruntime-web`, `onnxruntime-node` or the worker proxy of `worker/`. With a worker, an
- * optional second module on this thread (`inPlace`) runs small batches at low load with no hop.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as ort from "onnxruntime-web";
- * import { ModelSession } from "./session.ts";
- * ort.env.wasm.numThreads = 1;
- * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
- * await using session = await ModelSession.create(ort, onnxBytes, {
- *   places: ["p_application", "p_approved", "p_declined"],
- *   transitions: ["t_approve", "t_decline"],
- * });
- * const [row] = await session.run([{ marking: new Map([["p_application", 1]]) }], {
- *   withGradient: false,
- * });
- * // One activation per transition, in the columns' order.
- * assert.equal(row!.transitions.length, 2);
- * assert.ok(row!.transitions[0]! > 0.99);
- * ```
+ * A compiled net's ORT session as the package runs it: {@link ModelSession} ties the queue,
+ * the packed layout and the healing session together. The runtime is injected (onnxruntime-web,
+ * onnxruntime-node or a worker proxy); with a worker, an optional module on this thread runs
+ * small batches at low load with no hop.
  *
  * @module
  */
@@ -68,10 +48,8 @@ export interface ModelSessionOptions extends HealingPolicy, SchedulerOptions {
   /** Passed to `InferenceSession.create`. */
   readonly sessionOptions?: OrtSessionOptions;
   /**
-   * A runtime on this thread beside `ort` (a worker proxy): a batch that is the only work
-   * queued, of at most {@link IN_PLACE_MAX_ROWS} rows, runs here instead, saving the hop
-   * to the worker and back while nothing else needs the thread. Off while such runs take
-   * longer than {@link IN_PLACE_MAX_MS} on average (tried again now and then).
+   * A runtime on this thread beside a worker proxy: a lone batch of at most
+   * {@link IN_PLACE_MAX_ROWS} rows runs here, saving the hop while nothing else needs the thread.
    */
   readonly inPlace?: OrtModule | undefined;
 }
@@ -88,8 +66,7 @@ interface Sessions extends OrtSession {
 }
 
 /**
- * A loaded compiled net, ready to run batches. Create it with {@link ModelSession.create};
- * release it with `await using` or `[Symbol.asyncDispose]()`.
+ * A loaded compiled net, ready to run batches; release it with `await using`.
  *
  * @example
  * ```ts
@@ -147,10 +124,7 @@ export class ModelSession implements AsyncDisposable {
     return this.#runs;
   }
 
-  /**
-   * `"ready"`, `"restarting"` (a run failed; a new ORT session is being opened, and runs are
-   * refused meanwhile) or `"failed"` (it could not be reopened; runs are refused for good).
-   */
+  /** `"ready"`, `"restarting"` (runs refused while a session reopens) or `"failed"` (for good). */
   get state(): HealthState {
     return this.#healing.state;
   }
@@ -194,8 +168,7 @@ export class ModelSession implements AsyncDisposable {
 
   /**
    * Creates the ORT session for `bytes` (and the in-place one) and runs it once on an empty
-   * row, so the first real request does not pay ORT's lazy initialisation. After a failed run
-   * the sessions are opened again the same way (`options` holds the policy).
+   * row, so the first request does not pay ORT's lazy initialisation.
    *
    * @example
    * ```ts
@@ -273,11 +246,10 @@ export class ModelSession implements AsyncDisposable {
   }
 
   /**
-   * Runs `rows` as one batch (together with any requests queued at the same time) and
-   * returns one output row per input row, in order.
+  /**
+   * Runs `rows` as one batch (with any requests queued meanwhile); one output row per input row.
    *
-   * @throws {Error} when a row names an id that is not a place (marking, values) or a
-   * transition (target) of the net; callers validate requests first.
+   * @throws {Error} when a row names an id the net does not have; callers validate requests first.
    */
   async run(rows: readonly InputRow[], options: RunOptions): Promise<OutputRow[]> {
     const packed = packRows(this, rows);
@@ -286,8 +258,7 @@ export class ModelSession implements AsyncDisposable {
   }
 
   /**
-   * Runs an already packed batch; it joins the same queue as {@link ModelSession.run}. Array
-   * lengths must be `batch × P` (place inputs) and `batch × T` (`target`).
+   * Runs an already packed batch through the same queue: arrays of `batch × P` and `batch × T`.
    *
    * @example
    * ```ts
@@ -355,8 +326,7 @@ export class ModelSession implements AsyncDisposable {
     const { withGradient, queueSeconds } = info;
     const eligible = info.alone && this.#inPlace !== undefined && inputs.batch <= IN_PLACE_MAX_ROWS;
     const here = eligible && this.#inPlaceMs <= IN_PLACE_MAX_MS;
-    // A slow spell (the machine busy) must not turn in-place runs off for good: the average
-    // decays while they are skipped, so one is tried again now and then.
+    // The average decays while in-place runs are skipped, so a slow spell does not stop them for good.
     if (eligible && !here) this.#inPlaceMs *= 0.9;
     return this.#healing.run(({ remote, local }) => {
       if (here && local !== undefined) {
