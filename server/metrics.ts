@@ -1,6 +1,6 @@
 /**
- * `GET /metrics`: the server's counters in the Prometheus text format (version 0.0.4), with
- * Prometheus's naming conventions (base units, `_total` counters, `_seconds` durations).
+ * `GET /metrics`: the server's counters in the Prometheus text format (version 0.0.4), named
+ * by Prometheus's conventions (base units, `_total` counters, `_seconds` durations).
  *
  * | metric | type | labels |
  * |---|---|---|
@@ -21,9 +21,8 @@
  * | `petri_serve_batch_traces_total` | counter | (entries `POST /batch` has written, error entries included) |
  * | `process_resident_memory_bytes` | gauge | (when the runtime reports it) |
  *
- * A small module of our own rather than `prom-client`: prom-client 15.1.3 does run under Deno
- * with read, env and net permissions, but it imports `node:cluster` and three more packages for
- * what is here a few maps and one text writer, and `server/` stays runtime-free.
+ * Our own small writer rather than `prom-client`, which imports `node:cluster` and three more
+ * packages for a few maps, and would tie `server/` to a runtime.
  *
  * @example
  * ```ts
@@ -163,15 +162,7 @@ export class Metrics {
   #logTraces = 0;
   readonly #gauges: Gauges;
 
-  /**
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Metrics } from "./metrics.ts";
-   * const metrics = new Metrics({ queuedRows: () => 7 });
-   * assert.ok(metrics.render().split("\n").includes("petri_serve_queue_rows 7"));
-   * ```
-   */
+  /** Metrics whose gauges read `gauges` at scrape time. */
   constructor(gauges: Gauges = {}) {
     this.#gauges = gauges;
   }
@@ -205,18 +196,7 @@ export class Metrics {
     histogram(this.#durations, labels, DURATION_BUCKETS).observe(sample.seconds);
   }
 
-  /**
-   * Counts one ORT run.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Metrics } from "./metrics.ts";
-   * const metrics = new Metrics();
-   * metrics.recordRun({ rows: 16, withGradient: false, seconds: 3e-4 });
-   * assert.ok(metrics.render().includes('petri_serve_ort_run_rows_sum{gradient="false"} 16'));
-   * ```
-   */
+  /** Counts one ORT run. */
   recordRun(sample: RunRecord): void {
     const labels = sample.withGradient ? GRADIENT_RUN : FORWARD_RUN;
     histogram(this.#runRows, labels, ROW_BUCKETS).observe(sample.rows);
@@ -225,65 +205,22 @@ export class Metrics {
     if (sample.inPlace) this.#inPlaceRuns++;
   }
 
-  /**
-   * Counts one request that was not served, by reason (`admission.ts`'s `ShedReason`).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Metrics } from "./metrics.ts";
-   * const metrics = new Metrics();
-   * metrics.recordShed("queue_full");
-   * assert.ok(metrics.render().includes('petri_serve_requests_shed_total{reason="queue_full"} 1'));
-   * ```
-   */
+  /** Counts one request that was not served, by reason. */
   recordShed(reason: string): void {
     this.#shed.set(reason, (this.#shed.get(reason) ?? 0) + 1);
   }
 
-  /**
-   * Counts entries `POST /batch` has written (traces scored, error entries included).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Metrics } from "./metrics.ts";
-   * const metrics = new Metrics({ logsInProgress: () => 0 }); // a server with POST /batch
-   * metrics.recordLogTraces(512);
-   * assert.ok(metrics.render().includes("petri_serve_batch_traces_total 512"));
-   * ```
-   */
+  /** Counts entries `POST /batch` has written, error entries included. */
   recordLogTraces(count: number): void {
     this.#logTraces += count;
   }
 
-  /**
-   * Counts one log `POST /batch` has finished with, by outcome: `complete`, `cut` (its answer
-   * ends with an error record), `client_gone` or `refused` (an error answer, nothing scored).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Metrics } from "./metrics.ts";
-   * const metrics = new Metrics({ logsInProgress: () => 0 }); // a server with POST /batch
-   * metrics.recordLog("complete");
-   * assert.ok(metrics.render().includes('petri_serve_batch_logs_total{outcome="complete"} 1'));
-   * ```
-   */
+  /** Counts one log `POST /batch` has finished with, by outcome (`refused`: nothing scored). */
   recordLog(outcome: "complete" | "cut" | "client_gone" | "refused"): void {
     this.#logs.set(outcome, (this.#logs.get(outcome) ?? 0) + 1);
   }
 
-  /**
-   * The exposition text.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Metrics } from "./metrics.ts";
-   * assert.ok(new Metrics().render().startsWith("# HELP petri_serve_requests_total"));
-   * ```
-   */
+  /** The exposition text. */
   render(): string {
     const out: string[] = [];
     const head = (name: string, type: string, help: string) =>

@@ -1,12 +1,9 @@
 /**
- * Bundle files on disk (or behind a URL): finding the model file of a bundle path, reading
- * the pair into a {@link Model}, and writing a compiled pair. A bundle is either petri-serve's
- * (`NAME.onnx` + `NAME.onnx.meta.json`) or PETRA's own (`NAME.pt` + `NAME.pt.meta.json`, read
- * safely and compiled in memory by `core/pt/`); a model description (`NAME.json`) is compiled
- * in memory too. The model file's first bytes are checked before its sidecar is looked for, so
- * an event log or an HTML page given as a bundle is named as what it is. This is the Deno edge
- * of `core/bundle.ts` and `core/pt/`; every failure is a {@link BundleError} naming the path at
- * fault.
+ * Bundle files on disk or behind a URL: finding a bundle's model file, reading the pair into a
+ * {@link Model}, writing a compiled pair. A bundle is petri-serve's (`NAME.onnx` + sidecar),
+ * PETRA's (`NAME.pt` + sidecar, compiled in memory) or a model description (`NAME.json`). The
+ * model file's first bytes are checked first, so an event log or an HTML page given as a bundle
+ * is named as what it is; every failure is a {@link BundleError} naming the path at fault.
  *
  * @example
  * ```ts
@@ -31,17 +28,7 @@ import { concatBytes } from "../../core/concat_bytes.ts";
 import { messageOf } from "../../core/bundle/bundle_error.ts";
 import { FETCH_TIMEOUT_MS, fetchFailure } from "./fetch_failure.ts";
 
-/**
- * The embedded example bundle (the credit-approval model), read with {@link readBundle}; it
- * resolves to a `file:` URL in a checkout and to an `https:` URL when imported from JSR.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { EXAMPLE_BUNDLE_URL } from "./bundle_files.ts";
- * assert.ok(EXAMPLE_BUNDLE_URL.pathname.endsWith(".onnx"));
- * ```
- */
+/** The embedded example bundle: a `file:` URL in a checkout, an `https:` URL from JSR. */
 export const EXAMPLE_BUNDLE_URL: URL = new URL(
   "../../examples/credit_approval_coloured/credit_approval_coloured.onnx",
   import.meta.url,
@@ -50,10 +37,7 @@ export const EXAMPLE_BUNDLE_URL: URL = new URL(
 /** The suffix that turns a bundle's `.onnx` path into its sidecar's. */
 export const SIDECAR_SUFFIX = ".meta.json";
 
-/**
- * The kinds of bundle: petri-serve's compiled `.onnx`, PETRA's own `.pt`, or a model
- * description (`.json`, format `petri-net-model/1`) compiled in memory.
- */
+/** The kinds of bundle: a compiled `.onnx`, PETRA's `.pt`, or a model description `.json`. */
 export type BundleKind = "onnx" | "pt" | "description";
 
 /** The largest bundle file read from a URL (1 GiB); larger answers are refused unread. */
@@ -83,9 +67,7 @@ export function bundleLocation(text: string): string | URL {
 }
 
 /**
- * Which kind of bundle a model file is, by its name: `pt` for `*.pt`, `description` for
- * `*.json`, otherwise `onnx`.
- *
+ * Which kind of bundle a model file is, by its name.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -104,8 +86,7 @@ export function bundleKind(path: string | URL): BundleKind {
  * The model file a bundle path names: the path itself when it is a file, or the one `*.onnx`
  * or `*.pt` file of a directory.
  *
- * @throws {BundleError} when the path does not exist, or the directory holds no bundle or
- * several.
+ * @throws {BundleError} when the path does not exist, or a directory holds no bundle or several.
  *
  * @example
  * ```ts
@@ -166,21 +147,10 @@ export async function resolveBundlePath(path: string): Promise<string> {
 }
 
 /**
- * Reads a bundle (a `.onnx` or `.pt` path, a directory holding one bundle, a model description
- * `.json`, or a URL of any of these files) and loads it with `core/open_bundle.ts`: `.onnx` with
- * `loadBundle`, `.pt` with `loadPtBundle` (read without running anything from the file, then
- * compiled in memory); a description is compiled in memory and loaded as a `.onnx`.
+ * Reads a bundle (a model file, a directory holding one bundle, or a URL of a file) and loads it;
+ * a `.pt` is read without running anything from the file, then compiled in memory.
  *
  * @throws {BundleError} naming the missing, unreadable or invalid file.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as ort from "onnxruntime-web";
- * import { readBundle } from "./bundle_files.ts";
- * await using model = await readBundle(ort, "examples/rest_serving/rest_serving.onnx");
- * assert.deepEqual(model.net.transitions, ["t_approve", "t_decline"]);
- * ```
  */
 export async function readBundle(
   ort: OrtModule,
@@ -191,10 +161,8 @@ export async function readBundle(
 }
 
 /**
- * Reads a bundle's two files (a `.onnx` or `.pt` path, a directory holding one bundle, a model
- * description `.json` compiled in memory, or a URL of any of these) without loading them: what
- * {@link readBundle} loads, and what `serve` hands the playground so that it opens the model
- * being served.
+ * Reads a bundle's two files without loading them: what {@link readBundle} loads, and what
+ * `serve` hands the playground so that it opens the model being served.
  *
  * @throws {BundleError} naming the missing, unreadable or wrong file.
  *
@@ -237,10 +205,7 @@ export async function readBundleFiles(path: string | URL): Promise<AnyBundleFile
 /** Directory entries named in a message about a directory without a bundle. */
 const MAX_LISTED = 64;
 
-/**
- * Refuses a model file whose first bytes show it is something else than its `kind`: an
- * event log, an HTML page (a URL that answered one), a `.pt` zip named otherwise, ….
- */
+/** Refuses a model file whose first bytes show it is something else than its `kind`. */
 function refuseWrongFile(name: string, bytes: Uint8Array, kind: BundleKind): void {
   const found = sniffFile(bytes);
   if (bytes.length === 0) throw new BundleError(`${name} is empty`);
@@ -296,8 +261,7 @@ function sidecarText(name: string, bytes: Uint8Array): string {
 }
 
 /**
- * Reads a PETRA bundle's two files from disk: `path` (the `.pt` file) and its sidecar
- * `path + ".meta.json"`, for `readPtModel` (as `compile` does) or `loadPtBundle`.
+ * Reads a PETRA bundle's two files from disk: `path` (the `.pt` file) and its sidecar.
  *
  * @throws {BundleError} naming the missing or unreadable file.
  *
