@@ -1,7 +1,7 @@
 /**
- * Reads a request body as JSON within the server's limits: at most `maxBytes` (counted while
- * streaming; a larger `Content-Length` is refused before reading) and within `timeoutMs` of the
- * handler starting to read. JSON is read whatever the `Content-Type` says.
+ * Reads a request body as JSON within the server's limits: at most `maxBytes` (a larger
+ * `Content-Length` is refused unread) and within `timeoutMs`. JSON is read whatever the
+ * `Content-Type` says.
  *
  * @example
  * ```ts
@@ -44,21 +44,8 @@ export interface BodyLimits {
 /**
  * Reads the body and parses it as JSON.
  *
- * @throws {HttpError} 413 when the body is larger than `maxBytes`, 408 when it has not fully
- * arrived within `timeoutMs`, 400 when its stream fails before the end (a broken connection).
- * @throws {ValidationError} 422 when the body is empty, not UTF-8 or not JSON (`NaN` and
- * `Infinity` are not JSON).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readJsonBody } from "./body.ts";
- * import { RequestContext } from "./context.ts";
- * const request = new Request("http://localhost/forward", { method: "POST", body: "not json" });
- * await assert.rejects(readJsonBody(new RequestContext(request, false), { maxBytes: 1024, timeoutMs: 1000 }), {
- *   name: "ValidationError",
- * });
- * ```
+ * @throws {HttpError} 413 over `maxBytes`, 408 past `timeoutMs`, 400 on a broken connection.
+ * @throws {ValidationError} 422 when the body is empty, not UTF-8 or not JSON.
  */
 export async function readJsonBody(
   context: RequestContext,
@@ -70,33 +57,24 @@ export async function readJsonBody(
     return parseJsonBytes(bytes);
   } catch (error) {
     if (!(error instanceof NotJsonError)) throw error;
-    // V8 states a position for some syntax errors only, so loc is always ["body", 0]; the
-    // message (with the position, when known) is ctx.error.
+    // V8 gives a position for some syntax errors only: it goes in the message, not in loc.
     const message = error.step === "utf-8" ? "The body is not valid UTF-8" : error.message;
     throw new ValidationError([jsonInvalid(0, message)]);
   }
 }
 
 /**
- * Why bytes are not a JSON value: which step failed, with that step's own message (the
- * decoder's or `JSON.parse`'s).
+ * Why bytes are not a JSON value: which step failed, with that step's own message.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { NotJsonError, parseJsonBytes } from "./body.ts";
- * assert.throws(() => parseJsonBytes(new Uint8Array([0xff])), NotJsonError);
+ * assert.throws(() => parseJsonBytes(new Uint8Array([0xff])), { name: "NotJsonError", step: "utf-8" });
  * ```
  */
 export class NotJsonError extends Error {
-  /**
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { NotJsonError } from "./body.ts";
-   * assert.equal(new NotJsonError("json", "Unexpected end").step, "json");
-   * ```
-   */
+  /** An error of `step` with its message. */
   constructor(readonly step: "utf-8" | "json", message: string) {
     super(message);
     this.name = "NotJsonError";
@@ -106,12 +84,10 @@ export class NotJsonError extends Error {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Decodes `bytes` as UTF-8 (strictly) and parses the text as JSON: the step shared by
- * {@link readJsonBody} and the Open Inference Protocol's `infer`, which word their errors
- * differently.
+ * Decodes `bytes` as strict UTF-8 and parses them as JSON: shared by {@link readJsonBody} and
+ * the Open Inference Protocol's `infer`, which word their errors differently.
  *
- * @throws {NotJsonError} when the bytes are not UTF-8 or the text is not JSON (empty
- * included).
+ * @throws {NotJsonError} when the bytes are not UTF-8 or the text is not JSON (empty included).
  *
  * @example
  * ```ts
@@ -143,15 +119,6 @@ function messageOf(error: unknown): string {
  * Reads the whole body as bytes, within the limits.
  *
  * @throws {HttpError} 413, 408 or 400, as {@link readJsonBody}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readBody } from "./body.ts";
- * import { RequestContext } from "./context.ts";
- * const request = new Request("http://localhost/", { method: "POST", body: "abc" });
- * assert.deepEqual((await readBody(new RequestContext(request, false), { maxBytes: 10, timeoutMs: 1000 })).length, 3);
- * ```
  */
 export async function readBody(
   context: RequestContext,
@@ -160,13 +127,11 @@ export async function readBody(
   const { request } = context;
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
-  // A declared length was reserved by admission and bounds the body (HTTP framing): one read
-  // of the whole body, without a stream, a reader and a chunk list.
+  // A declared length was reserved by admission and bounds the body: one read, no stream.
   const bytes = Number.isFinite(declared)
     ? await readDeclared(context, limits)
     : await readStreamed(context, limits);
-  // Admission control may make a large body wait for its turn to be parsed: after the time-out,
-  // which must not count the server's own backlog.
+  // The time-out starts after a wait for the parse turn: the server's backlog is not the client's.
   await context.meter?.complete(context);
   return bytes;
 }
@@ -197,8 +162,7 @@ async function readStreamed(context: RequestContext, limits: BodyLimits): Promis
   const meter = context.meter;
   const chunks: Uint8Array[] = [];
   let size = 0;
-  // The time-out is armed only once a read is still pending a few microtasks after it was
-  // asked for: a body that has already arrived is read without touching the sweep's timer.
+  // The time-out is armed only for a read still pending after a few microtasks (most bodies have arrived).
   let cancel: (() => void) | undefined;
   let timeout: Promise<never> | undefined;
   try {
@@ -219,9 +183,7 @@ async function readStreamed(context: RequestContext, limits: BodyLimits): Promis
     }
   } catch (error) {
     if (error instanceof HttpError && error.status === 408) {
-      // Let go of the stalled body without cancelling it: a read of it is still pending, and
-      // Deno.serve cannot close the connection until that read is done (listen.ts waits for
-      // it, then closes the connection).
+      // Let go of the stalled body without cancelling it: Deno closes the connection once its read ends.
       reader.releaseLock();
     } else {
       // Stop the client's upload; the answer is already decided.
@@ -250,25 +212,11 @@ function lateBody(timeoutMs: number, onCancel: (cancel: () => void) => void): Pr
   });
 }
 
-/**
- * The 400 detail for a body whose stream failed before it was complete: the client's
- * connection broke, or a drain's deadline closed it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { INCOMPLETE_BODY_DETAIL } from "./body.ts";
- * assert.match(INCOMPLETE_BODY_DETAIL, /connection/);
- * ```
- */
+/** The 400 detail for a body whose stream failed before its end (connection broken or drained). */
 export const INCOMPLETE_BODY_DETAIL =
   "The request body could not be read to its end: the connection failed before it was complete";
 
-/**
- * Microtask turns a read of bytes already received takes to settle: Deno 2.9's body stream
- * needs 2 (measured in a `Deno.serve` handler), a read that waits for the network needs a
- * macrotask. A few more are allowed; a later Deno that needs more only arms the time-out.
- */
+/** Microtask turns a read of bytes already received takes to settle in Deno, with some margin. */
 const AT_ONCE_TURNS = 4;
 
 /** Whether `read` settles (either way) within {@link AT_ONCE_TURNS} microtask turns. */
@@ -286,30 +234,12 @@ function tooLarge(maxBytes: number): HttpError {
   return new HttpError(413, tooLargeDetail(maxBytes));
 }
 
-/**
- * The 413 detail for a body over `maxBytes`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { tooLargeDetail } from "./body.ts";
- * assert.deepEqual(tooLargeDetail(1024), "The request body is larger than the limit of 1024 bytes");
- * ```
- */
+/** The 413 detail for a body over `maxBytes`. */
 export function tooLargeDetail(maxBytes: number): string {
   return `The request body is larger than the limit of ${maxBytes} bytes`;
 }
 
-/**
- * The 408 detail for a body that has not arrived within `timeoutMs`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { lateBodyDetail } from "./body.ts";
- * assert.deepEqual(lateBodyDetail(30_000), "The request body did not arrive within 30 s");
- * ```
- */
+/** The 408 detail for a body that has not arrived within `timeoutMs`. */
 export function lateBodyDetail(timeoutMs: number): string {
   return `The request body did not arrive within ${formatSeconds(timeoutMs)}`;
 }

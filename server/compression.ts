@@ -1,18 +1,9 @@
 /**
- * Compression by `Accept-Encoding` (RFC 9110 §12.5.3) with the web-standard
- * `CompressionStream`: `gzip` everywhere, and `brotli` where the runtime has it (Deno 2.9 does).
- *
- * - Static files (`./static_asset.ts`) are compressed once, on the first request that accepts
- *   an encoding, and kept; brotli is preferred for them.
- * - Dynamic answers (`/forward`, `/metrics`, OIP `infer`, …) are compressed per request only
- *   from {@link COMPRESS_MIN_BYTES} up, with gzip preferred (brotli costs twice gzip's time on
- *   answers of floats for a 2 % smaller result; `bench/compression_bench.ts`).
- *
- * {@link compress} feeds the compressor {@link PIECE_BYTES} at a time and yields to the event
- * loop between pieces, so compressing the playground's 14 MB `.wasm` (about 1 s) never stalls
- * other requests for more than a few tens of ms. Deno's brotli stream ends a block at each
- * piece, which costs about 14 % of the ratio on that file (3.15 MB rather than 2.77 MB in one
- * piece); the pause-free alternative, a whole-file pass, blocks the server for 1.4 s.
+ * Compression by `Accept-Encoding` with the web-standard `CompressionStream`: `gzip`
+ * everywhere, `brotli` where the runtime has it. Static files are compressed once and kept,
+ * brotli first; dynamic responses per request from {@link COMPRESS_MIN_BYTES} up, gzip first
+ * (brotli costs twice the time for a barely smaller result). {@link compress} yields to the
+ * event loop between pieces, so a large file never stalls other requests for long.
  *
  * @example
  * ```ts
@@ -38,32 +29,12 @@ import { addVary, withHeaders } from "./response_headers.ts";
 export type Encoding = "br" | "gzip";
 
 /**
- * Dynamic answers smaller than this are sent as they are. Measured with
- * `bench/compression_bench.ts`: gzip costs 50–200 µs on answers under 16 KiB (35–40 times the
- * cost of sending them as they are) and saves under 10 KB, and such an answer fits TCP's
- * initial window (10 segments, about 14 KB) anyway, so no round trip is saved. From there up
- * the compressed answer needs fewer round trips, and gzip's ~30 ns per byte is less than the
- * wire time it saves on links slower than about 150 Mbit/s.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { COMPRESS_MIN_BYTES } from "./compression.ts";
- * assert.equal(COMPRESS_MIN_BYTES, 16384);
- * ```
+ * Dynamic responses smaller than this are sent as they are: they fit TCP's initial window, so
+ * compressing them costs more time than it saves.
  */
 export const COMPRESS_MIN_BYTES = 16 * 1024;
 
-/**
- * How much {@link compress} hands the compressor before it yields to the event loop.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PIECE_BYTES } from "./compression.ts";
- * assert.equal(PIECE_BYTES, 262144);
- * ```
- */
+/** How much {@link compress} hands the compressor before it yields to the event loop. */
 export const PIECE_BYTES = 256 * 1024;
 
 const FORMATS: Readonly<Record<Encoding, string>> = { br: "brotli", gzip: "gzip" };
@@ -78,36 +49,17 @@ function supports(format: string): boolean {
   }
 }
 
-/**
- * The encodings this runtime can produce, best first for files sent many times: brotli (when
- * the runtime's `CompressionStream` has it), then gzip.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { STATIC_ENCODINGS } from "./compression.ts";
- * assert.ok(STATIC_ENCODINGS.includes("gzip"));
- * ```
- */
+/** The encodings this runtime can produce, best first for files sent many times. */
 export const STATIC_ENCODINGS: readonly Encoding[] = supports(FORMATS.br) ? ["br", "gzip"] : [
   "gzip",
 ];
 
-/**
- * The encodings for answers compressed per request, cheapest first: gzip, then brotli.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DYNAMIC_ENCODINGS } from "./compression.ts";
- * assert.equal(DYNAMIC_ENCODINGS[0], "gzip");
- * ```
- */
+/** The encodings for responses compressed per request, cheapest first. */
 export const DYNAMIC_ENCODINGS: readonly Encoding[] = [...STATIC_ENCODINGS].reverse();
 
 /**
  * The first of `offered` that `acceptEncoding` accepts (q > 0, by name or by `*`), or
- * `undefined` for none (then the answer is sent as it is). A malformed header accepts nothing.
+ * `undefined` for none; a malformed header accepts nothing.
  *
  * @example
  * ```ts
@@ -131,16 +83,8 @@ export function negotiateEncoding(
 }
 
 /**
- * `bytes` compressed with `encoding`, {@link PIECE_BYTES} at a time with the event loop
- * free between pieces.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { compress } from "./compression.ts";
- * const packed = await compress(new Uint8Array(1 << 20), "gzip");
- * assert.ok(packed.length < 5000);
- * ```
+ * `bytes` compressed with `encoding`, {@link PIECE_BYTES} at a time with the event loop free
+ * between pieces.
  */
 export async function compress(
   bytes: Uint8Array,
@@ -158,8 +102,8 @@ export async function compress(
 }
 
 /**
- * Whether answers of `contentType` are worth compressing: text, JSON, JavaScript, SVG, XML and
- * WebAssembly; not images or archives, which are compressed already.
+ * Whether responses of `contentType` are worth compressing (not images or archives, which are
+ * compressed already).
  *
  * @example
  * ```ts
@@ -187,10 +131,9 @@ const COMPRESSIBLE = new Set([
 ]);
 
 /**
- * A dynamic answer, compressed when the client accepts gzip or brotli, its type is
- * {@link compressible} and its body is at least `minBytes` long; every compressible answer
- * gets `Vary: Accept-Encoding`. Answers that already have a `Content-Encoding` (static files)
- * pass unchanged, and so do 204 and 304.
+ * A dynamic response, compressed when the client accepts it, its type is {@link compressible}
+ * and its body has at least `minBytes`; every compressible one gets `Vary: Accept-Encoding`.
+ * Responses with a `Content-Encoding` already, 204 and 304 pass unchanged.
  *
  * @example
  * ```ts
@@ -212,15 +155,13 @@ export async function compressAnswer(
   plainSize?: number,
   streamed = false,
 ): Promise<Response> {
-  // A small plain JSON answer (`plainSize`, from `./json.ts`): what the checks below would
-  // find, without reading the headers (never 204 or 304, no Content-Encoding, no Vary).
+  // A small plain JSON response: what the checks below would find, without reading the headers.
   if (plainSize !== undefined && plainSize < minBytes) {
     response.headers.set("vary", "accept-encoding");
     return response;
   }
   const { headers, status } = response;
-  // Not `response.body === null`: in Deno 2.9, reading `body` and then setting a header makes
-  // a text answer go out chunked, without its Content-Length.
+  // Not `response.body === null`: in Deno reading `body` then setting a header drops Content-Length.
   if (
     status === 204 || status === 304 || headers.has("content-encoding") ||
     !compressible(headers.get("content-type"))
