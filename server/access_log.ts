@@ -1,9 +1,6 @@
 /**
- * The access log: one line per answered request,
- * `2026-11-24T18:30:00.123Z POST /forward 200 1.234ms rows=1 id=7f3c…`, buffered and written in
- * chunks (on an interval and when the buffer is full) so that logging costs little throughput,
- * and flushed at shutdown so no line is lost. The sink is injected: `cli.ts serve` writes to
- * stdout.
+ * The access log: one line per answered request, buffered and written in chunks so logging costs
+ * little throughput, and flushed at shutdown so no line is lost. The sink is injected.
  *
  * @example
  * ```ts
@@ -41,9 +38,15 @@ export interface RequestRecord {
 
 /** Options of {@link AccessLog}. */
 export interface AccessLogOptions {
-  /** How often buffered lines are written, in ms (default 250). */
+  /**
+   * How often buffered lines are written, in ms.
+   * @default {250}
+   */
   readonly flushMs?: number;
-  /** Write as soon as this many characters are buffered (default 64 KiB). */
+  /**
+   * Write as soon as this many characters are buffered.
+   * @default 64 KiB
+   */
   readonly maxBuffered?: number;
 }
 
@@ -60,16 +63,6 @@ export class AccessLog {
    * Starts the log; its flush interval does not keep the process alive.
    *
    * @param write receives chunks of whole lines.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { AccessLog } from "./access_log.ts";
-   * const chunks: string[] = [];
-   * const log = new AccessLog((text) => chunks.push(text), { flushMs: 1000 });
-   * log.close(); // stops the interval; nothing was buffered, so nothing is written
-   * assert.deepEqual(chunks, []);
-   * ```
    */
   constructor(write: (text: string) => void, options: AccessLogOptions = {}) {
     this.#write = write;
@@ -80,21 +73,7 @@ export class AccessLog {
     deno?.unrefTimer?.(this.#timer as unknown as number);
   }
 
-  /**
-   * Buffers one line (after {@link AccessLog.close}, writes it at once).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { AccessLog } from "./access_log.ts";
-   * const chunks: string[] = [];
-   * const log = new AccessLog((text) => chunks.push(text));
-   * log.record({ time: 0, method: "POST", path: "/forward", route: "/forward", status: 200, seconds: 0.001, rows: 1 });
-   * assert.deepEqual(chunks, []); // buffered until a flush
-   * log.close();
-   * assert.deepEqual(chunks, ["1970-01-01T00:00:00.000Z POST /forward 200 1.000ms rows=1\n"]);
-   * ```
-   */
+  /** Buffers one line (after {@link AccessLog.close}, writes it at once). */
   record(record: RequestRecord): void {
     const line = formatLine(record);
     this.#lines.push(line);
@@ -102,21 +81,7 @@ export class AccessLog {
     if (this.#closed || this.#buffered >= this.#maxBuffered) this.flush();
   }
 
-  /**
-   * Writes what is buffered.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { AccessLog } from "./access_log.ts";
-   * const chunks: string[] = [];
-   * const log = new AccessLog((text) => chunks.push(text));
-   * log.record({ time: 0, method: "GET", path: "/", route: "unmatched", status: 404, seconds: 0 });
-   * log.flush();
-   * assert.equal(chunks.length, 1);
-   * log.close();
-   * ```
-   */
+  /** Writes what is buffered. */
   flush(): void {
     if (this.#lines.length === 0) return;
     const text = this.#lines.join("");
@@ -166,8 +131,7 @@ export class AccessLog {
  */
 export function formatLine(record: RequestRecord): string {
   const rows = record.rows === undefined ? "-" : `rows=${record.rows}`;
-  // A URL's pathname is percent-encoded (no spaces or control characters), so each request
-  // stays on one line; anything else with a space is encoded here for the same reason.
+  // A URL's pathname is percent-encoded; anything else with a space is encoded so a request stays one line.
   const path = SPACE.test(record.path)
     ? record.path.replace(/\s/g, encodeURIComponent)
     : record.path;

@@ -1,12 +1,9 @@
 /**
- * The native ONNX Runtime (`onnxruntime-node`, Node-API) for the CLI's `--runtime native`:
- * the same graphs as the WASM runtime of `./ort.ts`, run by ORT's C++ CPU provider with
- * `threads` intra-op threads. Imported only when asked for (a dynamic import), so a default
- * run and a JSR consumer never download the package (~290 MB unpacked). It needs
- * `--allow-ffi`, and runs on linux (x64, arm64), macOS (arm64) and Windows (x64, arm64): what
- * the package ships binaries for. {@link nativeRuntimeProblem} tells, before anything loads,
- * why it cannot run here; {@link loadNativeOrt} and {@link loadNativeWorkerOrt} throw a
- * {@link NativeRuntimeError} with one line naming the way out.
+ * The native ONNX Runtime (`onnxruntime-node`) for `--runtime native`: the same graphs as the
+ * WASM runtime, run by ORT's C++ CPU provider. Imported only when asked for, so a default run
+ * and a JSR consumer never download the large package; it needs `--allow-ffi` and a platform
+ * the package ships binaries for. Failures are a {@link NativeRuntimeError} of one line naming
+ * the way out.
  *
  * @example
  * ```ts
@@ -30,11 +27,8 @@ export type OrtRuntime = "wasm" | "native";
 export const MAX_ORT_THREADS = 256;
 
 /**
- * The package, pinned, named here rather than in `deno.json`'s `imports`: Deno installs every
- * package of the import map and of `deno.lock` when a run needs any npm package, so a mapped
- * (or statically named) `onnxruntime-node` would be downloaded by every fresh clone's
- * `deno task serve`. Imported through a computed specifier, it is resolved only when a run
- * asks for it.
+ * The package, pinned, named here rather than in `deno.json`'s imports: Deno installs every
+ * mapped package when a run needs any, so a fresh clone's `serve` would download it.
  */
 export const ONNXRUNTIME_NODE = "npm:onnxruntime-node@1.30.0";
 
@@ -47,10 +41,7 @@ const PLATFORMS: readonly string[] = [
   "windows/aarch64",
 ];
 
-/**
- * How the caller names the choice in messages: `asked` (`"serve: --runtime native"`) and the
- * way back to WASM (`"--runtime wasm"`).
- */
+/** How the caller names the choice in messages: what asked for it, and the way back to WASM. */
 export interface NativeChoice {
   /** What asked for the native runtime, starting the message. */
   readonly asked: string;
@@ -60,14 +51,7 @@ export interface NativeChoice {
 
 /** Why the native runtime cannot be used; its message is one line, for the CLI to print. */
 export class NativeRuntimeError extends Error {
-  /**
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { NativeRuntimeError } from "./native_ort.ts";
-   * assert.equal(new NativeRuntimeError("no").name, "NativeRuntimeError");
-   * ```
-   */
+  /** An error with a one-line `message`. */
   constructor(message: string) {
     super(message);
     this.name = "NativeRuntimeError";
@@ -75,18 +59,8 @@ export class NativeRuntimeError extends Error {
 }
 
 /**
- * Why `--runtime native` cannot run in this process (`choice` names what asked for it in
- * the message): no ffi permission, or a platform the package ships no binary for; undefined when
- * it can try. Checked in this thread, before any worker starts.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { nativeRuntimeProblem } from "./native_ort.ts";
- * const choice = { asked: "batch: --runtime native", fallback: "--runtime wasm" };
- * const problem = nativeRuntimeProblem(choice);
- * assert.ok(problem === undefined || problem.startsWith("batch: --runtime native"));
- * ```
+ * Why `--runtime native` cannot run in this process (no ffi permission, or an unsupported
+ * platform), checked before any worker starts; undefined when it can try.
  */
 export function nativeRuntimeProblem(choice: NativeChoice): string | undefined {
   const { asked, fallback } = choice;
@@ -105,13 +79,11 @@ export function nativeRuntimeProblem(choice: NativeChoice): string | undefined {
 /**
  * Imports `onnxruntime-node` in this thread; its sessions get `threads` intra-op threads.
  *
- * @throws {NativeRuntimeError} when {@link nativeRuntimeProblem} finds one, or the package
- * fails to import.
+ * @throws {NativeRuntimeError} when {@link nativeRuntimeProblem} finds one, or the import fails.
  *
  * @example
  * ```ts ignore
- * // Not run as a doc test: it would add the package to deno.lock (see ONNXRUNTIME_NODE);
- * // tests/serve/native_runtime_test.ts runs it in subprocesses.
+ * // Not a doc test: it would add the package to deno.lock; tests/serve runs it in subprocesses.
  * import assert from "node:assert/strict";
  * import { loadNativeOrt } from "./native_ort.ts";
  * import { readBundle } from "./bundle_files.ts";
@@ -128,26 +100,10 @@ export async function loadNativeOrt(choice: NativeChoice, threads: number): Prom
 }
 
 /**
- * Like {@link loadNativeOrt}, with each session in its own module worker
- * (`ort_native_worker.ts`), as `./ort.ts`'s `loadWorkerOrt` runs WASM. The package is
- * imported once in this thread first, so that a failing import is reported here, in one line.
+ * Like {@link loadNativeOrt}, with each session in its own module worker. The package is imported
+ * once in this thread first, so a failing import is reported here in one line.
  *
  * @throws {NativeRuntimeError} as {@link loadNativeOrt} does.
- *
- * @example
- * ```ts ignore
- * // Not run as a doc test: it would add the package to deno.lock (see ONNXRUNTIME_NODE).
- * import assert from "node:assert/strict";
- * import { loadNativeWorkerOrt } from "./native_ort.ts";
- * import { readBundle } from "./bundle_files.ts";
- * const choice = { asked: "serve: --runtime native", fallback: "--runtime wasm" };
- * const ort = await loadNativeWorkerOrt(choice, 2);
- * await using model = await readBundle(ort, "examples/rest_serving");
- * const [row] = await model.run([{ marking: new Map([["p_application", 1]]) }], {
- *   withGradient: false,
- * });
- * assert.ok(row!.transitions[0]! > 0.99); // computed in the session's worker
- * ```
  */
 export async function loadNativeWorkerOrt(
   choice: NativeChoice,
@@ -177,17 +133,7 @@ async function importNative(choice: NativeChoice): Promise<OrtModule> {
   }
 }
 
-/**
- * Imports {@link ONNXRUNTIME_NODE} through a specifier Deno's module graph cannot see (see its
- * doc); no checks.
- *
- * @example
- * ```ts ignore
- * // Not run as a doc test: it would add the package to deno.lock (see ONNXRUNTIME_NODE).
- * import { importOnnxruntimeNode } from "./native_ort.ts";
- * const ort = await importOnnxruntimeNode();
- * ```
- */
+/** Imports {@link ONNXRUNTIME_NODE} through a specifier Deno's module graph cannot see; no checks. */
 export async function importOnnxruntimeNode(): Promise<OrtModule> {
   const specifier: string = ONNXRUNTIME_NODE;
   return await import(specifier) as OrtModule;
