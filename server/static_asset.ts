@@ -1,12 +1,7 @@
 /**
- * Static files served as `serveDir` serves them, and compressed: a strong `ETag` (the
- * SHA-256 of the content, with the encoding appended for a compressed copy) and 304 on a
- * matching `If-None-Match`; `Last-Modified` and 304 on `If-Modified-Since` (when there is no
- * `If-None-Match`); the caller's `Cache-Control` ({@link IMMUTABLE} for content-hashed URLs,
- * {@link REVALIDATE} for pages); and brotli or gzip by `Accept-Encoding` with
- * `Vary: Accept-Encoding`, each compressed copy made once, on the first request that accepts
- * it, and kept in memory. `/docs`, `/redoc`, `/openapi.json`, `/`, the favicon and the
- * playground's files are served so.
+ * Static files served as `serveDir` serves them, and compressed: a strong `ETag` (SHA-256 of
+ * the content), `Last-Modified`, 304 on a matching validator, the caller's `Cache-Control`, and
+ * brotli or gzip by `Accept-Encoding`, each compressed copy made on first demand and kept.
  *
  * @example
  * ```ts
@@ -38,30 +33,10 @@ import {
   STATIC_ENCODINGS,
 } from "./compression.ts";
 
-/**
- * `Cache-Control` for a URL that names its content (a hash in the file name): cached for a
- * year, never revalidated.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { IMMUTABLE } from "./static_asset.ts";
- * assert.equal(IMMUTABLE, "public, max-age=31536000, immutable");
- * ```
- */
+/** `Cache-Control` for a URL that names its content (a hash in the file name): never revalidated. */
 export const IMMUTABLE = "public, max-age=31536000, immutable";
 
-/**
- * `Cache-Control` for pages and files whose URL stays the same across versions: kept, but
- * revalidated (a 304 when unchanged) on each use.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { REVALIDATE } from "./static_asset.ts";
- * assert.equal(REVALIDATE, "no-cache");
- * ```
- */
+/** `Cache-Control` for a URL that stays the same across versions: revalidated on each use. */
 export const REVALIDATE = "no-cache";
 
 /** A file to serve; see {@link StaticAsset}. */
@@ -70,19 +45,13 @@ export interface StaticFile {
   readonly cacheControl: string;
   /** Sent with every answer, e.g. a `Content-Security-Policy`. */
   readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * The content, as bytes or text (sent as UTF-8). Read once for the validators and once for
-   * each compressed copy; kept for the uncompressed answers unless there is a {@link stream}.
-   */
+  /** The content, bytes or text; read for the validators and each compressed copy. */
   readonly read: () => Promise<Uint8Array | string>;
-  /**
-   * For large files: a fresh stream of the same bytes for each uncompressed answer, so that
-   * the content does not stay in memory.
-   */
+  /** For large files: a fresh stream of the bytes per uncompressed response, so they are not kept. */
   readonly stream?: () => Promise<ReadableStream<Uint8Array>>;
   /**
-   * `Last-Modified`; null for none (then only `If-None-Match` gets a 304); default: when the
-   * {@link StaticAsset} was made.
+   * `Last-Modified`; null for none (then only `If-None-Match` gets a 304).
+   * @default when the {@link StaticAsset} was made
    */
   readonly lastModified?: Date | null;
 }
@@ -111,24 +80,7 @@ export class StaticAsset {
   #identity: Promise<Identity> | undefined;
   readonly #copies = new Map<Encoding, Promise<Copy>>();
 
-  /**
-   * Serves `file`; nothing is read until the first request.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { IMMUTABLE, StaticAsset } from "./static_asset.ts";
-   * const asset = new StaticAsset({
-   *   contentType: "application/wasm",
-   *   cacheControl: IMMUTABLE,
-   *   read: () => Promise.resolve(new Uint8Array([0, 97, 115, 109])),
-   *   lastModified: new Date("2026-01-01T00:00:00Z"),
-   * });
-   * const response = await asset.respond(new Request("http://localhost/x.wasm"));
-   * assert.equal(response.headers.get("last-modified"), "Thu, 01 Jan 2026 00:00:00 GMT");
-   * assert.deepEqual([...new Uint8Array(await response.arrayBuffer())], [0, 97, 115, 109]);
-   * ```
-   */
+  /** Serves `file`; nothing is read until the first request. */
   constructor(file: StaticFile) {
     this.#file = file;
     // HTTP dates have whole seconds; a validator finer than that would never match.
@@ -140,8 +92,8 @@ export class StaticAsset {
   }
 
   /**
-   * The answer to a `GET` (or `HEAD`, whose body the app drops) of this file: 200 with the
-   * content in the best encoding the client accepts, or 304 when its validators match.
+   * The response to a `GET` or `HEAD` of this file: 200 in the best encoding the client
+   * accepts, or 304 when its validators match.
    *
    * @example
    * ```ts

@@ -1,23 +1,10 @@
 /**
  * `Deno.serve` on a TCP port whose listening socket comes back after its accept loop fails.
- *
- * What Deno 2.9.6 does when accepting a connection fails (checked with a lowered `ulimit -n` and
- * more connections than descriptors, see `tests/serve/descriptors_test.ts`): the error
- * (`Too many open files (os error 24)`, EMFILE) ends the server's accept loop, closes the
- * listening socket and rejects `server.finished` with `Deno.errors.Http`. Nothing retries, and
- * a rejection nobody handles ends the process with exit 1. The connections already accepted
- * are not affected: their requests, later ones on the same keep-alive connection included,
- * are still served. (Deno has no accept-error back-off, unlike hyper's `sleep_on_errors` or
- * Node's reserve descriptor; see denoland/deno#10148 and #6719.)
- *
- * So this server handles the rejection: it keeps the failed server (its connections still
- * work, and `shutdown()` ends them) and opens a new `Deno.serve` on the same address, retrying
- * with a back-off while descriptors are still exhausted. Meanwhile new connections are refused
- * by the kernel, which a client or load balancer retries; the process stays alive. It reports
- * one line when the socket fails and one when it listens again, however many times it failed
- * in between. A reopening that fails for a reason other than exhausted resources (the port
- * taken by another process, say) is retried a few times, then `failed` rejects.
- *
+ * When accepting fails (EMFILE, out of descriptors), Deno closes the listening socket and
+ * rejects `server.finished`, which would end the process; connections already accepted keep
+ * working. This server keeps the failed one for its connections and reopens the address with a
+ * back-off, logging one line when the socket fails and one when it listens again. Other
+ * reopening failures (the port taken) are retried a few times, then `failed` rejects.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -42,13 +29,19 @@ export interface ReopeningServerOptions {
   readonly log: (line: string) => void;
   /** `Deno.serve`'s `onError` (a handler's error, or a failing response body). */
   readonly onError?: (error: unknown) => Response | Promise<Response>;
-  /** The first wait before reopening, in ms (default 50); it doubles per failed attempt. */
+  /**
+   * The first wait before reopening, in ms; it doubles per failed attempt.
+   * @default {50}
+   */
   readonly retryMinMs?: number;
-  /** The longest wait between attempts, in ms (default 1000). */
+  /**
+   * The longest wait between attempts, in ms.
+   * @default {1000}
+   */
   readonly retryMaxMs?: number;
   /**
-   * A reopened socket that lasts this long (ms, default 1000) ends the burst: the next failure
-   * is logged again and waits `retryMinMs` first.
+   * A reopened socket that lasts this long (ms) ends the burst: the next failure is logged again.
+   * @default {1000}
    */
   readonly stableMs?: number;
 }
@@ -65,9 +58,8 @@ const EXHAUSTED = new Set([
 ]);
 
 /**
- * Whether `error` says the process or the system ran out of descriptors, buffers or memory:
- * a condition that clears when connections close.
- *
+ * Whether `error` says the process or system ran out of descriptors, buffers or memory: a
+ * condition that clears when connections close.
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -83,30 +75,9 @@ export function isResourceExhaustion(error: unknown): boolean {
 
 /** A `Deno.serve` that reopens its listening socket; see the module doc. */
 export class ReopeningServer {
-  /**
-   * The address it listens on (a reopened socket keeps it).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { ReopeningServer } from "./reopening_server.ts";
-   * const server = new ReopeningServer({ hostname: "127.0.0.1", port: 0, log: () => {} }, () => new Response());
-   * assert.ok(server.addr.port > 0);
-   * await server.shutdown();
-   * ```
-   */
+  /** The address it listens on (a reopened socket keeps it). */
   readonly addr: Deno.NetAddr;
-  /**
-   * Rejects when the socket failed and could not be reopened; never settles otherwise.
-   *
-   * @example
-   * ```ts
-   * import { ReopeningServer } from "./reopening_server.ts";
-   * const server = new ReopeningServer({ hostname: "127.0.0.1", port: 0, log: () => {} }, () => new Response());
-   * server.failed.catch((error) => console.error(error.message)); // e.g. exit non-zero
-   * await server.shutdown();
-   * ```
-   */
+  /** Rejects when the socket failed and could not be reopened; never settles otherwise. */
   readonly failed: Promise<never>;
 
   readonly #options: ReopeningServerOptions;
@@ -140,33 +111,12 @@ export class ReopeningServer {
     this.addr = server.addr;
   }
 
-  /**
-   * How many times the socket has been reopened.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { ReopeningServer } from "./reopening_server.ts";
-   * const server = new ReopeningServer({ hostname: "127.0.0.1", port: 0, log: () => {} }, () => new Response());
-   * assert.equal(server.reopenings, 0);
-   * await server.shutdown();
-   * ```
-   */
+  /** How many times the socket has been reopened. */
   get reopenings(): number {
     return this.#reopenings;
   }
 
-  /**
-   * `Deno.serve`'s `shutdown()` on the current server and on every failed one (closing the
-   * socket, and each connection once idle); stops reopening.
-   *
-   * @example
-   * ```ts
-   * import { ReopeningServer } from "./reopening_server.ts";
-   * const server = new ReopeningServer({ hostname: "127.0.0.1", port: 0, log: () => {} }, () => new Response());
-   * await server.shutdown();
-   * ```
-   */
+  /** Shuts down the current server and every failed one (each connection once idle); stops reopening. */
   async shutdown(): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#retryTimer);
