@@ -1,33 +1,10 @@
 /**
- * `listen()`'s fallback on a Deno that cannot serve a connection it accepted itself
- * (`connection_http.ts`): the same lifecycle on `Deno.serve`, whose listening socket can only
- * close together with every idle connection.
- *
- * What Deno 2.9's `Deno.serve` does on `shutdown()` (checked with raw keep-alive sockets):
- * it closes the listening socket and, at once, every idle keep-alive connection, so a request
- * a client is sending on such a connection at that moment is lost without an answer; requests
- * already being handled are answered, but their bodies become unreadable
- * (denoland/deno#36809); a `Connection: close` response header is passed on but does not make
- * the server close the connection. So the drain runs before `shutdown()`:
- *
- * 1. `onDrain` is called at once (the app's `/readyz` turns 503).
- * 2. Requests on connections that have already sent one are answered normally, with
- *    `Connection: close`, after which a client does not send on them again. Requests on
- *    connections first seen during the drain are refused with 503 and `Connection: close`
- *    (an app with `fetchWhileDraining` answers those itself, its probes as usual): the socket
- *    still has to stay open. A proxy in front that does not retry a 503 passes these on.
- * 3. Once nothing is in flight (a streamed answer, such as a log being scored, until its last
- *    byte: the app's `streamsInProgress`), no connection is expected to send again (each was
- *    told to close or has been idle for `idleMs`) and no request came for a short quiet spell,
- *    `shutdown()` closes the socket and the remaining idle connections. At `drainMs` it
- *    happens regardless: `onDeadline` is called first (the app then answers what it still
- *    holds with 503 and `Connection: close`, `server/admission.ts`, and ends the logs still
- *    streaming with their final record), and the socket closes once those answers are out, or
- *    {@link DEADLINE_GRACE_MS} later at most, cutting what is left.
- *
- * When accepting a connection fails (out of descriptors), `Deno.serve`'s socket closes for good:
- * it is reopened (`reopening_server.ts`). A 408 (a body that stalled) is closed once the client
- * sends anything more (`closing_response.ts`).
+ * `listen()`'s fallback on a Deno that cannot serve a connection it accepted itself: the same
+ * lifecycle on `Deno.serve`. Its `shutdown()` closes every idle keep-alive connection at once
+ * (losing a request being sent on one) and makes the bodies in flight unreadable, so the drain
+ * runs before it: connections that have sent a request are answered with `Connection: close`,
+ * new ones get 503, and the socket closes once nothing is in flight and all is quiet, or at
+ * `drainMs` after `onDeadline` has answered what is left.
  *
  * @example
  * ```ts
@@ -57,19 +34,8 @@ const QUIET_MS = 100;
 /** How often the drain checks whether it may close the socket. */
 const POLL_MS = 20;
 /**
- * Serves `app` on `Deno.serve` until `stop()` is called or the process gets SIGINT / SIGTERM;
- * see the module doc (`lameDuckMs` does not apply: new connections are refused with 503 from the
- * start of the drain).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { listenShared } from "./listen_shared.ts";
- * const app = { fetch: (request: Request) => Promise.resolve(new Response(request.method)) };
- * const running = listenShared(app, { hostname: "127.0.0.1", port: 0 });
- * assert.equal(await (await fetch(running.url, { method: "DELETE" })).text(), "DELETE");
- * await running.stop();
- * ```
+ * Serves `app` on `Deno.serve` until `stop()` or SIGINT / SIGTERM (`lameDuckMs` does not apply:
+ * new connections are refused with 503 from the start of the drain).
  */
 export function listenShared(app: ListenedApp, options: ListenOptions = {}): Running {
   const idleMs = options.idleMs ?? 1000;
@@ -137,8 +103,7 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
         }
       }
       const shutdown = server.shutdown();
-      // Past the deadline with requests in flight, shutting down cuts them; nobody waits. Else
-      // it waits for answers still being written, but not past the deadline (and its grace).
+      // Past the deadline with requests in flight, shutting down cuts them; else wait for writes, within grace.
       if (!busy()) {
         await within(shutdown, deadline + DEADLINE_GRACE_MS - performance.now());
       }
@@ -152,17 +117,7 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
   return { url: urlOf(server.addr), finished, stop };
 }
 
-/**
- * Calls `stop` on SIGINT or SIGTERM (SIGINT alone on Windows); returns what removes the
- * listeners again.
- *
- * @example
- * ```ts
- * import { onStopSignals } from "./listen_shared.ts";
- * const remove = onStopSignals(() => console.log("stopping"));
- * remove();
- * ```
- */
+/** Calls `stop` on SIGINT or SIGTERM (SIGINT alone on Windows); returns what removes the listeners. */
 export function onStopSignals(stop: () => void): () => void {
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, stop);
@@ -172,10 +127,8 @@ export function onStopSignals(stop: () => void): () => void {
 }
 
 /**
- * Settles once no read of `request`'s body is pending any more (see `closing_response.ts`): the
- * app let go of a stalled body (`body.ts` releases its reader at a 408), so one more read
- * settles when the client sends its next bytes (or its connection fails); then the body is
- * cancelled. A body the app still holds is left alone.
+ * Settles once no read of `request`'s body is pending: a stalled body the app let go of is
+ * cancelled when the client sends its next bytes. A body the app still holds is left alone.
  */
 async function uploadStopped(request: Request): Promise<void> {
   if (request.body === null || request.body.locked) return;
@@ -184,15 +137,7 @@ async function uploadStopped(request: Request): Promise<void> {
   await reader.cancel().catch(() => {});
 }
 
-/**
- * Waits for `promise`, but at most `ms` (its failure is ignored).
- *
- * @example
- * ```ts
- * import { within } from "./listen_shared.ts";
- * await within(new Promise(() => {}), 10); // gives up after 10 ms
- * ```
- */
+/** Waits for `promise`, but at most `ms` (its failure is ignored). */
 export async function within(promise: Promise<void>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
