@@ -1,15 +1,8 @@
 /**
- * CORS (the Fetch standard's protocol), off unless origins are allowed: `cli.ts serve
- * --cors-origin ORIGIN` (repeatable, or `*`), `PETRI_SERVE_CORS_ORIGIN` for `server/main.ts`.
- *
- * - A preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) from an allowed
- *   origin is answered 204 with the allowed methods and request headers and a
- *   {@link PREFLIGHT_MAX_AGE_SECONDS} cache time; from any other origin, 403 with a detail.
- * - Every other answer to an allowed origin carries `Access-Control-Allow-Origin` (the origin,
- *   or `*`) and exposes `X-Request-Id` and `Retry-After` to the page; with a list of origins
- *   (not `*`) answers vary by `Origin`.
- *
- * No credentials: the API has no cookies or authentication to share.
+ * CORS, off unless origins are allowed: a preflight from an allowed origin gets 204 with the
+ * allowed methods and headers, from another 403; other responses to an allowed origin carry
+ * `Access-Control-Allow-Origin` and expose `X-Request-Id` and `Retry-After`. No credentials:
+ * the API has no cookies or authentication to share.
  *
  * @example
  * ```ts
@@ -34,16 +27,7 @@
 import { jsonResponse } from "./json.ts";
 import { addVary, withHeaders } from "./response_headers.ts";
 
-/**
- * How long a browser may cache a preflight's answer, in seconds (Chromium caps it at 7200).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PREFLIGHT_MAX_AGE_SECONDS } from "./cors.ts";
- * assert.equal(PREFLIGHT_MAX_AGE_SECONDS, 600);
- * ```
- */
+/** How long a browser may cache a preflight's response, in seconds (Chromium caps it at 7200). */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** The methods a page may use. */
@@ -54,8 +38,7 @@ const HEADERS = "content-type, x-request-id";
 const EXPOSED = "x-request-id, retry-after";
 
 /**
- * Checks the allowed origins: each must be `*` or a bare origin such as `https://app.example`
- * or `http://127.0.0.1:3000` (scheme, host and optional port; no path, no trailing slash).
+ * Checks the allowed origins: each is `*` or a bare origin (scheme, host, optional port).
  *
  * @throws {RangeError} naming the first origin that is not one.
  *
@@ -91,16 +74,7 @@ export class Cors {
   readonly #any: boolean;
   readonly #origins: ReadonlySet<string>;
 
-  /**
-   * Allows `origins` (checked by {@link checkOrigins}).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Cors } from "./cors.ts";
-   * assert.throws(() => new Cors(["app.example"]), RangeError);
-   * ```
-   */
+  /** Allows `origins` (checked by {@link checkOrigins}). */
   constructor(origins: readonly string[]) {
     checkOrigins(origins);
     this.#any = origins.includes("*");
@@ -108,7 +82,7 @@ export class Cors {
   }
 
   /**
-   * The answer to `request` when it is a preflight, else `undefined`.
+   * The response to `request` when it is a preflight, else `undefined`.
    *
    * @example
    * ```ts

@@ -1,16 +1,7 @@
 /**
- * The server's error mapping, done once (STYLE.md 5): a {@link RequestError} from an operation
- * is 400, a {@link ValidationError} from schema parsing is 422 with FastAPI's issue list, an
- * {@link HttpError} carries its own status (404, 405, 408, 413); anything else is logged once
- * and answered with a bare 500 JSON body.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { errorResponse, HttpError } from "./errors.ts";
- * const response = errorResponse(new HttpError(404, "Not Found"), () => {});
- * assert.deepEqual(response.status, 404);
- * ```
+ * The server's error mapping, done once: a {@link RequestError} from an operation is 400, a
+ * {@link ValidationError} is 422 with FastAPI's issue list, an {@link HttpError} carries its own
+ * status; anything else is logged once and answered with a bare 500.
  *
  * @module
  */
@@ -55,16 +46,7 @@ export class HttpError extends Error {
 /** Seconds a refused client is told to wait (`Retry-After`). */
 export const RETRY_AFTER_SECONDS = 1;
 
-/**
- * The one "shutting down" refusal: 503, `Retry-After`, and the connection closed.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { shuttingDown } from "./errors.ts";
- * assert.deepEqual([shuttingDown().status, shuttingDown().headers.connection], [503, "close"]);
- * ```
- */
+/** The one "shutting down" refusal: 503, `Retry-After`, and the connection closed. */
 export function shuttingDown(): HttpError {
   return new HttpError(503, "The server is shutting down", {
     "retry-after": String(RETRY_AFTER_SECONDS),
@@ -100,32 +82,14 @@ export class ValidationError extends Error {
 /** Called once for every error that is not a client's fault (the answer is a 500). */
 export type ErrorLogger = (error: unknown, request: Request) => void;
 
-/**
- * Logs to stderr with the request's method and path.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { logToConsole } from "./errors.ts";
- * const logged: unknown[][] = [];
- * const { error } = console;
- * console.error = (...args: unknown[]) => void logged.push(args);
- * try {
- *   logToConsole(new Error("boom"), new Request("http://localhost/forward", { method: "POST" }));
- * } finally {
- *   console.error = error;
- * }
- * assert.equal(logged[0]![0], "petri-serve: unexpected error answering POST /forward:");
- * assert.equal((logged[0]![1] as Error).message, "boom");
- * ```
- */
+/** Logs to stderr with the request's method and path. */
 export const logToConsole: ErrorLogger = (error, request) => {
   const { pathname } = new URL(request.url);
   console.error(`petri-serve: unexpected error answering ${request.method} ${pathname}:`, error);
 };
 
 /**
- * The answer for an error thrown while handling `request`.
+ * The response for an error thrown while handling `request`.
  *
  * @example
  * ```ts
@@ -157,10 +121,7 @@ export function errorResponse(
   return jsonResponse(500, { detail: "Internal Server Error" });
 }
 
-/**
- * `issues`, with the echoed `input` of the largest dropped until their JSON fits in
- * `maxBytes` (a 422 never costs much more than the body it answers).
- */
+/** `issues`, dropping the largest echoed `input` until they fit `maxBytes`: a 422 stays small. */
 function boundedIssues(
   issues: readonly ValidationIssue[],
   maxBytes: number,

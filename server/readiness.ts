@@ -1,11 +1,7 @@
 /**
- * Readiness of a served model, for `GET /readyz` and OIP's `/v2/health/ready`: ready once the
- * model is loaded and warmed (a {@link createApp} only ever gets such a model), not ready while
- * its ORT session is being recreated after a failed run, and not ready again once a drain has
- * begun, so load balancers stop routing before the socket closes. The listener
- * (`adapter/deno/listen.ts`) calls {@link Readiness.drain} when the drain begins and
- * {@link Readiness.cutOff} at its deadline (admitted requests are then answered 503); the app
- * reports the model's state.
+ * Readiness of a served model, for `GET /readyz` and `/v2/health/ready`: not ready while its
+ * ORT session is being recreated, and never again once a drain has begun, so load balancers stop
+ * routing before the socket closes.
  *
  * @example
  * ```ts
@@ -26,65 +22,22 @@ export class Readiness {
   #modelDown = false;
   readonly #cutoff = new AbortController();
 
-  /**
-   * True until {@link Readiness.drain} is called.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Readiness } from "./readiness.ts";
-   * assert.equal(new Readiness().ready, true);
-   * ```
-   */
+  /** True until {@link Readiness.drain} is called. */
   get ready(): boolean {
     return !this.#draining && !this.#modelDown;
   }
 
-  /**
-   * True once {@link Readiness.drain} (or {@link Readiness.cutOff}) has been called.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Readiness } from "./readiness.ts";
-   * const readiness = new Readiness();
-   * readiness.modelAvailable(false);
-   * assert.deepEqual([readiness.ready, readiness.draining], [false, false]);
-   * ```
-   */
+  /** True once {@link Readiness.drain} (or {@link Readiness.cutOff}) has been called. */
   get draining(): boolean {
     return this.#draining;
   }
 
-  /**
-   * Marks the server as draining; it never becomes ready again.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Readiness } from "./readiness.ts";
-   * const readiness = new Readiness();
-   * readiness.drain();
-   * assert.equal(readiness.ready, false);
-   * ```
-   */
+  /** Marks the server as draining; it never becomes ready again. */
   drain(): void {
     this.#draining = true;
   }
 
-  /**
-   * The drain's deadline has passed: {@link Readiness.cutoff} aborts, so the requests still
-   * being served are answered 503 at once, before the socket closes. Implies a drain.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Readiness } from "./readiness.ts";
-   * const readiness = new Readiness();
-   * readiness.cutOff();
-   * assert.deepEqual([readiness.ready, readiness.cutoff.aborted], [false, true]);
-   * ```
-   */
+  /** The drain's deadline has passed: {@link Readiness.cutoff} aborts, so requests still served get 503. */
   cutOff(): void {
     this.#draining = true;
     this.#cutoff.abort();
@@ -96,8 +49,7 @@ export class Readiness {
   }
 
   /**
-   * Whether the model can run: `false` while its session is being recreated (or could not
-   * be), and readiness answers 503 `{"status":"model_unavailable"}`.
+   * Whether the model can run: `false` while its session is being recreated (or could not be).
    *
    * @example
    * ```ts
@@ -115,8 +67,8 @@ export class Readiness {
   }
 
   /**
-   * The answer of `GET /readyz`: 200 `{"status":"ready"}`, or 503 `{"status":"draining"}`
-   * (`{"status":"model_unavailable"}` while the model's session is being recreated).
+   * The response of `GET /readyz`: 200 `{"status":"ready"}`, or 503 with `draining` or
+   * `model_unavailable`.
    *
    * @example
    * ```ts
