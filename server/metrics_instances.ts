@@ -1,15 +1,8 @@
 /**
- * One `/metrics` for all the instances of `deno serve --parallel`. Each instance is an isolate
- * of its own with its own counters, and the shared port hands each scrape to one of them, so a
- * scrape used to see one instance's counts only (successive scrapes read 7, 4, 4, 7 for one
- * counter). Now the instance that answers a scrape asks the others for their metrics over a
- * `BroadcastChannel` (web-standard; the isolates of one process share it) and answers with
- * every instance's series, each labelled `instance_id` (a random id per instance, so that
- * each instance's counters stay monotonic: sum them with `sum without (instance_id) (...)`).
- *
- * A scrape waits for the instances it has heard from, at most {@link DEFAULT_WAIT_MS}; an
- * instance that does not answer in time is shown with the metrics it last reported, and one
- * silent for {@link FORGET_MS} is forgotten.
+ * One `/metrics` for all the instances of `deno serve --parallel`: the shared port hands each
+ * scrape to one isolate, so the one answering asks the others over a `BroadcastChannel` and
+ * answers with every instance's series labelled `instance_id` (random per instance, so each
+ * stays monotonic). Instances slow to answer show their last report; silent ones are forgotten.
  *
  * @example
  * ```ts
@@ -32,28 +25,10 @@
 
 import { withLabel } from "./metrics_exposition.ts";
 
-/**
- * How long a scrape waits for the other instances, in ms.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_WAIT_MS } from "./metrics_instances.ts";
- * assert.equal(DEFAULT_WAIT_MS, 250);
- * ```
- */
+/** How long a scrape waits for the other instances, in ms. */
 export const DEFAULT_WAIT_MS = 250;
 
-/**
- * An instance not heard from for this long (ms) is left out of the scrapes.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { FORGET_MS } from "./metrics_instances.ts";
- * assert.equal(FORGET_MS, 300_000);
- * ```
- */
+/** An instance not heard from for this long (ms) is left out of the scrapes. */
 export const FORGET_MS = 300_000;
 
 /** The label that tells the instances apart. */
@@ -61,11 +36,20 @@ export const INSTANCE_LABEL = "instance_id";
 
 /** Options of {@link InstanceMetrics}. */
 export interface InstanceMetricsOptions {
-  /** The channel's name (default `petri-serve-metrics`). */
+  /**
+   * The channel's name.
+   * @default {"petri-serve-metrics"}
+   */
   readonly channel?: string;
-  /** This instance's id (default: 8 random hex digits). */
+  /**
+   * This instance's id.
+   * @default 8 random hex digits
+   */
   readonly id?: string;
-  /** How long {@link InstanceMetrics.gather} waits for the others (default {@link DEFAULT_WAIT_MS}). */
+  /**
+   * How long {@link InstanceMetrics.gather} waits for the others.
+   * @default {DEFAULT_WAIT_MS}
+   */
   readonly waitMs?: number;
 }
 
@@ -95,17 +79,7 @@ export class InstanceMetrics implements Disposable {
   readonly #peers = new Map<string, Peer>();
   readonly #pending = new Map<string, { waiting: Set<string>; done: () => void }>();
 
-  /**
-   * Joins the channel; `render` gives this instance's own metrics (unlabelled) when asked.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { InstanceMetrics } from "./metrics_instances.ts";
-   * using alone = new InstanceMetrics(() => "", { channel: `doc-${crypto.randomUUID()}` });
-   * assert.match(alone.id, /^[0-9a-f]{8}$/);
-   * ```
-   */
+  /** Joins the channel; `render` gives this instance's own metrics (unlabelled) when asked. */
   constructor(render: () => string, options: InstanceMetricsOptions = {}) {
     this.id = options.id ?? crypto.randomUUID().slice(0, 8);
     this.#render = render;
@@ -116,8 +90,7 @@ export class InstanceMetrics implements Disposable {
   }
 
   /**
-   * This instance's metrics and every known instance's, each labelled with its
-   * `instance_id` (one exposition text per instance).
+   * This instance's metrics and every known instance's, each labelled with its `instance_id`.
    *
    * @example
    * ```ts

@@ -1,10 +1,7 @@
 /**
  * Book-keeping for the drain in `listen.ts`: which keep-alive connections may still send a
- * request, known by the client's address and port (`Deno.serve` exposes no connection objects).
- * A connection is forgotten once it has been answered with `Connection: close` (a client must
- * not send on it again) or has been idle for longer than the idle allowance (a client that
- * went quiet that long has most likely closed it). The drain ends when nothing is in flight and
- * no remembered connection is left.
+ * request, by client address and port (`Deno.serve` exposes no connections). A connection is
+ * forgotten once told `Connection: close` or idle past the allowance.
  *
  * @example
  * ```ts
@@ -34,46 +31,17 @@ export class ConnectionLedger {
   #inFlight = 0;
   #sweepAt = MIN_SWEEP;
 
-  /**
-   * Requests whose answer is not finished, over every connection.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { ConnectionLedger } from "./connection_ledger.ts";
-   * assert.equal(new ConnectionLedger().inFlight, 0);
-   * ```
-   */
+  /** Requests whose response is not finished, over every connection. */
   get inFlight(): number {
     return this.#inFlight;
   }
 
-  /**
-   * Whether `key` is a connection that has sent a request and may send another.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { ConnectionLedger } from "./connection_ledger.ts";
-   * assert.equal(new ConnectionLedger().known("127.0.0.1:50000"), false);
-   * ```
-   */
+  /** Whether `key` is a connection that has sent a request and may send another. */
   known(key: string): boolean {
     return this.#connections.has(key);
   }
 
-  /**
-   * Records a request arriving on connection `key`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { ConnectionLedger } from "./connection_ledger.ts";
-   * const ledger = new ConnectionLedger();
-   * ledger.begin("127.0.0.1:50000");
-   * assert.equal(ledger.inFlight, 1);
-   * ```
-   */
+  /** Records a request arriving on connection `key`. */
   begin(key: string): void {
     let entry = this.#connections.get(key);
     if (entry === undefined) {
@@ -85,9 +53,8 @@ export class ConnectionLedger {
   }
 
   /**
-   * Records the end of a request's answer at `now` (ms); `closing` when the answer told the
-   * client to close the connection. Forgets long-idle connections now and then, so the ledger
-   * stays as small as the set of recently active connections.
+   * Records the end of a response at `now` (ms); `closing` when it told the client to close.
+   * Forgets long-idle connections now and then, so the ledger stays small.
    *
    * @example
    * ```ts

@@ -1,11 +1,8 @@
 /**
- * How `batch` lays out its entries: `json`, the list PETRA's `score` writes
- * (`json.dump(entries, indent=2, sort_keys=True)` plus a final newline), or `jsonl`, one
- * compact entry a line (`json.dumps(entry, sort_keys=True, separators=(",", ":"))`). Both
- * write numbers and strings as Python does ({@link pythonFloat}, {@link pythonString}).
- *
- * An entry is `{attributes, per_transition_residuals, trace_index, trace_score}` for a scored
- * trace, or `{attributes, error, trace_index}` for one whose input specs could not be resolved.
+ * How `batch` lays out its entries, byte for byte as PETRA's `score` does: `json` (Python's
+ * `json.dump(entries, indent=2, sort_keys=True)`) or `jsonl` (one compact sorted entry a line).
+ * A scored trace's entry is `{attributes, per_transition_residuals, trace_index, trace_score}`,
+ * a failed one's `{attributes, error, trace_index}`.
  *
  * @example
  * ```ts
@@ -29,10 +26,7 @@ export const OUTPUT_FORMATS = ["json", "jsonl"] as const;
 /** One of {@link OUTPUT_FORMATS}. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/**
- * A scored trace's numbers, as `scoreRows` gives them: its residual of `ids[j]` is
- * `residuals[offset + j]`.
- */
+/** A scored trace's numbers: its residual of `ids[j]` is `residuals[offset + j]`. */
 export interface EntryScore {
   /** The scored transition ids. */
   readonly ids: readonly string[];
@@ -61,11 +55,7 @@ export interface EntryLayout {
   scored(index: number, attributes: ReadonlyMap<string, string>, score: EntryScore): string;
   /** A failed trace's entry (no separator around it). */
   failed(index: number, attributes: ReadonlyMap<string, string>, error: string): string;
-  /**
-   * The record that ends a list cut short (`POST /batch`: the log broke mid-stream, the drain's
-   * deadline came): `error`, `incomplete: true` and the `traces_written` before it; it has no
-   * `trace_index`, so no trace's entry is mistaken for it.
-   */
+  /** The record that ends a list cut short: `error`, `incomplete: true` and `traces_written`, no index. */
   stopped(error: string, written: number): string;
   /** The text before an entry: the list's opening for the first, else the separator. */
   start(first: boolean): string;
@@ -122,10 +112,7 @@ function sortedKeys(map: ReadonlyMap<string, unknown>): Iterable<string> {
   return keys;
 }
 
-/**
- * A map as an object: `open` before the first key, `between` between entries, `colon` after
- * each key, `close` after the last value; `{}` when empty.
- */
+/** A map as an object, `{}` when empty, with the given punctuation around keys and values. */
 function objectText<V>(
   map: ReadonlyMap<string, V>,
   value: (v: V) => string,

@@ -1,12 +1,8 @@
 /**
- * The scoring pipeline of `batch`, shared by `cli.ts batch` and the playground's log scoring:
- * traces in, scored batches out, in input order. Traces are resolved against the model's input
- * specs and gathered into batches; each batch is handed to the model (an ORT session, in a
- * worker when the runtime runs there), packed straight from the traces ({@link TracePacker})
- * and scored from the flat output ({@link scoreRows}), and the next batch is read while it
- * runs. Up to `depth` batches are in flight; the oldest is handed to `onBatch` when it is done,
- * so reading and parsing, scoring and what the caller does with the scores overlap, and memory
- * holds at most `depth + 1` batches however long the log.
+ * The scoring pipeline of `batch`, shared by `cli.ts batch`, `POST /batch` and the playground:
+ * traces in, scored batches out, in input order. Each batch is packed straight from its traces
+ * and the next is read while it runs; with up to `depth` batches in flight, reading, scoring and
+ * the caller's writing overlap, and memory holds at most `depth + 1` batches however long the log.
  *
  * @example
  * ```ts
@@ -55,30 +51,26 @@ export interface ScoreBatchesOptions {
   readonly batchSize: number;
   /** Batches in flight at once (scoring while the next is read). */
   readonly depth: number;
-  /** Which traces to score (default: all). */
+  /**
+   * Which traces to score.
+   * @default all
+   */
   readonly shard?: TraceFilter | undefined;
   /** Stops the run (between batches) when aborted. */
   readonly signal?: AbortSignal | undefined;
   /**
-   * Hand each batch to `onBatch` as soon as it is scored, while the next ones are read (a
-   * server streaming its answer from a slow upload), rather than when the next batch goes to
-   * the model. Either way in input order, and at most `depth` batches are in flight.
+   * Hand each batch to `onBatch` as soon as it is scored, while the next ones are read (a server
+   * streaming its response from a slow upload), rather than when the next batch goes to the model.
    */
   readonly eager?: boolean | undefined;
-  /**
-   * Called at once when the run fails, before the batches in flight settle (a server stops its
-   * answer's waits for a client that may not be reading).
-   */
+  /** Called at once when the run fails, before the batches in flight settle. */
   readonly onFailure?: ((error: unknown) => void) | undefined;
   /**
-   * Runs one batch's packed rows (default: the model's session, without gradients); a server
-   * passes its own, with the request's signal.
+   * Runs one batch's packed rows; a server passes its own, with the request's signal.
+   * @default the model's session, without gradients
    */
   readonly run?: ((inputs: PackedInputs) => Promise<PackedOutputs>) | undefined;
-  /**
-   * Called after every {@link PAUSE_EVERY} traces read, and awaited when it returns a promise:
-   * a server gives its event loop a turn there, so that a log does not hold its thread.
-   */
+  /** Called and awaited every {@link PAUSE_EVERY} traces read, so a log does not hold a server's thread. */
   readonly pause?: (() => Promise<void> | undefined) | undefined;
 }
 
@@ -112,17 +104,6 @@ export interface ScoredBatch {
 /**
  * Scores the traces `options.shard` takes and hands them to `onBatch` a batch at a time, in
  * input order, awaiting it before the next; returns the counts.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { scoreBatches } from "./score_batches.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const tally = await scoreBatches(model, [], () => {}, { batchSize: 64, depth: 1 });
- * assert.equal(tally.traces, 0);
- * ```
  */
 export async function scoreBatches(
   model: Model,
@@ -200,11 +181,7 @@ interface Submitted {
   readonly outputs: Promise<PackedOutputs>;
 }
 
-/**
- * The traces read since the last submit, in input order, packed as they come. It is full when
- * it holds `size` rows to score, or twice that many traces (a run of failing traces must not
- * grow it).
- */
+/** The traces read since the last submit, packed as they come; full at `size` rows or twice as many traces. */
 class EntryBatch {
   readonly #packer: TracePacker;
   #rows: PackedRows;
