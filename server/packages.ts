@@ -1,6 +1,6 @@
 /**
- * The two packages the server loads lazily, zod and @asteasolutions/zod-to-openapi
- * (DESIGN.md §3): importing the server never loads them, `createApp` does, and a package that
+ * The two packages the server loads lazily, zod and @asteasolutions/zod-to-openapi:
+ * importing the server never loads them, `createApp` does, and a package that
  * cannot be loaded is reported by name. The loaders are injectable so tests can simulate a
  * missing package.
  *
