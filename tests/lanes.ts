@@ -45,11 +45,16 @@ export const LOAD_SUITES: readonly string[] = [
   "tests/serve/slow_body_test.ts",
 ];
 
+/** The variables `deno task test` sets for the suites of `tests/`. */
+const SANITIZERS = ["DENO_TEST_SANITIZE_OPS", "DENO_TEST_SANITIZE_RESOURCES"];
+
 /** One `deno` command of a lane. */
 export interface Step {
   readonly args: readonly string[];
   /** Whether it writes a JUnit report of `tests/` (the doc tests' is not part of it). */
   readonly junit: boolean;
+  /** Environment variables it runs without. */
+  readonly unset?: readonly string[];
 }
 
 /** Commands run one after another; lanes run side by side. */
@@ -87,7 +92,8 @@ export function lanes(testArgs: readonly string[]): Lane[] {
       name: "load",
       steps: [
         { args: [...test, ...LOAD_SUITES], junit: true },
-        { args: ["task", "test:doc", "--parallel"], junit: false },
+        // As `deno task test:doc` runs alone: without the sanitizer variables of `tests/`.
+        { args: ["task", "test:doc", "--parallel"], junit: false, unset: SANITIZERS },
       ],
     },
   ];
@@ -137,9 +143,10 @@ const encoder = new TextEncoder();
 
 /** Copies `stream` to stdout line by line, each line led by `prefix`. */
 async function copyLines(stream: ReadableStream<Uint8Array>, prefix: string): Promise<void> {
+  const decoder = new TextDecoder();
   let rest = "";
-  for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-    const lines = (rest + text).split("\n");
+  for await (const bytes of stream) {
+    const lines = (rest + decoder.decode(bytes, { stream: true })).split("\n");
     rest = lines.pop()!;
     if (lines.length > 0) {
       await Deno.stdout.write(encoder.encode(lines.map((l) => `${prefix}${l}\n`).join("")));
@@ -149,14 +156,21 @@ async function copyLines(stream: ReadableStream<Uint8Array>, prefix: string): Pr
 }
 
 /** Runs `deno ...args` in the repository root, its output prefixed; its exit code. */
-async function run(args: readonly string[], prefix: string): Promise<number> {
+async function run(
+  args: readonly string[],
+  prefix: string,
+  unset: readonly string[] = [],
+): Promise<number> {
+  const env = Deno.env.toObject();
+  for (const name of unset) delete env[name];
   const child = new Deno.Command(Deno.execPath(), {
     args: [...args],
     cwd: ROOT,
+    clearEnv: true,
+    env: { ...env, NO_COLOR: "1" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
   }).spawn();
   await Promise.all([copyLines(child.stdout, prefix), copyLines(child.stderr, prefix)]);
   return (await child.status).code;
@@ -176,7 +190,7 @@ async function runLane(lane: Lane, width: number, junitDir: string): Promise<Lan
   for (const [i, step] of lane.steps.entries()) {
     const junit = step.junit ? [`--junit-path=${junitDir}/${lane.name}-${i}.xml`] : [];
     // A failed step does not stop the lane: every suite runs and reports.
-    ok = (await run([...step.args, ...junit], prefix)) === 0 && ok;
+    ok = (await run([...step.args, ...junit], prefix, step.unset)) === 0 && ok;
   }
   return { name: lane.name, ok, seconds: (performance.now() - started) / 1000 };
 }
