@@ -1,12 +1,13 @@
 /**
- * The test run of `deno task test`: the suites of `tests/` in lanes side by side, so a
- * machine's cores are used and no suite waits on another it does not need. The browser suites
- * run one at a time in a lane of their own (two Chromium-heavy suites at once time out), the
- * suites driven by load (floods, drains, descriptor exhaustion, memory peaks) one at a time in
- * another, then the doc tests; the rest run with `deno test --parallel`. The test modules are
- * type-checked once, before any lane starts. One JUnit report is merged from the lanes'
- * (`--junit-path=FILE`, which `.ci/run` appends); it holds the suites of `tests/`, as one
- * `deno test tests/` would write it. Other arguments go to every `deno test` of `tests/`.
+ * The test run of `deno task test`: the doc tests and the suites of `tests/` in lanes side by
+ * side, so both cores work and no suite waits on one it does not need. The browser suites run
+ * one at a time in a lane of their own (two Chromium-heavy suites at once time out); the doc
+ * tests, then the suites driven by load (floods, drains, descriptor exhaustion, memory peaks)
+ * one at a time, in another; the rest with `deno test --parallel`. The test modules are
+ * type-checked once, beside the doc tests, and the suites run with `--no-check`. One JUnit
+ * report is merged from the lanes' (`--junit-path=FILE`, which `.ci/run` appends); it holds the
+ * suites of `tests/`, as one `deno test tests/` wrote it. Other arguments go to every
+ * `deno test` of `tests/`.
  *
  * @example
  * ```ts
@@ -91,9 +92,9 @@ export function lanes(testArgs: readonly string[]): Lane[] {
     {
       name: "load",
       steps: [
-        { args: [...test, ...LOAD_SUITES], junit: true },
         // As `deno task test:doc` runs alone: without the sanitizer variables of `tests/`.
         { args: ["task", "test:doc", "--parallel"], junit: false, unset: SANITIZERS },
+        { args: [...test, ...LOAD_SUITES], junit: true },
       ],
     },
   ];
@@ -139,6 +140,12 @@ export function mergeJunit(reports: readonly string[], seconds: number): string 
 }
 
 const ROOT = new URL("../", import.meta.url);
+/**
+ * V8 compiles WASM with its baseline compiler only, in the tests and every `deno` they start
+ * (which inherit the variable): ONNX Runtime's WASM is compiled in each process, and the
+ * optimising tier's background compiles cost more CPU than the tests' short runs gain.
+ */
+const V8_FLAGS = "--liftoff-only";
 const encoder = new TextEncoder();
 
 /** Copies `stream` to stdout line by line, each line led by `prefix`. */
@@ -163,6 +170,7 @@ async function run(
 ): Promise<number> {
   const env = Deno.env.toObject();
   for (const name of unset) delete env[name];
+  env.DENO_V8_FLAGS = env.DENO_V8_FLAGS ? `${env.DENO_V8_FLAGS},${V8_FLAGS}` : V8_FLAGS;
   const child = new Deno.Command(Deno.execPath(), {
     args: [...args],
     cwd: ROOT,
@@ -183,11 +191,18 @@ interface LaneResult {
   readonly seconds: number;
 }
 
-async function runLane(lane: Lane, width: number, junitDir: string): Promise<LaneResult> {
+/** Runs the steps of `lane`; those of `tests/` once `checked` says the type check passed. */
+async function runLane(
+  lane: Lane,
+  width: number,
+  junitDir: string,
+  checked: Promise<boolean>,
+): Promise<LaneResult> {
   const started = performance.now();
   const prefix = `${lane.name.padEnd(width)} | `;
   let ok = true;
   for (const [i, step] of lane.steps.entries()) {
+    if (step.junit && !await checked) return { name: lane.name, ok: false, seconds: 0 };
     const junit = step.junit ? [`--junit-path=${junitDir}/${lane.name}-${i}.xml`] : [];
     // A failed step does not stop the lane: every suite runs and reports.
     ok = (await run([...step.args, ...junit], prefix, step.unset)) === 0 && ok;
@@ -211,13 +226,16 @@ function parseArgs(args: readonly string[]): { junitPath?: string; rest: string[
 async function main(args: readonly string[]): Promise<number> {
   const { junitPath, rest } = parseArgs(args);
   const started = performance.now();
-  // One type check of every test module; the lanes then run with --no-check.
-  if (await run(["test", "-A", "--no-run", ...rest, "tests/"], "check | ") !== 0) return 1;
+  // One type check of every test module, beside the doc tests; the suites then run with
+  // --no-check.
+  const checked = run(["test", "-A", "--no-run", ...rest, "tests/"], "check | ")
+    .then((code) => code === 0);
   const all = lanes(rest);
   const width = Math.max(...all.map((lane) => lane.name.length));
   const junitDir = await Deno.makeTempDir({ prefix: "petri_lanes_" });
   try {
-    const results = await Promise.all(all.map((lane) => runLane(lane, width, junitDir)));
+    const results = await Promise.all(all.map((lane) => runLane(lane, width, junitDir, checked)));
+    if (!await checked) console.log("the test modules failed type checking: no suite ran");
     const seconds = (performance.now() - started) / 1000;
     for (const { name, ok, seconds } of results) {
       console.log(`lane ${name.padEnd(width)} ${ok ? "ok    " : "FAILED"} ${seconds.toFixed(0)} s`);
