@@ -274,6 +274,22 @@ Deno.test("deno serve --parallel: every scrape has every instance's series, labe
     { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", DENO_JOBS: "2" } },
   );
   const port = Number(new URL(server.origin).port);
+  const instances = (samples: readonly Sample[], route: string) =>
+    new Set(
+      samples.filter((s) =>
+        s.name === "petri_serve_requests_total" && s.labels.get("route") === route
+      ).map((s) => s.labels.get("instance_id")),
+    ).size;
+  // The first stderr line comes from the first instance; on a busy machine the second starts
+  // later. /readyz on new connections until a scrape shows both answered it.
+  for (let i = 0; i < 200; i++) {
+    using probe = await RawConnection.open(port);
+    assert.equal(complete(await probe.request("GET", "/readyz")).status, 200);
+    using scrape = await RawConnection.open(port);
+    const { samples } = parseMetrics(complete(await scrape.request("GET", "/metrics")).body);
+    if (instances(samples, "/readyz") === 2) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   // One connection per request: the kernel spreads connections over the instances.
   const REQUESTS = 60;
   for (let i = 0; i < REQUESTS; i++) {
