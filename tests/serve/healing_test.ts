@@ -66,8 +66,9 @@ Deno.test("an ORT run that fails is answered 503, readiness is 503 while the ses
   assert.equal((await forward(server)).status, 200);
 
   // The next run fails, and so do the next two attempts to open a session: a burst of three
-  // failures and about 0.7 s of back-off.
-  await order(control, { id: 1, failRuns: 1, failCreates: 2 });
+  // failures and about 0.7 s of back-off. Each attempt opens two ORT sessions (the worker's and
+  // the serving thread's), both with this control: two failed attempts are four failed creates.
+  await order(control, { id: 1, failRuns: 1, failCreates: 4 });
   const failed = await forward(server);
   assert.equal(failed.status, 503);
   assert.equal(failed.headers.get("retry-after"), "1");
