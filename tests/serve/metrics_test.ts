@@ -120,17 +120,11 @@ function checkHistograms(types: Map<string, string>, samples: readonly Sample[])
   }
 }
 
+/** `cli.ts serve` on the example, without the access log. */
+const SERVE = ["run", "-A", "cli.ts", "serve", "--port", "0", "--access-log", "off"];
+
 Deno.test("GET /metrics of cli.ts serve parses line by line and its counters follow the traffic", async () => {
-  await using server = await startServerProcess([
-    "run",
-    "-A",
-    "cli.ts",
-    "serve",
-    "--port",
-    "0",
-    "--access-log",
-    "off",
-  ]);
+  await using server = await startServerProcess(SERVE);
   const scrape = async () => {
     const response = await fetch(`${server.origin}/metrics`);
     assert.equal(response.status, 200);
@@ -319,16 +313,7 @@ Deno.test("deno serve --parallel: every scrape has every instance's series, labe
 });
 
 Deno.test("cli.ts serve runs a lone client's requests in place and shares worker runs among concurrent clients", async () => {
-  await using server = await startServerProcess([
-    "run",
-    "-A",
-    "cli.ts",
-    "serve",
-    "--port",
-    "0",
-    "--access-log",
-    "off",
-  ]);
+  await using server = await startServerProcess(SERVE);
   const scrape = async () => parseMetrics(await (await fetch(`${server.origin}/metrics`)).text());
   const post = async () => {
     const response = await fetch(`${server.origin}/forward`, {
