@@ -127,14 +127,18 @@ export async function readBody(
   const { request } = context;
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
-  // A declared length was reserved by admission and bounds the body: one read, no stream.
-  const bytes = Number.isFinite(declared)
+  // A small declared body (reserved by admission) is read in one call, no stream; large ones
+  // stream, which holds less memory in a flood of them.
+  const bytes = declared <= ONE_READ_MAX_BYTES
     ? await readDeclared(context, limits)
     : await readStreamed(context, limits);
   // The time-out starts after a wait for the parse turn: the server's backlog is not the client's.
   await context.meter?.complete(context);
   return bytes;
 }
+
+/** Largest declared body read in one call. */
+const ONE_READ_MAX_BYTES = 64 << 10;
 
 async function readDeclared(context: RequestContext, limits: BodyLimits): Promise<Uint8Array> {
   const read = context.request.bytes();
