@@ -16,20 +16,25 @@ import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
 
+/** What `deno info --json ENTRY` prints, run from the repository's root, parsed. */
+export async function denoInfo<T = { modules: { specifier: string }[] }>(
+  entry: string,
+): Promise<T> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  return JSON.parse(new TextDecoder().decode(output.stdout)) as T;
+}
+
 /** The repository's own files in the module graphs of `entries` (root-relative paths). */
 export async function moduleGraph(entries: readonly string[]): Promise<string[]> {
   const files = new Set<string>();
   for (const entry of entries) {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", entry],
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
-    const { modules } = JSON.parse(new TextDecoder().decode(output.stdout)) as {
-      modules: { specifier: string }[];
-    };
+    const { modules } = await denoInfo(entry);
     for (const { specifier } of modules) {
       if (specifier.startsWith(ROOT.href)) {
         files.add(decodeURIComponent(specifier.slice(ROOT.href.length)));

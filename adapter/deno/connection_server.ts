@@ -28,24 +28,10 @@
  */
 
 import { type ConnectionHttp, type ServeConnection, serveConnection } from "./connection_http.ts";
-import { isResourceExhaustion } from "./reopening_server.ts";
+import { isResourceExhaustion, type ReopeningServerOptions } from "./reopening_server.ts";
 
-/** Where to listen and whom to tell. */
-export interface ConnectionServerOptions {
-  readonly hostname: string;
-  /** 0 picks a free port. */
-  readonly port: number;
-  /** Gets the two lines of a burst of accept failures (failing, accepting again). */
-  readonly log: (line: string) => void;
-  /** Answers a handler that throws (and sees a failing response body). */
-  readonly onError?: (error: unknown) => Response | Promise<Response>;
-  /** The first wait before accepting again after a failure, in ms (default 50); it doubles. */
-  readonly retryMinMs?: number;
-  /** The longest wait between attempts, in ms (default 1000). */
-  readonly retryMaxMs?: number;
-  /** Accepting that works this long (ms, default 1000) ends a burst of failures. */
-  readonly stableMs?: number;
-}
+/** Where to listen and whom to tell: as the reopening listener's options. */
+export type ConnectionServerOptions = ReopeningServerOptions;
 
 /** One accepted connection, as the request handler and the drain see it. */
 export interface Connection {

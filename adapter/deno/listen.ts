@@ -59,7 +59,7 @@
 import { type Connection, ConnectionServer } from "./connection_server.ts";
 import { serveConnection } from "./connection_http.ts";
 import { withConnectionClose } from "./closing_response.ts";
-import { internalError, listenShared, onStopSignals, urlOf } from "./listen_shared.ts";
+import { internalError, listenShared, stopOnSignals, urlOf, waitFor } from "./listen_shared.ts";
 import {
   DEADLINE_GRACE_MS,
   DEFAULT_DRAIN_MS,
@@ -170,11 +170,7 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
       await server.close();
       stopped();
     })();
-  const removeSignals = onStopSignals(() => void stop());
-  server.failed.catch((error) => {
-    removeSignals();
-    broke(error);
-  });
+  const removeSignals = stopOnSignals(stop, server.failed, broke);
   return { url: urlOf(server.addr), finished, stop };
 }
 
@@ -185,13 +181,6 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
  */
 function idle(connection: Connection, now: number, idleMs: number): boolean {
   return connection.active === 0 && now - connection.idleSince >= idleMs;
-}
-
-/** Polls `done` until it holds or the clock passes `until`. */
-async function waitFor(done: () => boolean, until: number): Promise<void> {
-  while (!done() && performance.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
-  }
 }
 
 /**

@@ -97,10 +97,7 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
       clearInterval(timer);
       if (busy() && options.onDeadline) {
         options.onDeadline();
-        const until = performance.now() + DEADLINE_GRACE_MS;
-        while (busy() && performance.now() < until) {
-          await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
-        }
+        await waitFor(() => !busy(), performance.now() + DEADLINE_GRACE_MS);
       }
       const shutdown = server.shutdown();
       // Past the deadline with requests in flight, shutting down cuts them; else wait for writes, within grace.
@@ -109,12 +106,32 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
       }
       stopped();
     })();
+  const removeSignals = stopOnSignals(stop, server.failed, broke);
+  return { url: urlOf(server.addr), finished, stop };
+}
+
+/**
+ * Calls `stop` on SIGINT or SIGTERM until the server fails (then `broke` gets the error); returns
+ * what removes the signal listeners.
+ */
+export function stopOnSignals(
+  stop: () => Promise<void>,
+  failed: Promise<unknown>,
+  broke: (error: unknown) => void,
+): () => void {
   const removeSignals = onStopSignals(() => void stop());
-  server.failed.catch((error) => {
+  failed.catch((error) => {
     removeSignals();
     broke(error);
   });
-  return { url: urlOf(server.addr), finished, stop };
+  return removeSignals;
+}
+
+/** Polls `done` until it holds or the clock passes `until`. */
+export async function waitFor(done: () => boolean, until: number): Promise<void> {
+  while (!done() && performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
+  }
 }
 
 /** Calls `stop` on SIGINT or SIGTERM (SIGINT alone on Windows); returns what removes the listeners. */

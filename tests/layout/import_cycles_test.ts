@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { denoInfo } from "../module_graph.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -21,14 +22,7 @@ interface InfoModule {
 
 /** The package's own modules reachable from `entry`, each with the own modules it imports. */
 async function ownGraph(entry: string): Promise<Map<string, string[]>> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
-  const info = JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: InfoModule[] };
+  const info = await denoInfo<{ modules: InfoModule[] }>(entry);
   const own = (specifier: string | undefined) =>
     specifier !== undefined && specifier.startsWith(ROOT.href);
   const graph = new Map<string, string[]>();
