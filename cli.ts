@@ -18,9 +18,9 @@
  * @module
  */
 
-import { BundleError } from "./core/bundle.ts";
-import { terminalText } from "./core/terminal_text.ts";
-import { PACKAGE_NAME, PACKAGE_VERSION } from "./core/version.ts";
+import { BundleError } from "./core/bundle/mod.ts";
+import { terminalText } from "./cli/terminal_text.ts";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "./core/bundle/version.ts";
 import { UsageError } from "./cli/args.ts";
 import { batchCommand } from "./cli/batch.ts";
 import { type CliIo, type Command, InputError } from "./cli/command.ts";

@@ -86,7 +86,7 @@ export {
   type Producer,
   type Sidecar,
   type SidecarSpecEntry,
-} from "./core/bundle.ts";
+} from "./core/bundle/mod.ts";
 export type {
   InputRow,
   ModelSession,
@@ -108,7 +108,7 @@ export type { BatchInfo, Execute } from "./core/runtime/mod.ts";
 export type { HealingPolicy, HealthEvent, HealthState } from "./core/runtime/mod.ts";
 export { type BusyReason, ModelBusyError, RunCancelledError } from "./core/runtime/mod.ts";
 
-export { type AnyBundleFiles, openBundle } from "./core/open_bundle.ts";
+export { type AnyBundleFiles, openBundle } from "./core/bundle/open_bundle.ts";
 export { loadPtBundle } from "./core/pt/load_pt_bundle.ts";
 export { type PtBundleFiles, type PtModel, readPtModel } from "./core/pt/read_pt_model.ts";
 export { PT_LIMITS, type PtLimits } from "./core/pt/pt_limits.ts";
@@ -169,7 +169,7 @@ export {
 } from "./core/traces/mod.ts";
 
 // The request and response schemas, and the JSON the server writes
-export { createSchemas, loadSchemas, type Schemas } from "./core/schemas.ts";
+export { createSchemas, loadSchemas, type Schemas } from "./core/schemas/mod.ts";
 export type {
   AnySchema,
   ObjectSchema,
@@ -180,6 +180,6 @@ export type {
   SchemaSet,
   ValidationIssue,
   ZodModule,
-} from "./core/schemas.ts";
+} from "./core/schemas/mod.ts";
 export type { SchemaKit } from "./core/schemas/kit.ts";
-export { JSON_TEXT, stringifyJson, type WritesJson } from "./core/json.ts";
+export { JSON_TEXT, stringifyJson, type WritesJson } from "./core/ops/json.ts";

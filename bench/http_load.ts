@@ -29,7 +29,7 @@
  * @module
  */
 
-import { compileBundle } from "../core/bundle.ts";
+import { compileBundle } from "../core/bundle/mod.ts";
 import { EXAMPLE_BUNDLE_URL, writeBundle } from "../adapter/deno/bundle_files.ts";
 import { startServerProcess } from "../tests/serve/server_process.ts";
 import { replaceSection } from "./batch_rss.ts";

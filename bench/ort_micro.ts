@@ -26,7 +26,7 @@
  */
 
 import * as ortWeb from "onnxruntime-web";
-import { compileBundle } from "../core/bundle.ts";
+import { compileBundle } from "../core/bundle/mod.ts";
 import { decodeModel } from "../core/onnx/proto.ts";
 import type { OrtModule, OrtSession, OrtTensor } from "../core/runtime/mod.ts";
 import type { PetriModel } from "../core/net/types.ts";

@@ -17,7 +17,7 @@
  * @module
  */
 
-import { compileBundle } from "../core/bundle.ts";
+import { compileBundle } from "../core/bundle/mod.ts";
 import type { PetriModel } from "../core/net/types.ts";
 import { writeBundle } from "../adapter/deno/bundle_files.ts";
 import { layeredModel } from "./layered_net.ts";

@@ -38,7 +38,7 @@
  * @module
  */
 
-import type { Model } from "../core/bundle.ts";
+import type { Model } from "../core/bundle/mod.ts";
 import type { OrtModule } from "../core/runtime/mod.ts";
 import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";

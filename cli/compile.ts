@@ -19,7 +19,7 @@
  * @module
  */
 
-import { compileBundle, type CompiledBundle } from "../core/bundle.ts";
+import { compileBundle, type CompiledBundle } from "../core/bundle/mod.ts";
 import { ModelLimitError } from "../core/net/model_limits.ts";
 import { DescriptionFileError, readDescriptionFile } from "../core/net/read_description_file.ts";
 import type { PetriModel } from "../core/net/types.ts";

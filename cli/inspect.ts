@@ -18,10 +18,10 @@
  * @module
  */
 
-import type { Model, SidecarSpecEntry } from "../core/bundle.ts";
+import type { Model, SidecarSpecEntry } from "../core/bundle/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";
-import { terminalText } from "../core/terminal_text.ts";
-import { modelVersion } from "../core/model_version.ts";
+import { terminalText } from "./terminal_text.ts";
+import { modelVersion } from "../core/bundle/model_version.ts";
 import {
   type BundleKind,
   bundleKind,

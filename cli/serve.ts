@@ -20,15 +20,15 @@
  * @module
  */
 
-import { terminalText } from "../core/terminal_text.ts";
-import { PACKAGE_VERSION } from "../core/version.ts";
+import { terminalText } from "./terminal_text.ts";
+import { PACKAGE_VERSION } from "../core/bundle/version.ts";
 import {
   bundleLocation,
   EXAMPLE_BUNDLE_URL,
   readBundleFiles,
   resolveBundlePath,
 } from "../adapter/deno/bundle_files.ts";
-import { openBundle } from "../core/open_bundle.ts";
+import { openBundle } from "../core/bundle/open_bundle.ts";
 import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
 import { openFileLimitWarning, readOpenFileLimit } from "../adapter/deno/open_file_limit.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";

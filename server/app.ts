@@ -6,9 +6,9 @@
  * @module
  */
 
-import type { Model } from "../core/bundle.ts";
+import type { Model } from "../core/bundle/mod.ts";
 import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
-import { createSchemas } from "../core/schemas.ts";
+import { createSchemas } from "../core/schemas/mod.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
 import { DOCS_ASSETS } from "./docs.ts";

@@ -31,7 +31,7 @@
  */
 
 import type { OutputFormat } from "../core/batch/entry_layout.ts";
-import type { ValidationIssue } from "../core/schemas.ts";
+import type { ValidationIssue } from "../core/schemas/mod.ts";
 import type { TraceFormat } from "../core/traces/mod.ts";
 import { HttpError, ValidationError } from "./errors.ts";
 import { qualityValues } from "./quality_values.ts";

@@ -41,7 +41,7 @@
  * @module
  */
 
-import type { Model } from "../core/bundle.ts";
+import type { Model } from "../core/bundle/mod.ts";
 import { entryLayout } from "../core/batch/entry_layout.ts";
 import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
 import { type LogTally, scoreLog } from "../core/batch/score_log.ts";

@@ -7,7 +7,7 @@
  */
 
 import { RequestError } from "../core/ops/errors.ts";
-import type { ValidationIssue } from "../core/schemas.ts";
+import type { ValidationIssue } from "../core/schemas/mod.ts";
 import { jsonResponse, stringifyJson } from "./json.ts";
 
 /**

@@ -1,5 +1,5 @@
 /**
- * JSON answers: {@link jsonResponse} sends a body written by `core/json.ts`'s
+ * JSON answers: {@link jsonResponse} sends a body written by `core/ops/json.ts`'s
  * `stringifyJson` (Maps as objects with sorted keys, non-finite numbers as `null`).
  *
  * @example
@@ -12,7 +12,7 @@
  * @module
  */
 
-import { jsonPieces, stringifyJson } from "../core/json.ts";
+import { jsonPieces, stringifyJson } from "../core/ops/json.ts";
 import { REQUEST_ID_HEADER } from "./request_id.ts";
 
 export { stringifyJson };

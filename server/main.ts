@@ -55,8 +55,8 @@
  * @module
  */
 
-import { PACKAGE_VERSION } from "../core/version.ts";
-import { BundleError, type Model } from "../core/bundle.ts";
+import { PACKAGE_VERSION } from "../core/bundle/version.ts";
+import { BundleError, type Model } from "../core/bundle/mod.ts";
 import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
 import { loadOrt } from "../adapter/deno/ort.ts";
 import type { OrtModule } from "../core/runtime/mod.ts";

@@ -73,11 +73,11 @@ export type {
   RunRecord,
   Scheduler,
 } from "../core/runtime/mod.ts";
-export { BUNDLE_FORMAT, type Sidecar, type SidecarSpecEntry } from "../core/bundle.ts";
+export { BUNDLE_FORMAT, type Sidecar, type SidecarSpecEntry } from "../core/bundle/mod.ts";
 export type { InputSpec } from "../core/net/types.ts";
 export type { OpsModel, Runner } from "../core/ops/model.ts";
-export type { Model } from "../core/bundle.ts";
+export type { Model } from "../core/bundle/mod.ts";
 export type { AnyOperation, BadRequest, Operation } from "../core/ops/operation.ts";
 export type { OperationTable } from "../core/ops/operations.ts";
-export type { AnySchema, ObjectSchema, ValidationIssue, ZodModule } from "../core/schemas.ts";
+export type { AnySchema, ObjectSchema, ValidationIssue, ZodModule } from "../core/schemas/mod.ts";
 export type { SchemaKit } from "../core/schemas/kit.ts";

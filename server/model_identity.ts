@@ -2,7 +2,7 @@
  * Which model a server serves, for `/v2/models/{name}` (its version and `parameters`), the
  * `petri_serve_build_info` metric and the `/` page: the bundle sidecar's `scenario_name`,
  * `onnx_sha256` and `saved_at`, and the version derived from the hash
- * (`core/model_version.ts`). A sidecar without a valid hash gives version `"1"`.
+ * (`core/bundle/model_version.ts`). A sidecar without a valid hash gives version `"1"`.
  *
  * @example
  * ```ts
@@ -25,8 +25,8 @@
  * @module
  */
 
-import type { Sidecar } from "../core/bundle.ts";
-import { modelVersion } from "../core/model_version.ts";
+import type { Sidecar } from "../core/bundle/mod.ts";
+import { modelVersion } from "../core/bundle/model_version.ts";
 
 /** A served model's identity. */
 export interface ModelIdentity {

@@ -12,7 +12,7 @@
  * | `POST /v2/models/{name}[/versions/{version}]/infer` | `transitions` `[B, T]`, `places` `[B, P]` |
  *
  * `{name}` is the sidecar's `scenario_name`; the model has one version, derived from its ONNX
- * file's SHA-256 (`core/model_version.ts`), and the model metadata's `parameters` carry the
+ * file's SHA-256 (`core/bundle/model_version.ts`), and the model metadata's `parameters` carry the
  * identity in full (`scenario`, `onnx_sha256`, `saved_at`). `infer` takes the graph contract's
  * place inputs by name (`marking`, `marking_mask`, `values`, `values_mask`), each `FP32` with
  * shape `[B, P]` and row-major `data` (flat, or nested rows), columns in `/schema`'s sorted

@@ -12,7 +12,7 @@
  * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
- * import { createSchemas } from "../core/schemas.ts";
+ * import { createSchemas } from "../core/schemas/mod.ts";
  * import { buildOpenApiDocument } from "./openapi.ts";
  * const document = buildOpenApiDocument(createSchemas(z), zodToOpenApi, {
  *   title: "Petri-net Inference REST API",
@@ -26,12 +26,12 @@
  */
 
 import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
-import type { Schemas } from "../core/schemas.ts";
+import type { Schemas } from "../core/schemas/mod.ts";
 import type { ZodToOpenApiModule } from "./packages.ts";
 import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./body.ts";
 import { registerServingPaths, type ServingInfo, TAGS } from "./openapi_serving.ts";
 import { requestLimitNote, type RequestLimits } from "./request_limits.ts";
-import { PACKAGE_LICENSE } from "../core/version.ts";
+import { PACKAGE_LICENSE } from "../core/bundle/version.ts";
 
 /** The `info` block of the document. */
 export interface ApiInfo {
@@ -59,7 +59,7 @@ export interface OpenApiDocument {
  * import * as z from "zod";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
  * import { OPERATIONS } from "../core/ops/operations.ts";
- * import { createSchemas } from "../core/schemas.ts";
+ * import { createSchemas } from "../core/schemas/mod.ts";
  * import { buildOpenApiDocument } from "./openapi.ts";
  * // Documenting only the first operation of the table.
  * const only = OPERATIONS.slice(0, 1);

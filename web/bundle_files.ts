@@ -6,7 +6,7 @@
  * @module
  */
 
-import { BundleError, type BundleFiles } from "../core/bundle.ts";
+import { BundleError, type BundleFiles } from "../core/bundle/mod.ts";
 import type { PtBundleFiles } from "../core/pt/read_pt_model.ts";
 
 /** The suffix that turns a bundle's `.onnx` name into its sidecar's. */

@@ -1,5 +1,5 @@
 /**
- * Reads a request's zod schema (`core/schemas.ts`) into the fields of a form: which control
+ * Reads a request's zod schema (`core/schemas/mod.ts`) into the fields of a form: which control
  * each field needs, its description, default and bounds. The playground's forms are built from
  * this, so they follow the same schemas as the server's validation and OpenAPI document.
  *
@@ -16,7 +16,7 @@
  * @example
  * ```ts
  * import * as z from "zod";
- * import { createSchemas } from "../core/schemas.ts";
+ * import { createSchemas } from "../core/schemas/mod.ts";
  * import { describeRequest } from "./form_fields.ts";
  * const form = describeRequest(createSchemas(z).requests.counterfactual);
  * form.fields.map((f) => f.kind);

@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import * as z from "zod";
- * import { createSchemas } from "../core/schemas.ts";
+ * import { createSchemas } from "../core/schemas/mod.ts";
  * import { describeRequest } from "./form_fields.ts";
  * import { buildRequestForm } from "./form_view.ts";
  * const form = buildRequestForm("forward", describeRequest(createSchemas(z).requests.forward), {
@@ -22,7 +22,7 @@
  */
 
 import type { InputSpec } from "../core/net/types.ts";
-import type { ValidationIssue } from "../core/schemas.ts";
+import type { ValidationIssue } from "../core/schemas/mod.ts";
 import { html } from "./dom.ts";
 import {
   ABSENT,

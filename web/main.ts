@@ -15,11 +15,11 @@
  * @module
  */
 
-import type { Model } from "../core/bundle.ts";
+import type { Model } from "../core/bundle/mod.ts";
 import { messageOf } from "../core/bundle/bundle_error.ts";
 import { RequestError } from "../core/ops/errors.ts";
 import { OPERATIONS } from "../core/ops/operations.ts";
-import type { Schemas } from "../core/schemas.ts";
+import type { Schemas } from "../core/schemas/mod.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type Backend, type BackendName, loadBackend, webGpuAdapter } from "./backends.ts";
 import { fetchBundle, pairPickedBundle, readPickedFiles } from "./bundle_files.ts";

@@ -20,7 +20,7 @@
  * @module
  */
 
-import type { ValidationIssue } from "../core/schemas.ts";
+import type { ValidationIssue } from "../core/schemas/mod.ts";
 import { html } from "./dom.ts";
 import {
   ABSENT,

@@ -16,7 +16,7 @@
  * @module
  */
 
-import { stringifyJson } from "../core/json.ts";
+import { stringifyJson } from "../core/ops/json.ts";
 import type { AnomalyResponse } from "../core/ops/anomaly.ts";
 import { type CounterfactualResponse, DEFAULT_TOLERANCE } from "../core/ops/counterfactual.ts";
 import type { ForwardResponse } from "../core/ops/forward.ts";

@@ -29,7 +29,7 @@ import {
   union,
   unknown,
 } from "zod";
-import type { Schemas, ZodModule } from "../core/schemas.ts";
+import type { Schemas, ZodModule } from "../core/schemas/mod.ts";
 import { defineSchemas } from "../core/schemas/define.ts";
 import { parseRequestWith } from "../core/schemas/parse.ts";
 
@@ -50,7 +50,7 @@ export const ZOD_MEMBERS = {
   unknown,
 } as const;
 
-/** The schemas and their request parser, as `createSchemas(z)` of `core/schemas.ts` builds them. */
+/** The schemas and their request parser, as `createSchemas(z)` of `core/schemas/mod.ts` builds them. */
 export function browserSchemas(): Schemas {
   // The page's Content-Security-Policy forbids eval: zod is told so, instead of probing for it.
   config({ jitless: true });

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { AnyBundleFiles } from "../core/open_bundle.ts";
+import type { AnyBundleFiles } from "../core/bundle/open_bundle.ts";
 import type { TraceFormat } from "../core/traces/format.ts";
 import type { BackendName } from "./backends.ts";
 import type { ScoreHistogram, StoredTrace, TableOrder } from "./result_store.ts";

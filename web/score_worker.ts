@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { Model } from "../core/bundle.ts";
+import type { Model } from "../core/bundle/mod.ts";
 import { messageOf } from "../core/bundle/bundle_error.ts";
 import { ByteCounter, readingPasses } from "../core/batch/byte_counter.ts";
 import { entryLayout } from "../core/batch/entry_layout.ts";

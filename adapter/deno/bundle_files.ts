@@ -18,13 +18,13 @@
  * @module
  */
 
-import { BundleError, compileBundle, type LoadOptions, type Model } from "../../core/bundle.ts";
-import { describeKind, type FileKind, sniffFile } from "../../core/file_kind.ts";
+import { BundleError, compileBundle, type LoadOptions, type Model } from "../../core/bundle/mod.ts";
+import { describeKind, type FileKind, sniffFile } from "../../core/bytes/file_kind.ts";
 import { DescriptionFileError, readDescriptionFile } from "../../core/net/read_description_file.ts";
 import type { OrtModule } from "../../core/runtime/mod.ts";
-import { type AnyBundleFiles, openBundle } from "../../core/open_bundle.ts";
+import { type AnyBundleFiles, openBundle } from "../../core/bundle/open_bundle.ts";
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
-import { concatBytes } from "../../core/concat_bytes.ts";
+import { concatBytes } from "../../core/bytes/concat_bytes.ts";
 import { messageOf } from "../../core/bundle/bundle_error.ts";
 import { FETCH_TIMEOUT_MS, fetchFailure } from "./fetch_failure.ts";
 
@@ -297,7 +297,7 @@ export interface WrittenBundle {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { compileBundle } from "../../core/bundle.ts";
+ * import { compileBundle } from "../../core/bundle/mod.ts";
  * import { parseModelDescription } from "../../core/net/parse.ts";
  * import { writeBundle } from "./bundle_files.ts";
  * const petriModel = parseModelDescription(JSON.parse(

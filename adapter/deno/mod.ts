@@ -71,7 +71,7 @@ export type {
   StructuralGuard,
 } from "../../core/net/types.ts";
 export type { NetStructure } from "../../core/net/structure.ts";
-export type { AnyBundleFiles } from "../../core/open_bundle.ts";
+export type { AnyBundleFiles } from "../../core/bundle/open_bundle.ts";
 export {
   BUNDLE_FORMAT,
   type BundleFiles,
@@ -79,7 +79,7 @@ export {
   type Model,
   type Sidecar,
   type SidecarSpecEntry,
-} from "../../core/bundle.ts";
+} from "../../core/bundle/mod.ts";
 export type {
   InputRow,
   ModelSession,

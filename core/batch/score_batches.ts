@@ -27,7 +27,7 @@
  * @module
  */
 
-import type { Model } from "../bundle.ts";
+import type { Model } from "../bundle/mod.ts";
 import { type ScoredRows, scoreRows } from "../ops/anomaly_rows.ts";
 import type { PackedInputs, PackedOutputs } from "../runtime/mod.ts";
 import type { Trace, TraceEvent } from "../traces/mod.ts";

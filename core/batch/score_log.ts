@@ -33,7 +33,7 @@
  * @module
  */
 
-import type { Model } from "../bundle.ts";
+import type { Model } from "../bundle/mod.ts";
 import type { EntryLayout } from "./entry_layout.ts";
 import {
   scoreBatches,

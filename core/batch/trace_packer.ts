@@ -26,7 +26,7 @@
  * @module
  */
 
-import type { Model } from "../bundle.ts";
+import type { Model } from "../bundle/mod.ts";
 import type { PackedInputs } from "../runtime/mod.ts";
 import {
   type InputSpec,

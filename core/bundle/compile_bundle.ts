@@ -8,7 +8,7 @@
 import { compileModel, type CompileOptions } from "../compile/mod.ts";
 import { describeModel } from "../net/describe_model.ts";
 import type { PetriModel } from "../net/types.ts";
-import { PACKAGE_NAME, PACKAGE_VERSION } from "../version.ts";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.ts";
 import { type BundleOptions, createSidecar, formatSidecar } from "./sidecar.ts";
 
 /** The `metadata_props` keys of a compiled model. */

@@ -29,8 +29,8 @@ import { describeModel } from "../net/describe_model.ts";
 import { isObject, type JsonObject, own } from "../net/json_checks.ts";
 import { quoteId } from "../net/quote_id.ts";
 import { compareIds, type PetriModel } from "../net/types.ts";
-import { sha256 } from "../sha256.ts";
-import { PACKAGE_NAME, PACKAGE_VERSION } from "../version.ts";
+import { sha256 } from "./sha256.ts";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "./version.ts";
 import { BundleError, messageOf } from "./bundle_error.ts";
 
 /** The sidecar's `format` value. */

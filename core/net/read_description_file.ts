@@ -6,7 +6,7 @@
  * @module
  */
 
-import { describeKind, sniffFile } from "../file_kind.ts";
+import { describeKind, sniffFile } from "../bytes/file_kind.ts";
 import { ModelDescriptionError } from "./model_description_error.ts";
 import { parseModelDescription } from "./parse.ts";
 import type { PetriModel } from "./types.ts";

@@ -6,7 +6,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { IdValues } from "./id_values.ts";
- * import { stringifyJson } from "../json.ts";
+ * import { stringifyJson } from "./json.ts";
  * const ids = ["p_a", "p_b"];
  * const index = new Map(ids.map((id, i) => [id, i]));
  * const values = new IdValues(ids, index, new Float32Array([0.5, 2]));
@@ -18,7 +18,7 @@
  * @module
  */
 
-import { JSON_TEXT, jsonNumber, type WritesJson } from "../json.ts";
+import { JSON_TEXT, jsonNumber, type WritesJson } from "./json.ts";
 
 /** Each id list's quoted keys (`"id":`), made once per net. */
 const quotedKeys = new WeakMap<readonly string[], readonly string[]>();

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { concatBytes } from "../concat_bytes.ts";
+import { concatBytes } from "../bytes/concat_bytes.ts";
 import { isSpace, type TraceScanner } from "./scan.ts";
 import {
   BACKSLASH,

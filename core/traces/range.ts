@@ -12,8 +12,8 @@
 import { DEFAULT_NAME, TraceReadError } from "./errors.ts";
 import type { TraceFormat } from "./format.ts";
 import { readBytes, streamFrom } from "./input.ts";
-import { sniffFile } from "../file_kind.ts";
-import { concatBytes } from "../concat_bytes.ts";
+import { sniffFile } from "../bytes/file_kind.ts";
+import { concatBytes } from "../bytes/concat_bytes.ts";
 import { jsonTraces } from "./json.ts";
 import { JsonScanner } from "./json_scan.ts";
 import { readJsonlTraces } from "./jsonl.ts";

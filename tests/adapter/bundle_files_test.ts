@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { BundleError, compileBundle } from "../../core/bundle.ts";
+import { BundleError, compileBundle } from "../../core/bundle/mod.ts";
 import {
   EXAMPLE_BUNDLE_URL,
   readBundle,

@@ -20,7 +20,7 @@
 import { batchWithModel } from "../../cli/batch.ts";
 import { mergeCommand } from "../../cli/merge.ts";
 import type { Command } from "../../cli/command.ts";
-import type { Model } from "../../core/bundle.ts";
+import type { Model } from "../../core/bundle/mod.ts";
 
 /** What a run left. */
 export interface Run {

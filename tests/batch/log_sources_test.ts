@@ -14,7 +14,7 @@ import { type Run, runBatch, runMerge } from "./in_process.ts";
 import { readBundle } from "../../adapter/deno/bundle_files.ts";
 import { loadOrt } from "../../adapter/deno/ort.ts";
 import { writeLog } from "../../bench/batch_logs.ts";
-import type { Model } from "../../core/bundle.ts";
+import type { Model } from "../../core/bundle/mod.ts";
 import { CONFORMANCE, CREDIT_BUNDLE, withTempDir } from "./helpers.ts";
 import { serveLog } from "./log_server.ts";
 import "../ort.ts";

@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { compileBundle } from "../../core/bundle.ts";
+import { compileBundle } from "../../core/bundle/mod.ts";
 import { EXAMPLE_BUNDLE_URL, writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { EXAMPLE_BODIES, layeredBodies } from "../../bench/http_load.ts";
 import { layeredModel } from "../../bench/layered_net.ts";

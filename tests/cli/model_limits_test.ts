@@ -11,7 +11,7 @@
  */
 
 import assert from "node:assert/strict";
-import { compileBundle } from "../../core/bundle.ts";
+import { compileBundle } from "../../core/bundle/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { CONFORMANCE, readConformanceDescription } from "../conformance/fixtures.ts";

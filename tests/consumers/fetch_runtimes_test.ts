@@ -13,7 +13,7 @@
  */
 
 import assert from "node:assert/strict";
-import { compileBundle } from "../../core/bundle.ts";
+import { compileBundle } from "../../core/bundle/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { exchangeContext, readExchanges, replayExchanges } from "../conformance/check_exchange.ts";
 import { CONFORMANCE, readConformanceDescription } from "../conformance/fixtures.ts";

@@ -1,5 +1,5 @@
 /**
- * Tests of `core/bundle.ts`: the sidecar's shape, compile-then-load round trips (ids such as
+ * Tests of `core/bundle/mod.ts`: the sidecar's shape, compile-then-load round trips (ids such as
  * `__proto__` included) and one table case per way a bundle can be broken, each asserting
  * that the error names the file at fault.
  *
@@ -15,7 +15,7 @@ import {
   formatSidecar,
   loadBundle,
   METADATA_KEYS,
-} from "../../core/bundle.ts";
+} from "../../core/bundle/mod.ts";
 import { compileModel } from "../../core/compile/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import type { PetriModel } from "../../core/net/types.ts";

@@ -9,8 +9,8 @@
  */
 
 import assert from "node:assert/strict";
-import { compileBundle, loadBundle } from "../../core/bundle.ts";
-import { stringifyJson } from "../../core/json.ts";
+import { compileBundle, loadBundle } from "../../core/bundle/mod.ts";
+import { stringifyJson } from "../../core/ops/json.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { anomaly } from "../../core/ops/anomaly.ts";
 import { counterfactual } from "../../core/ops/counterfactual.ts";
@@ -18,7 +18,7 @@ import { RequestError } from "../../core/ops/errors.ts";
 import { forward } from "../../core/ops/forward.ts";
 import type { OpsModel } from "../../core/ops/model.ts";
 import { sensitivity } from "../../core/ops/sensitivity.ts";
-import { loadSchemas, type RequestKind, type Schemas } from "../../core/schemas.ts";
+import { loadSchemas, type RequestKind, type Schemas } from "../../core/schemas/mod.ts";
 import { checkExchange, describeExchange, readExchanges } from "../conformance/check_exchange.ts";
 import { ORT } from "../ort.ts";
 import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sha256 } from "../../core/sha256.ts";
+import { sha256 } from "../../core/bundle/sha256.ts";
 import { mulberry32 } from "../random.ts";
 
 async function subtleHex(bytes: Uint8Array): Promise<string> {

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { compileBundle } from "../../core/bundle.ts";
+import { compileBundle } from "../../core/bundle/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { EXAMPLE_BUNDLE_URL, readBundle } from "../../adapter/deno/bundle_files.ts";
 import { createApp } from "../../server/mod.ts";

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { compileBundle } from "../../core/bundle.ts";
+import { compileBundle } from "../../core/bundle/mod.ts";
 import { exampleFile, exampleModel, EXAMPLES } from "../core/fixtures.ts";
 
 Deno.test("examples/ bundles are up to date with their model descriptions", async (t) => {

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { BundleError } from "../../core/bundle.ts";
+import { BundleError } from "../../core/bundle/mod.ts";
 import { PT_LIMITS } from "../../core/pt/pt_limits.ts";
 import { readPtModel } from "../../core/pt/read_pt_model.ts";
 import { readTorchZip } from "../../core/pt/read_torch_zip.ts";

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { BundleError } from "../../core/bundle.ts";
+import { BundleError } from "../../core/bundle/mod.ts";
 import { readPtModel } from "../../core/pt/read_pt_model.ts";
 import { mulberry32 } from "../random.ts";
 import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { compileBundle } from "../../core/bundle.ts";
+import { compileBundle } from "../../core/bundle/mod.ts";
 import { ModelDescriptionError, parseModelDescription } from "../../core/net/parse.ts";
 import { arcKey } from "../../core/net/types.ts";
 import { describePetraModule } from "../../core/pt/describe_petra_module.ts";

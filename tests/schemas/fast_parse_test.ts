@@ -10,7 +10,7 @@
 
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import * as z from "zod";
-import { createSchemas } from "../../core/schemas.ts";
+import { createSchemas } from "../../core/schemas/mod.ts";
 import { parseWellFormed, parseWithSchema, parseWithZod } from "../../core/schemas/parse.ts";
 import { OPERATIONS } from "../../core/ops/operations.ts";
 import { EXAMPLE_BODIES } from "../../bench/http_load.ts";

@@ -1,5 +1,5 @@
 /**
- * `core/schemas.ts`: request parsing into the operations' types (Maps for id-keyed fields,
+ * `core/schemas/mod.ts`: request parsing into the operations' types (Maps for id-keyed fields,
  * defaults) and FastAPI-shaped issues.
  *
  * @module
@@ -12,7 +12,7 @@ import {
   loadSchemas,
   type ObjectSchema,
   type ValidationIssue,
-} from "../../core/schemas.ts";
+} from "../../core/schemas/mod.ts";
 
 const schemas = createSchemas(z);
 

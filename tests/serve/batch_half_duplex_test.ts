@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import { creditTrace, metric, serveLogs } from "./batch_client.ts";
-import { concatBytes } from "../../core/concat_bytes.ts";
+import { concatBytes } from "../../core/bytes/concat_bytes.ts";
 
 /** Traces in the log: about 50 MB, more than loopback's socket buffers hold. */
 const TRACES = 500_000;

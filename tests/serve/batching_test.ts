@@ -9,8 +9,8 @@
 
 import { WebWorker } from "../adapter/web_worker.ts";
 import assert from "node:assert/strict";
-import { loadBundle } from "../../core/bundle.ts";
-import { compileBundle } from "../../core/bundle.ts";
+import { loadBundle } from "../../core/bundle/mod.ts";
+import { compileBundle } from "../../core/bundle/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import type { RunRecord } from "../../core/runtime/mod.ts";
 import { workerOrt } from "../../core/runtime/worker/worker_ort.ts";

@@ -21,7 +21,7 @@ import "../ort.ts";
 import assert from "node:assert/strict";
 import * as ort from "onnxruntime-web";
 import type { Locator } from "playwright-core";
-import { PACKAGE_VERSION } from "../../core/version.ts";
+import { PACKAGE_VERSION } from "../../core/bundle/version.ts";
 import { EXAMPLE_BUNDLE_URL, readBundle } from "../../adapter/deno/bundle_files.ts";
 import { listen } from "../../adapter/deno/listen.ts";
 import { createApp } from "../../server/mod.ts";

@@ -8,7 +8,7 @@
 
 import { fail } from "node:assert/strict";
 import { netStructure } from "../../core/net/structure.ts";
-import { loadSchemas } from "../../core/schemas.ts";
+import { loadSchemas } from "../../core/schemas/mod.ts";
 import { createApp } from "../../server/app.ts";
 import {
   checkExchange,

@@ -6,7 +6,7 @@
  */
 
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import type { Model } from "../../core/bundle.ts";
+import type { Model } from "../../core/bundle/mod.ts";
 import {
   type App,
   type AppOptions,

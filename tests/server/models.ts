@@ -14,7 +14,7 @@
  * @module
  */
 
-import { compileBundle, loadBundle, type Model } from "../../core/bundle.ts";
+import { compileBundle, loadBundle, type Model } from "../../core/bundle/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import type { PetriModel } from "../../core/net/types.ts";
 import { ORT } from "../ort.ts";

@@ -6,7 +6,7 @@
  */
 
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { loadSchemas } from "../../core/schemas.ts";
+import { loadSchemas } from "../../core/schemas/mod.ts";
 import { createApp } from "../../server/app.ts";
 import { get } from "./http.ts";
 import { openModel, xorDescription } from "./models.ts";

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
 import { OPERATIONS } from "../../core/ops/operations.ts";
-import { createSchemas } from "../../core/schemas.ts";
+import { createSchemas } from "../../core/schemas/mod.ts";
 import { createApp } from "../../server/app.ts";
 import { describeRequest } from "../../web/form_fields.ts";
 import { get, post } from "./http.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { BundleError } from "../../core/bundle.ts";
+import { BundleError } from "../../core/bundle/mod.ts";
 import {
   pairBundleFiles,
   pairPickedBundle,

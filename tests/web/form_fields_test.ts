@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
-import { createSchemas } from "../../core/schemas.ts";
+import { createSchemas } from "../../core/schemas/mod.ts";
 import { describeRequest, type FormField } from "../../web/form_fields.ts";
 
 const { requests } = createSchemas(z);

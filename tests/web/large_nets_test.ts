@@ -22,7 +22,7 @@
 
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { compileBundle } from "../../core/bundle.ts";
+import { compileBundle } from "../../core/bundle/mod.ts";
 import type { PetriModel } from "../../core/net/types.ts";
 import { netStructure } from "../../core/net/structure.ts";
 import { writeBundle } from "../../adapter/deno/bundle_files.ts";

@@ -16,7 +16,7 @@
 
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { compileBundle } from "../../core/bundle.ts";
+import { compileBundle } from "../../core/bundle/mod.ts";
 import type { PetriModel } from "../../core/net/types.ts";
 import { writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { netStructure } from "../../core/net/structure.ts";

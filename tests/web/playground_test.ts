@@ -14,7 +14,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Page } from "playwright-core";
-import { compileBundle, loadBundle } from "../../core/bundle.ts";
+import { compileBundle, loadBundle } from "../../core/bundle/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { counterfactual } from "../../core/ops/counterfactual.ts";
 import { ORT } from "../ort.ts";

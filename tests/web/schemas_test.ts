@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
-import { createSchemas } from "../../core/schemas.ts";
+import { createSchemas } from "../../core/schemas/mod.ts";
 import { browserSchemas, ZOD_MEMBERS } from "../../web/schemas.ts";
 
 const SCHEMA_SOURCES = new URL("../../core/schemas/", import.meta.url);

@@ -16,7 +16,7 @@
 
 import "../ort.ts";
 import * as ort from "onnxruntime-web";
-import { loadBundle, type Model } from "../../core/bundle.ts";
+import { loadBundle, type Model } from "../../core/bundle/mod.ts";
 import { createApp } from "../../server/mod.ts";
 import { playgroundHandler } from "../../adapter/deno/serve_static.ts";
 

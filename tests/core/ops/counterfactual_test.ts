@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { loadBundle, type Model } from "../../../core/bundle.ts";
+import { loadBundle, type Model } from "../../../core/bundle/mod.ts";
 import { parseModelDescription } from "../../../core/net/parse.ts";
 import { counterfactual } from "../../../core/ops/counterfactual.ts";
 import { RequestError } from "../../../core/ops/errors.ts";

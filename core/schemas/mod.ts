@@ -6,14 +6,14 @@
  * @module
  */
 
-import { defineSchemas, type SchemaSet, type ZodModule } from "./schemas/define.ts";
-import type { OperationTable } from "./ops/operations.ts";
+import { defineSchemas, type SchemaSet, type ZodModule } from "./define.ts";
+import type { OperationTable } from "../ops/operations.ts";
 import {
   parseRequestWith,
   type ParseResult,
   type RequestKind,
   type RequestTypes,
-} from "./schemas/parse.ts";
+} from "./parse.ts";
 
 export type {
   AnySchema,
@@ -22,10 +22,10 @@ export type {
   ResponseSchemas,
   SchemaSet,
   ZodModule,
-} from "./schemas/define.ts";
-export type { ParseResult, RequestKind, RequestTypes } from "./schemas/parse.ts";
-export { fromZodIssues, jsonInvalid, missingBody } from "./schemas/issues.ts";
-export type { ValidationIssue, ZodIssueLike } from "./schemas/issues.ts";
+} from "./define.ts";
+export type { ParseResult, RequestKind, RequestTypes } from "./parse.ts";
+export { fromZodIssues, jsonInvalid, missingBody } from "./issues.ts";
+export type { ValidationIssue, ZodIssueLike } from "./issues.ts";
 
 /** The schemas, and the request parser built on them. */
 export interface Schemas extends SchemaSet {
@@ -44,7 +44,7 @@ export interface Schemas extends SchemaSet {
  * ```ts
  * import assert from "node:assert/strict";
  * import * as z from "zod";
- * import { createSchemas } from "./schemas.ts";
+ * import { createSchemas } from "./mod.ts";
  * const schemas = createSchemas(z);
  * const marking = schemas.requests.forward.shape.input_marking!;
  * assert.equal(marking.safeParse({ p_submitted: 1 }).success, true);
@@ -68,7 +68,7 @@ export function createSchemas(z: ZodModule, operations?: OperationTable): Schema
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadSchemas } from "./schemas.ts";
+ * import { loadSchemas } from "./mod.ts";
  * const schemas = await loadSchemas();
  * const result = schemas.parseRequest("counterfactual", {
  *   input_marking: { p_submitted: 1 },

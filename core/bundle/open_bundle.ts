@@ -6,10 +6,10 @@
  * @module
  */
 
-import { type BundleFiles, loadBundle, type LoadOptions, type Model } from "./bundle.ts";
-import { loadPtBundle } from "./pt/load_pt_bundle.ts";
-import type { PtBundleFiles } from "./pt/read_pt_model.ts";
-import type { OrtModule } from "./runtime/mod.ts";
+import { type BundleFiles, loadBundle, type LoadOptions, type Model } from "./mod.ts";
+import { loadPtBundle } from "../pt/load_pt_bundle.ts";
+import type { PtBundleFiles } from "../pt/read_pt_model.ts";
+import type { OrtModule } from "../runtime/mod.ts";
 
 /** Either kind of bundle's files: `.onnx` ({@link BundleFiles}) or `.pt` ({@link PtBundleFiles}). */
 export type AnyBundleFiles = BundleFiles | PtBundleFiles;
@@ -18,7 +18,7 @@ export type AnyBundleFiles = BundleFiles | PtBundleFiles;
  * Loads either kind of bundle: `.pt` files (they have `pt`) with `loadPtBundle`, `.onnx` files
  * with `loadBundle`.
  *
- * @throws {import("./bundle.ts").BundleError} naming the file at fault.
+ * @throws {import("./mod.ts").BundleError} naming the file at fault.
  *
  * @example
  * ```ts

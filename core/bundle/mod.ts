@@ -11,28 +11,28 @@ import {
   MODEL_DESCRIPTION_FORMAT,
   ModelDescriptionError,
   parseModelDescription,
-} from "./net/parse.ts";
-import { type NetStructure, netStructure } from "./net/structure.ts";
-import type { InputSpec, ModuleSettings, Parameters, PetriModel, PetriNet } from "./net/types.ts";
-import { countNodes, decodeModel, type ModelProto } from "./onnx/proto.ts";
-import { MODEL_LIMITS } from "./net/model_limits.ts";
-import { ModelSession, type ModelSessionOptions, type OrtModule } from "./runtime/mod.ts";
+} from "../net/parse.ts";
+import { type NetStructure, netStructure } from "../net/structure.ts";
+import type { InputSpec, ModuleSettings, Parameters, PetriModel, PetriNet } from "../net/types.ts";
+import { countNodes, decodeModel, type ModelProto } from "../onnx/proto.ts";
+import { MODEL_LIMITS } from "../net/model_limits.ts";
+import { ModelSession, type ModelSessionOptions, type OrtModule } from "../runtime/mod.ts";
 import type {
   InputRow,
   OutputRow,
   PackedInputs,
   PackedOutputs,
   RunOptions,
-} from "./runtime/mod.ts";
-import { BundleError, invalidModelError, messageOf } from "./bundle/bundle_error.ts";
-import { METADATA_KEYS } from "./bundle/compile_bundle.ts";
-import { contractError, contractProblems, widthProblems } from "./bundle/graph_contract.ts";
-import { readSidecar, sha256Hex, type Sidecar } from "./bundle/sidecar.ts";
-import { modelName } from "./bundle/model_name.ts";
+} from "../runtime/mod.ts";
+import { BundleError, invalidModelError, messageOf } from "./bundle_error.ts";
+import { METADATA_KEYS } from "./compile_bundle.ts";
+import { contractError, contractProblems, widthProblems } from "./graph_contract.ts";
+import { readSidecar, sha256Hex, type Sidecar } from "./sidecar.ts";
+import { modelName } from "./model_name.ts";
 
-export { BundleError } from "./bundle/bundle_error.ts";
-export { compileBundle, type CompiledBundle, METADATA_KEYS } from "./bundle/compile_bundle.ts";
-export { fileStem, modelName } from "./bundle/model_name.ts";
+export { BundleError } from "./bundle_error.ts";
+export { compileBundle, type CompiledBundle, METADATA_KEYS } from "./compile_bundle.ts";
+export { fileStem, modelName } from "./model_name.ts";
 export {
   BUNDLE_FORMAT,
   type BundleOptions,
@@ -41,7 +41,7 @@ export {
   type Producer,
   type Sidecar,
   type SidecarSpecEntry,
-} from "./bundle/sidecar.ts";
+} from "./sidecar.ts";
 
 /** The two files of a bundle, with the names messages should use for them. */
 export interface BundleFiles {
@@ -103,8 +103,8 @@ export interface Model extends AsyncDisposable {
  * ```ts
  * import assert from "node:assert/strict";
  * import * as ort from "onnxruntime-web";
- * import { compileBundle, loadBundle } from "./bundle.ts";
- * import { parseModelDescription } from "./net/parse.ts";
+ * import { compileBundle, loadBundle } from "./mod.ts";
+ * import { parseModelDescription } from "../net/parse.ts";
  * const petriModel = parseModelDescription(JSON.parse(
  *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),
  * ));

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { compareIds } from "./net/types.ts";
+import { compareIds } from "../net/types.ts";
 
 /**
  * A value that writes its own compact JSON text (a view over a typed array, say): the writer
