@@ -181,5 +181,5 @@ export type {
   ValidationIssue,
   ZodModule,
 } from "./core/schemas/mod.ts";
-export type { SchemaKit } from "./core/schemas/kit.ts";
+export type { SchemaKit } from "./core/ops/schema_kit.ts";
 export { JSON_TEXT, stringifyJson, type WritesJson } from "./core/ops/json.ts";

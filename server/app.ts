@@ -8,8 +8,7 @@
 
 import type { Model } from "../core/bundle/mod.ts";
 import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
-import { createSchemas } from "../core/schemas/mod.ts";
-import { parseWithSchema } from "../core/schemas/parse.ts";
+import { createSchemas, parseWithSchema } from "../core/schemas/mod.ts";
 import { type BodyLimits, readJsonBody } from "./body.ts";
 import { DOCS_ASSETS } from "./docs.ts";
 import { type ErrorLogger, HttpError, logToConsole, ValidationError } from "./errors.ts";

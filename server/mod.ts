@@ -80,4 +80,4 @@ export type { Model } from "../core/bundle/mod.ts";
 export type { AnyOperation, BadRequest, Operation } from "../core/ops/operation.ts";
 export type { OperationTable } from "../core/ops/operations.ts";
 export type { AnySchema, ObjectSchema, ValidationIssue, ZodModule } from "../core/schemas/mod.ts";
-export type { SchemaKit } from "../core/schemas/kit.ts";
+export type { SchemaKit } from "../core/ops/schema_kit.ts";

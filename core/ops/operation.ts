@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { AnySchema, ObjectSchema } from "../schemas/zod_types.ts";
-import type { SchemaKit } from "../schemas/kit.ts";
+import type { AnySchema, ObjectSchema } from "./zod_types.ts";
+import type { SchemaKit } from "./schema_kit.ts";
 import type { OpsModel, Runner } from "./model.ts";
 
 /** The 400 responses of an operation, for its documentation: when they happen, and one example. */

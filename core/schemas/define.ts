@@ -9,10 +9,10 @@
 
 import type { OperationName, OperationTable } from "../ops/operations.ts";
 import { OPERATIONS } from "../ops/operations.ts";
-import { type SchemaKit, schemaKit } from "./kit.ts";
-import type { AnySchema, ObjectSchema, ZodModule } from "./zod_types.ts";
+import { type SchemaKit, schemaKit } from "../ops/schema_kit.ts";
+import type { AnySchema, ObjectSchema, ZodModule } from "../ops/zod_types.ts";
 
-export type { AnySchema, ObjectSchema, ZodModule } from "./zod_types.ts";
+export type { AnySchema, ObjectSchema, ZodModule } from "../ops/zod_types.ts";
 
 /** The request body of each operation of the table, by name. */
 export type RequestSchemas = { readonly [K in OperationName]: ObjectSchema };

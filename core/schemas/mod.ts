@@ -23,6 +23,7 @@ export type {
   SchemaSet,
   ZodModule,
 } from "./define.ts";
+export { parseWithSchema } from "./parse.ts";
 export type { ParseResult, RequestKind, RequestTypes } from "./parse.ts";
 export { fromZodIssues, jsonInvalid, missingBody } from "./issues.ts";
 export type { ValidationIssue, ZodIssueLike } from "./issues.ts";

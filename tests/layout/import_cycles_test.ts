@@ -2,7 +2,7 @@
  * No module of the package imports itself back: the module graph of every export in
  * `deno.json` (from `deno info --json`, static, dynamic and type imports alike) has no cycle
  * among the package's own files. A cycle is a module in the wrong room: the leaf that owns
- * shared types (such as `core/schemas/zod_types.ts`) belongs below both of its users.
+ * shared types (such as `core/ops/zod_types.ts`) belongs below both of its users.
  *
  * @module
  */

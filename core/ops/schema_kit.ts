@@ -7,7 +7,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import * as z from "zod";
- * import { schemaKit } from "./kit.ts";
+ * import { schemaKit } from "./schema_kit.ts";
  * const kit = schemaKit(z);
  * assert.equal(kit.marking.safeParse({ p_in: 1 }).success, true);
  * assert.equal(kit.marking.safeParse({ p_in: "1" }).success, false);
@@ -16,7 +16,7 @@
  * @module
  */
 
-import { finiteFloat32 } from "./float32.ts";
+import { finiteFloat32 } from "./float32_schema.ts";
 import type { AnySchema, ZodModule } from "./zod_types.ts";
 
 /** The shared schema pieces, with the zod module they were built with. */
@@ -54,7 +54,7 @@ const EXAMPLE_VALUES = { p_submitted: 5000 };
  * ```ts
  * import assert from "node:assert/strict";
  * import * as z from "zod";
- * import { schemaKit } from "./kit.ts";
+ * import { schemaKit } from "./schema_kit.ts";
  * const { activations } = schemaKit(z);
  * const parsed = activations("Firing", { t_a: 1 }).parse({ t_a: null });
  * assert.deepEqual(parsed, { t_a: null });

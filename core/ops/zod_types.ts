@@ -1,7 +1,6 @@
 /**
- * The zod types the schema kit, the operations and the schema set share. A leaf module (it
- * imports only zod's types), so that the operations table and the schema set, which iterates
- * it, do not import each other.
+ * The zod types an operation declares its schemas with; the schema set (`core/schemas/`) builds
+ * on the same ones. Types only: zod itself is passed in at run time.
  *
  * @module
  */

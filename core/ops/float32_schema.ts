@@ -17,7 +17,7 @@ import type { AnySchema, ZodModule } from "./zod_types.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import * as z from "zod";
- * import { finiteFloat32 } from "./float32.ts";
+ * import { finiteFloat32 } from "./float32_schema.ts";
  * const number = finiteFloat32(z);
  * assert.equal(number.safeParse(3.4e38).success, true);
  * const result = number.safeParse(-1e39);
