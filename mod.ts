@@ -166,7 +166,7 @@ export {
   type TraceEvent,
   type TraceFormat,
   TraceReadError,
-} from "./core/traces/mod.ts";
+} from "./core/event_log/mod.ts";
 
 // The request and response schemas, and the JSON the server writes
 export { createSchemas, loadSchemas, type Schemas } from "./core/schemas/mod.ts";

@@ -40,7 +40,7 @@
 
 import type { Model } from "../core/bundle/mod.ts";
 import type { OrtModule } from "../core/runtime/mod.ts";
-import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
+import { readTraces, type Trace, TraceReadError } from "../core/event_log/mod.ts";
 import { quoteId } from "../core/net/quote_id.ts";
 import { bundleLocation, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
 import {

@@ -32,7 +32,7 @@
 
 import type { OutputFormat } from "../core/batch/entry_layout.ts";
 import type { ValidationIssue } from "../core/schemas/mod.ts";
-import type { TraceFormat } from "../core/traces/mod.ts";
+import type { TraceFormat } from "../core/event_log/mod.ts";
 import { HttpError, ValidationError } from "./errors.ts";
 import { qualityValues } from "./quality_values.ts";
 

@@ -47,7 +47,7 @@ import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
 import { type LogTally, scoreLog } from "../core/batch/score_log.ts";
 import { type EntrySink, textSink } from "../core/batch/text_sink.ts";
 import { ModelBusyError, type PackedInputs, RunCancelledError } from "../core/runtime/mod.ts";
-import { readTraces, TraceReadError } from "../core/traces/mod.ts";
+import { readTraces, TraceReadError } from "../core/event_log/mod.ts";
 import { AnswerStream } from "./answer_stream.ts";
 import { ANSWER_TYPES, type BatchRequest, readBatchRequest } from "./batch_request.ts";
 import type { RequestContext } from "./context.ts";

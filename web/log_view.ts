@@ -19,7 +19,7 @@
  */
 
 import type { AnyBundleFiles } from "../core/bundle/open_bundle.ts";
-import { detectFormat } from "../core/traces/format.ts";
+import { detectFormat } from "../core/event_log/format.ts";
 import { messageOf } from "../core/bundle/bundle_error.ts";
 import type { BackendName } from "./backends.ts";
 import { html, onFileDrop } from "./dom.ts";

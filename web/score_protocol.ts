@@ -7,7 +7,7 @@
  */
 
 import type { AnyBundleFiles } from "../core/bundle/open_bundle.ts";
-import type { TraceFormat } from "../core/traces/format.ts";
+import type { TraceFormat } from "../core/event_log/format.ts";
 import type { BackendName } from "./backends.ts";
 import type { ScoreHistogram, StoredTrace, TableOrder } from "./result_store.ts";
 

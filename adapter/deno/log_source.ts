@@ -2,7 +2,7 @@
  * Where `batch` reads an event log from: a file, an `http(s)` URL (a presigned S3 or GCS URL,
  * any HTTP server) or standard input. Each gives the whole log as a stream and, when it can be
  * read from any offset (a file; a server that honours HTTP `Range`), a
- * {@link ByteSource} for range shards (`core/traces/range.ts`). Each counts the bytes it read,
+ * {@link ByteSource} for range shards (`core/event_log/range.ts`). Each counts the bytes it read,
  * so a run can say how much of the log it fetched.
  *
  * URLs are read as `bundle_files.ts` reads bundles: a timeout for every answer and for every
@@ -31,9 +31,9 @@
  * @module
  */
 
-import { TraceReadError } from "../../core/traces/errors.ts";
-import { streamFrom } from "../../core/traces/input.ts";
-import type { ByteSource } from "../../core/traces/range.ts";
+import { TraceReadError } from "../../core/event_log/errors.ts";
+import { streamFrom } from "../../core/event_log/input.ts";
+import type { ByteSource } from "../../core/event_log/range.ts";
 import { FETCH_TIMEOUT_MS, fetchFailure } from "./fetch_failure.ts";
 
 /**

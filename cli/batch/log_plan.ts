@@ -3,7 +3,7 @@
  * in which format, and, with `--shard I/N`, in which sharding mode:
  *
  * - **range** (uncompressed XES, JSON and JSONL files and URLs): the shard reads only its
- *   share of the bytes (`core/traces/range.ts`) and numbers its traces from 0; `merge`
+ *   share of the bytes (`core/event_log/range.ts`) and numbers its traces from 0; `merge`
  *   renumbers them;
  * - **modulo** (CSV, gzip, standard input, or `--shard-mode modulo`): the shard reads the
  *   whole log and scores the traces whose index i has i mod N = I, keeping their index.
@@ -38,7 +38,7 @@ import {
   type TraceRange,
   TraceReadError,
   UnsplittableLog,
-} from "../../core/traces/mod.ts";
+} from "../../core/event_log/mod.ts";
 import {
   fileLogSource,
   isLogUrl,

@@ -16,7 +16,7 @@
  * @module
  */
 
-import type { TraceFormat } from "../traces/format.ts";
+import type { TraceFormat } from "../event_log/format.ts";
 
 /** The rough share of a CSV file's reading in its two passes (indexing, then reading). */
 const CSV_PASSES: readonly number[] = [0.2, 0.8];

@@ -30,7 +30,7 @@
 import type { Model } from "../bundle/mod.ts";
 import { type ScoredRows, scoreRows } from "../ops/anomaly_rows.ts";
 import type { PackedInputs, PackedOutputs } from "../runtime/mod.ts";
-import type { Trace, TraceEvent } from "../traces/mod.ts";
+import type { Trace, TraceEvent } from "../event_log/mod.ts";
 import { type PackedRows, TracePacker } from "./trace_packer.ts";
 
 /** Traces read between two calls of {@link ScoreBatchesOptions.pause}. */

@@ -41,7 +41,7 @@ import {
   type ScoredBatch,
   type Tally,
 } from "./score_batches.ts";
-import type { Trace } from "../traces/mod.ts";
+import type { Trace } from "../event_log/mod.ts";
 import type { EntrySink } from "./text_sink.ts";
 
 export type { Tally };

@@ -35,7 +35,7 @@ import {
   SpecError,
   specErrorEntry,
   type Trace,
-} from "../traces/mod.ts";
+} from "../event_log/mod.ts";
 
 /** One spec entry: the column it fills (-1: not a place) and a constant or an attribute. */
 interface Column {

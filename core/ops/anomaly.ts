@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { TraceEvent } from "../traces/types.ts";
+import type { TraceEvent } from "../event_log/types.ts";
 import { checkPlaceKeys } from "./check.ts";
 import { type IdMap, type OpsModel, type Runner, runRows } from "./model.ts";
 import type { Operation } from "./operation.ts";

@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { MAX_XES_VALUE_CHARS } from "../../core/traces/xes.ts";
+import { MAX_XES_VALUE_CHARS } from "../../core/event_log/xes/read.ts";
 import { CREDIT_BUNDLE, ROOT, withTempDir } from "./helpers.ts";
 
 const MIB = 1024 * 1024;

@@ -16,8 +16,8 @@ import {
 } from "../conformance/fixtures.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { compareIds } from "../../core/net/types.ts";
-import { readTraces } from "../../core/traces/read.ts";
-import { resolveTraceInputs, SpecError, specErrorEntry } from "../../core/traces/specs.ts";
+import { readTraces } from "../../core/event_log/read.ts";
+import { resolveTraceInputs, SpecError, specErrorEntry } from "../../core/event_log/specs.ts";
 
 interface ScoreEntry {
   trace_index: number;

@@ -7,10 +7,10 @@
  */
 
 import assert from "node:assert/strict";
-import { readCsvTraces } from "../../core/traces/csv.ts";
-import type { CsvColumnChoice, CsvOptions, CsvSource } from "../../core/traces/csv.ts";
-import { MAX_RECORD_CHARS } from "../../core/traces/csv_rows.ts";
-import { TraceReadError } from "../../core/traces/errors.ts";
+import { readCsvTraces } from "../../core/event_log/csv/read.ts";
+import type { CsvColumnChoice, CsvOptions, CsvSource } from "../../core/event_log/csv/read.ts";
+import { MAX_RECORD_CHARS } from "../../core/event_log/csv/rows.ts";
+import { TraceReadError } from "../../core/event_log/errors.ts";
 import { collect, gzip, type PlainTrace, random, rejection, streamOf } from "./helpers.ts";
 
 /** Reads `csv` both ways: as a re-openable source and as a single stream. */

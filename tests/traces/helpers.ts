@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Trace } from "../../core/traces/mod.ts";
+import type { Trace } from "../../core/event_log/mod.ts";
 
 /** UTF-8 bytes of `text`. */
 export function bytesOf(text: string): Uint8Array {

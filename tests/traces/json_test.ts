@@ -6,8 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { readJsonTraces } from "../../core/traces/json.ts";
-import { TraceReadError } from "../../core/traces/errors.ts";
+import { readJsonTraces } from "../../core/event_log/json/read.ts";
+import { TraceReadError } from "../../core/event_log/errors.ts";
 import { collect, gzip, type PlainTrace, random, rejection, streamOf } from "./helpers.ts";
 
 const DOC = `[

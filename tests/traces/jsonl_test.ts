@@ -8,9 +8,9 @@
  */
 
 import assert from "node:assert/strict";
-import { readJsonlTraces } from "../../core/traces/jsonl.ts";
-import { readJsonTraces } from "../../core/traces/json.ts";
-import { TraceReadError } from "../../core/traces/errors.ts";
+import { readJsonlTraces } from "../../core/event_log/jsonl/read.ts";
+import { readJsonTraces } from "../../core/event_log/json/read.ts";
+import { TraceReadError } from "../../core/event_log/errors.ts";
 import { collect, random, streamOf } from "./helpers.ts";
 
 const ENTRIES = [

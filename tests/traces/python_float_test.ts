@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { parsePythonFloat } from "../../core/traces/python_float.ts";
+import { parsePythonFloat } from "../../core/event_log/python_float.ts";
 
 interface Case {
   text: string;

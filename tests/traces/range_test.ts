@@ -16,9 +16,9 @@ import {
   openTraceRange,
   type SplittableFormat,
   UnsplittableLog,
-} from "../../core/traces/range.ts";
-import { readTraces } from "../../core/traces/read.ts";
-import { TraceReadError } from "../../core/traces/errors.ts";
+} from "../../core/event_log/range.ts";
+import { readTraces } from "../../core/event_log/read.ts";
+import { TraceReadError } from "../../core/event_log/errors.ts";
 import { CONFORMANCE, RECORDED_MODELS } from "../conformance/fixtures.ts";
 import { bytesOf, plain, type PlainTrace, random, streamOf } from "./helpers.ts";
 

@@ -5,9 +5,9 @@
  */
 
 import assert from "node:assert/strict";
-import { detectFormat } from "../../core/traces/format.ts";
-import { readTraces } from "../../core/traces/read.ts";
-import { TraceReadError } from "../../core/traces/errors.ts";
+import { detectFormat } from "../../core/event_log/format.ts";
+import { readTraces } from "../../core/event_log/read.ts";
+import { TraceReadError } from "../../core/event_log/errors.ts";
 import { collect, gzip, rejection, streamOf } from "./helpers.ts";
 
 Deno.test("detectFormat() reads the suffix case-insensitively, or takes the format given", async (t) => {

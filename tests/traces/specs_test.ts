@@ -11,7 +11,7 @@ import {
   resolveTraceInputs,
   SpecError,
   specErrorEntry,
-} from "../../core/traces/specs.ts";
+} from "../../core/event_log/specs.ts";
 
 function trace(attributes: Record<string, string>) {
   return { attributes: new Map(Object.entries(attributes)), events: [] };

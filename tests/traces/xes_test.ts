@@ -6,8 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { readXesTraces } from "../../core/traces/xes.ts";
-import { TraceReadError } from "../../core/traces/errors.ts";
+import { readXesTraces } from "../../core/event_log/xes/read.ts";
+import { TraceReadError } from "../../core/event_log/errors.ts";
 import { collect, gzip, random, rejection, streamOf } from "./helpers.ts";
 
 const LOG = `<?xml version="1.0" encoding="UTF-8" ?>

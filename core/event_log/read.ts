@@ -5,13 +5,13 @@
  * @module
  */
 
-import { type CsvOptions, type CsvSource, readCsvTraces } from "./csv.ts";
+import { type CsvOptions, type CsvSource, readCsvTraces } from "./csv/read.ts";
 import { DEFAULT_NAME } from "./errors.ts";
 import { detectFormat, type TraceFormat } from "./format.ts";
-import { readJsonTraces } from "./json.ts";
-import { readJsonlTraces } from "./jsonl.ts";
+import { readJsonTraces } from "./json/read.ts";
+import { readJsonlTraces } from "./jsonl/read.ts";
 import type { Trace } from "./types.ts";
-import { readXesTraces } from "./xes.ts";
+import { readXesTraces } from "./xes/read.ts";
 
 /** Options of {@link readTraces}: the CSV reader's, plus the format. */
 export interface ReadTracesOptions extends CsvOptions {

@@ -1,17 +1,17 @@
 /**
- * Streams traces out of a JSON trace file, a list of entries (see `json_entry.ts`). The list
+ * Streams traces out of a JSON trace file, a list of entries (see `entry.ts`). The list
  * is cut entry by entry and each entry parsed on its own, so memory holds one entry at a time
  * however long the file.
  *
  * @module
  */
 
-import { DEFAULT_NAME, errorText, TraceReadError } from "./errors.ts";
-import { decodeText, readBytes } from "./input.ts";
-import { entryTrace } from "./json_entry.ts";
-import { JsonArraySplitter, type JsonElementText, JsonSplitError } from "./json_split.ts";
-import { type FragmentOptions, LineBase } from "./fragment.ts";
-import type { ReadOptions, Trace } from "./types.ts";
+import { DEFAULT_NAME, errorText, TraceReadError } from "../errors.ts";
+import { decodeText, readBytes } from "../input.ts";
+import { entryTrace } from "./entry.ts";
+import { JsonArraySplitter, type JsonElementText, JsonSplitError } from "./split.ts";
+import { type FragmentOptions, LineBase } from "../fragment.ts";
+import type { ReadOptions, Trace } from "../types.ts";
 
 /**
  * Yields the traces of a JSON trace file one by one, in file order.
@@ -24,7 +24,7 @@ import type { ReadOptions, Trace } from "./types.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readJsonTraces } from "./json.ts";
+ * import { readJsonTraces } from "./read.ts";
  * const json = '[{"attributes": {"amount": 5000}, "events": ["approve loan"]}]';
  * const traces = await Array.fromAsync(readJsonTraces(new Blob([json]).stream()));
  * assert.equal(traces[0]!.attributes.get("amount"), "5000"); // non-strings become JSON text
@@ -45,7 +45,7 @@ export function readJsonTraces(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { jsonTraces } from "./json.ts";
+ * import { jsonTraces } from "./read.ts";
  * const fragment = new Blob(['[\n  {"events": ["a"]},\n  ']).stream(); // head + one entry
  * const traces = await Array.fromAsync(jsonTraces(fragment, { fragment: true, lineBase: 1 }));
  * assert.equal(traces.length, 1);

@@ -5,7 +5,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { JsonlScanner } from "./jsonl_scan.ts";
+ * import { JsonlScanner } from "./scan.ts";
  * const bytes = new TextEncoder().encode('{"events": ["a\\nb"]}\n  \n{"events": []}\n');
  * // From byte 3 (mid-line, not a line start): the next non-blank line starts at 24.
  * assert.equal(new JsonlScanner({ from: 3, lineStart: false }).scan(bytes.subarray(3), 3), 24);
@@ -14,7 +14,7 @@
  * @module
  */
 
-import { isSpace, type TraceScanner } from "./scan.ts";
+import { isSpace, type TraceScanner } from "../scan.ts";
 
 const NEWLINE = 0x0a;
 

@@ -1,8 +1,8 @@
 /**
- * Trace files in, traces out: streaming readers for XES, CSV, JSON and JSONL files (each also
- * gzipped) that yield one {@link Trace} at a time so memory stays flat as files grow; range
- * reading, by which one of N shards reads only its share of a log; and the resolution of a
- * model's input specs against a trace. Bytes come in as web `ReadableStream`s.
+ * Event logs in, traces out. A log is a file or stream of traces in one format (XES, CSV, JSON,
+ * JSONL, each also gzipped; one subfolder each), a trace is one case. The readers yield one
+ * {@link Trace} at a time so memory stays flat as logs grow; range reading lets shard I of N
+ * read only its share of a log; specs resolve a model's inputs against a trace.
  *
  * @example
  * ```ts
@@ -36,16 +36,16 @@ export type { InputSpec, InputSpecEntry } from "../net/types.ts";
 export { TraceReadError } from "./errors.ts";
 export { type DetectedFormat, detectFormat, type TraceFormat } from "./format.ts";
 export { readTraces, type ReadTracesOptions } from "./read.ts";
-export { readXesTraces } from "./xes.ts";
+export { readXesTraces } from "./xes/read.ts";
 export {
   type CsvColumnChoice,
   type CsvColumnOptions,
   type CsvOptions,
   type CsvSource,
   readCsvTraces,
-} from "./csv.ts";
-export { readJsonTraces } from "./json.ts";
-export { readJsonlTraces } from "./jsonl.ts";
+} from "./csv/read.ts";
+export { readJsonTraces } from "./json/read.ts";
+export { readJsonlTraces } from "./jsonl/read.ts";
 export {
   blobSource,
   type ByteSource,

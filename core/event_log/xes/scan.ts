@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { XesScanner } from "./xes_scan.ts";
+ * import { XesScanner } from "./scan.ts";
  * const text = '<log><trace a="x>"/><![CDATA[<trace>]]><trace/></log>';
  * const scanner = XesScanner.exact({ depth: 0, from: 6 });
  * assert.equal(scanner.scan(new TextEncoder().encode(text), 0), 39);
@@ -18,7 +18,7 @@
  * @module
  */
 
-import { isSpace, type TraceScanner } from "./scan.ts";
+import { isSpace, type TraceScanner } from "../scan.ts";
 
 const enum State {
   Text,
@@ -80,7 +80,7 @@ interface Mode {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { XesScanner } from "./xes_scan.ts";
+ * import { XesScanner } from "./scan.ts";
  * // From byte 5 of `…"/><trace>…`: inside an attribute value, then a trace start.
  * const bytes = new TextEncoder().encode('<trace k="v>"/><trace></trace>');
  * assert.equal(XesScanner.resync({ from: 5 }).scan(bytes.subarray(5), 5), 15);
@@ -116,7 +116,7 @@ export class XesScanner implements TraceScanner {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { XesScanner } from "./xes_scan.ts";
+   * import { XesScanner } from "./scan.ts";
    * const bytes = new TextEncoder().encode("<log><trace><trace/></trace><trace/></log>");
    * assert.equal(XesScanner.exact({ depth: 0, from: 6 }).scan(bytes, 0), 28); // not the nested one
    * ```

@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { JsonArraySplitter } from "./json_split.ts";
+ * import { JsonArraySplitter } from "./split.ts";
  * const splitter = new JsonArraySplitter();
  * const texts = [...splitter.push('[{"a": 1}, {"b'), ...splitter.push('": 2}]')];
  * splitter.end();
@@ -24,8 +24,8 @@ import {
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
-} from "./json_bytes.ts";
-import { isSpace } from "./scan.ts";
+} from "./bytes.ts";
+import { isSpace } from "../scan.ts";
 
 /** One top-level element's text and where it starts (1-based line and column, 0-based offset). */
 export interface JsonElementText {

@@ -7,7 +7,7 @@
  */
 
 import papaparse from "papaparse";
-import { TraceReadError } from "./errors.ts";
+import { TraceReadError } from "../errors.ts";
 
 /** Rows parsed from one stretch of the text. */
 export interface CsvRowBatch {
@@ -48,7 +48,7 @@ export const MAX_RECORD_CHARS = 1 << 22;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { csvRowBatches } from "./csv_rows.ts";
+ * import { csvRowBatches } from "./rows.ts";
  * // A quoted field may hold the separator and span chunks.
  * const chunks = ReadableStream.from(['case,activity\nc1,"approve', ', loan"\n']);
  * const rows = [];

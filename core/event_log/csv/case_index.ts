@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { CaseIndexer } from "./csv_index.ts";
+ * import { CaseIndexer } from "./case_index.ts";
  * const indexer = new CaseIndexer();
  * for (const id of ["c1", "c1", "c2", "c1", "c3"]) indexer.add(id);
  * const index = indexer.finish();

@@ -8,15 +8,15 @@
  * @module
  */
 
-import { quoteId } from "../net/quote_id.ts";
-import { chooseColumns, type CsvColumnChoice, type CsvColumnOptions } from "./csv_columns.ts";
-import { type CaseIndex, CaseIndexer, ownCopy } from "./csv_index.ts";
-import { type CsvRowBatch, csvRowBatches } from "./csv_rows.ts";
-import { DEFAULT_NAME, TraceReadError } from "./errors.ts";
-import { decodeText, readBytes } from "./input.ts";
-import type { ReadOptions, Trace, TraceEvent } from "./types.ts";
+import { quoteId } from "../../net/quote_id.ts";
+import { chooseColumns, type CsvColumnChoice, type CsvColumnOptions } from "./columns.ts";
+import { type CaseIndex, CaseIndexer, ownCopy } from "./case_index.ts";
+import { type CsvRowBatch, csvRowBatches } from "./rows.ts";
+import { DEFAULT_NAME, TraceReadError } from "../errors.ts";
+import { decodeText, readBytes } from "../input.ts";
+import type { ReadOptions, Trace, TraceEvent } from "../types.ts";
 
-export type { CsvColumnChoice, CsvColumnOptions } from "./csv_columns.ts";
+export type { CsvColumnChoice, CsvColumnOptions } from "./columns.ts";
 
 /** Options of {@link readCsvTraces}. */
 export interface CsvOptions extends ReadOptions, CsvColumnOptions {
@@ -43,7 +43,7 @@ export type CsvSource = ReadableStream<Uint8Array> | (() => ReadableStream<Uint8
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readCsvTraces } from "./csv.ts";
+ * import { readCsvTraces } from "./read.ts";
  * const text = "case_id,activity,amount\nc1,submit,5000\nc2,submit,90000\nc1,approve loan,5000\n";
  * const open = () => new Blob([text]).stream();
  * const traces = [];

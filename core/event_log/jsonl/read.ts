@@ -1,15 +1,15 @@
 /**
- * Streams traces out of a JSONL trace file: one entry a line (see `json_entry.ts`), blank lines
+ * Streams traces out of a JSONL trace file: one entry a line (see `../json/entry.ts`), blank lines
  * skipped. A line is read as soon as it is complete, so memory holds one chunk of lines
  * however long the file.
  *
  * @module
  */
 
-import { DEFAULT_NAME, errorText, TraceReadError } from "./errors.ts";
-import { decodeText, readBytes } from "./input.ts";
-import { entryTrace } from "./json_entry.ts";
-import type { ReadOptions, Trace } from "./types.ts";
+import { DEFAULT_NAME, errorText, TraceReadError } from "../errors.ts";
+import { decodeText, readBytes } from "../input.ts";
+import { entryTrace } from "../json/entry.ts";
+import type { ReadOptions, Trace } from "../types.ts";
 
 /** The longest line read (a trace of a few million events). */
 const MAX_LINE_CHARS = 256 * 1024 * 1024;
@@ -31,7 +31,7 @@ interface Line {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readJsonlTraces } from "./jsonl.ts";
+ * import { readJsonlTraces } from "./read.ts";
  * const file = new Blob(['{"events": ["a"]}\n\n{"events": ["b", "c"]}']).stream();
  * const traces = await Array.fromAsync(readJsonlTraces(file, { name: "t.jsonl" }));
  * assert.deepEqual(traces.map((t) => t.events.length), [1, 2]);

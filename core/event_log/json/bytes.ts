@@ -1,6 +1,6 @@
 /**
  * The byte codes of JSON's structural characters, shared by the JSON list splitter
- * (`json_split.ts`) and the range scanner (`json_scan.ts`), which both walk UTF-8 bytes.
+ * (`split.ts`) and the range scanner (`scan.ts`), which both walk UTF-8 bytes.
  *
  * @module
  */

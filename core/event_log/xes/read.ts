@@ -9,10 +9,10 @@
  */
 
 import { SaxesParser, type StartTagForOptions } from "saxes";
-import { DEFAULT_NAME, errorText, TraceReadError } from "./errors.ts";
-import { type FragmentOptions, LineBase } from "./fragment.ts";
-import { decodeText, readBytes } from "./input.ts";
-import type { ReadOptions, Trace, TraceEvent } from "./types.ts";
+import { DEFAULT_NAME, errorText, TraceReadError } from "../errors.ts";
+import { type FragmentOptions, LineBase } from "../fragment.ts";
+import { decodeText, readBytes } from "../input.ts";
+import type { ReadOptions, Trace, TraceEvent } from "../types.ts";
 
 type SaxOptions = { xmlns: false; position: true };
 
@@ -41,7 +41,7 @@ const enum Role {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readXesTraces } from "./xes.ts";
+ * import { readXesTraces } from "./read.ts";
  * const xml = `<log><trace><string key="amount" value="5000"/>
  *   <event><string key="concept:name" value="approve loan"/></event></trace></log>`;
  * const traces = await Array.fromAsync(readXesTraces(new Blob([xml]).stream()));
@@ -63,7 +63,7 @@ export function readXesTraces(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { xesTraces } from "./xes.ts";
+ * import { xesTraces } from "./read.ts";
  * const bytes = new Blob(["<log>\n<trace><event/></trace>\n"]).stream();
  * const traces = await Array.fromAsync(xesTraces(bytes, { fragment: true, lineBase: 1 }));
  * assert.equal(traces[0]!.events.length, 1);
@@ -258,7 +258,7 @@ async function* xesText(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { xesEncoding } from "./xes.ts";
+ * import { xesEncoding } from "./read.ts";
  * const le = new Uint8Array([0xff, 0xfe, 0x3c, 0x00, 0x6c, 0x00]);
  * assert.equal(xesEncoding([le], "log.xes"), "utf-16le");
  * assert.equal(xesEncoding([new Uint8Array([0x00, 0x3c, 0x00, 0x3f])], "log.xes"), "utf-16be");

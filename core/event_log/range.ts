@@ -14,14 +14,14 @@ import type { TraceFormat } from "./format.ts";
 import { readBytes, streamFrom } from "./input.ts";
 import { sniffFile } from "../bytes/file_kind.ts";
 import { concatBytes } from "../bytes/concat_bytes.ts";
-import { jsonTraces } from "./json.ts";
-import { JsonScanner } from "./json_scan.ts";
-import { readJsonlTraces } from "./jsonl.ts";
-import { JsonlScanner } from "./jsonl_scan.ts";
+import { jsonTraces } from "./json/read.ts";
+import { JsonScanner } from "./json/scan.ts";
+import { readJsonlTraces } from "./jsonl/read.ts";
+import { JsonlScanner } from "./jsonl/scan.ts";
 import { isSpace, type TraceScanner } from "./scan.ts";
 import type { Trace } from "./types.ts";
-import { declaredEncoding, xesTraces } from "./xes.ts";
-import { XesScanner } from "./xes_scan.ts";
+import { declaredEncoding, xesTraces } from "./xes/read.ts";
+import { XesScanner } from "./xes/scan.ts";
 
 /** How far before its range a shard starts its resynchronising scan (64 KiB). */
 export const LOOK_BEHIND = 64 * 1024;

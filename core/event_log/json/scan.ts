@@ -7,8 +7,8 @@
  * @module
  */
 
-import { concatBytes } from "../bytes/concat_bytes.ts";
-import { isSpace, type TraceScanner } from "./scan.ts";
+import { concatBytes } from "../../bytes/concat_bytes.ts";
+import { isSpace, type TraceScanner } from "../scan.ts";
 import {
   BACKSLASH,
   CLOSE_BRACE,
@@ -17,7 +17,7 @@ import {
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
-} from "./json_bytes.ts";
+} from "./bytes.ts";
 
 /** The bytes that may appear outside strings (besides white space and `"`). */
 const OUTSIDE = new Uint8Array(256);
@@ -141,7 +141,7 @@ class Reading {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { JsonScanner } from "./json_scan.ts";
+ * import { JsonScanner } from "./scan.ts";
  * // From inside a string holding `}, {`: the real entry comes after.
  * const bytes = new TextEncoder().encode('x}, {y": "z"}]}, {"events": []}]');
  * assert.equal(JsonScanner.resync({ from: 0 }).scan(bytes, 0), 17);
@@ -176,7 +176,7 @@ export class JsonScanner implements TraceScanner {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { JsonScanner } from "./json_scan.ts";
+   * import { JsonScanner } from "./scan.ts";
    * const bytes = new TextEncoder().encode('{"a": "]"} , "x"]');
    * assert.equal(JsonScanner.exact({ from: 1 }).scan(bytes, 0), 13); // a string element
    * ```

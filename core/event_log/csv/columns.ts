@@ -5,8 +5,8 @@
  * @module
  */
 
-import { quoteId } from "../net/quote_id.ts";
-import { TraceReadError } from "./errors.ts";
+import { quoteId } from "../../net/quote_id.ts";
+import { TraceReadError } from "../errors.ts";
 
 /** The case and activity columns a CSV reader uses. */
 export interface CsvColumnOptions {
@@ -43,7 +43,7 @@ const PM4PY_ACTIVITY = "concept:name";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { chooseColumns } from "./csv_columns.ts";
+ * import { chooseColumns } from "./columns.ts";
  * const choice = chooseColumns(["case:concept:name", "concept:name", "amount"], {}, "log.csv");
  * assert.equal(choice.caseColumn, "case:concept:name");
  * assert.equal(

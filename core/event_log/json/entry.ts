@@ -6,8 +6,8 @@
  * @module
  */
 
-import { TraceReadError } from "./errors.ts";
-import type { Trace, TraceEvent } from "./types.ts";
+import { TraceReadError } from "../errors.ts";
+import type { Trace, TraceEvent } from "../types.ts";
 
 /**
  * The trace of one parsed entry; `where` starts every error message (the input's name and
@@ -18,7 +18,7 @@ import type { Trace, TraceEvent } from "./types.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { entryTrace } from "./json_entry.ts";
+ * import { entryTrace } from "./entry.ts";
  * const trace = entryTrace({ attributes: { amount: 5000 }, events: ["approve loan"] }, "t: line 1");
  * assert.equal(trace.attributes.get("amount"), "5000");
  * assert.throws(() => entryTrace({}, "t: line 2"), /t: line 2: 'events' is missing/);

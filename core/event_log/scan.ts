@@ -29,7 +29,7 @@ export interface TraceScanner {
  * ```ts
  * import assert from "node:assert/strict";
  * import { firstTraceStart } from "./scan.ts";
- * import { XesScanner } from "./xes_scan.ts";
+ * import { XesScanner } from "./xes/scan.ts";
  * const xes = new TextEncoder().encode('<log><!-- <trace> --><trace></trace></log>');
  * assert.equal(firstTraceStart(XesScanner.exact({ depth: 0, from: 0 }), [xes]), 21);
  * ```
