@@ -59,12 +59,12 @@ import {
   entryLayout,
   OUTPUT_FORMATS,
   type OutputFormat,
-} from "../core/batch/entry_layout.ts";
+} from "../core/log_scoring/entry_layout.ts";
 import { type EntrySink, openEntrySink } from "./batch/entry_sink.ts";
-import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
-import { readingPasses } from "../core/batch/byte_counter.ts";
+import { measureBatchSize } from "../core/log_scoring/measure_batch_size.ts";
+import { readingPasses } from "../core/log_scoring/byte_counter.ts";
 import { ByteCounter, Progress } from "./batch/progress.ts";
-import { type LogTally, scoreLog } from "../core/batch/score_log.ts";
+import { type LogTally, scoreLog } from "../core/log_scoring/score_log.ts";
 import { Shard } from "./batch/shard.ts";
 import { type OpenedLog, openLog, SHARD_MODES, type ShardMode } from "./batch/log_plan.ts";
 import { headerEntry, type PartHeader, type PartTrailer, trailerEntry } from "./batch/part_meta.ts";

@@ -1,6 +1,6 @@
 /**
  * `POST /batch`: scores a whole event log sent as the body and streams the entries back, with
- * the pipeline `cli.ts batch` runs (`core/batch/score_log.ts`): the answer is byte for byte
+ * the pipeline `cli.ts batch` runs (`core/log_scoring/score_log.ts`): the answer is byte for byte
  * what `batch` writes for the same log (`Accept: application/json`, the default) or
  * `batch --output-format jsonl` (`Accept: application/x-ndjson`). What the request asks is read
  * by `./batch_request.ts`.
@@ -42,10 +42,10 @@
  */
 
 import type { Model } from "../core/bundle/mod.ts";
-import { entryLayout } from "../core/batch/entry_layout.ts";
-import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
-import { type LogTally, scoreLog } from "../core/batch/score_log.ts";
-import { type EntrySink, textSink } from "../core/batch/text_sink.ts";
+import { entryLayout } from "../core/log_scoring/entry_layout.ts";
+import { measureBatchSize } from "../core/log_scoring/measure_batch_size.ts";
+import { type LogTally, scoreLog } from "../core/log_scoring/score_log.ts";
+import { type EntrySink, textSink } from "../core/log_scoring/text_sink.ts";
 import { ModelBusyError, type PackedInputs, RunCancelledError } from "../core/runtime/mod.ts";
 import { readTraces, TraceReadError } from "../core/event_log/mod.ts";
 import { AnswerStream } from "./answer_stream.ts";

@@ -16,10 +16,10 @@
 
 import type { Model } from "../core/bundle/mod.ts";
 import { messageOf } from "../core/bundle/bundle_error.ts";
-import { ByteCounter, readingPasses } from "../core/batch/byte_counter.ts";
-import { entryLayout } from "../core/batch/entry_layout.ts";
-import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
-import { scoreBatches } from "../core/batch/score_batches.ts";
+import { ByteCounter, readingPasses } from "../core/log_scoring/byte_counter.ts";
+import { entryLayout } from "../core/log_scoring/entry_layout.ts";
+import { measureBatchSize } from "../core/log_scoring/measure_batch_size.ts";
+import { scoreBatches } from "../core/log_scoring/score_batches.ts";
 import { chooseColumns } from "../core/event_log/csv/columns.ts";
 import { csvRowBatches } from "../core/event_log/csv/rows.ts";
 import { decodeText, readBytes } from "../core/event_log/input.ts";

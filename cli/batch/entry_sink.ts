@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { openEntrySink } from "./entry_sink.ts";
- * import { entryLayout } from "../../core/batch/entry_layout.ts";
+ * import { entryLayout } from "../../core/log_scoring/entry_layout.ts";
  * import assert from "node:assert/strict";
  * let text = "";
  * const sink = openEntrySink(undefined, entryLayout("json"), (t) => text += t);
@@ -19,8 +19,8 @@
  */
 
 import type { AtomicFile } from "./atomic_file.ts";
-import type { EntryLayout } from "../../core/batch/entry_layout.ts";
-import { type EntrySink, textSink } from "../../core/batch/text_sink.ts";
+import type { EntryLayout } from "../../core/log_scoring/entry_layout.ts";
+import { type EntrySink, textSink } from "../../core/log_scoring/text_sink.ts";
 
 export type { EntrySink };
 
@@ -32,7 +32,7 @@ export type { EntrySink };
  * import assert from "node:assert/strict";
  * import { openEntrySink } from "./entry_sink.ts";
  * import { AtomicFile } from "./atomic_file.ts";
- * import { entryLayout } from "../../core/batch/entry_layout.ts";
+ * import { entryLayout } from "../../core/log_scoring/entry_layout.ts";
  * const dir = await Deno.makeTempDir();
  * const file = await AtomicFile.create(`${dir}/scores.jsonl`);
  * const sink = openEntrySink(file, entryLayout("jsonl"), () => {});

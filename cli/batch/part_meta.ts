@@ -26,7 +26,7 @@
  * @module
  */
 
-import type { OutputFormat } from "../../core/batch/entry_layout.ts";
+import type { OutputFormat } from "../../core/log_scoring/entry_layout.ts";
 
 /** The key of a part's header entry. */
 export const PART_KEY = "petri_serve_part";

@@ -15,7 +15,7 @@
  * @module
  */
 
-import { ByteCounter } from "../../core/batch/byte_counter.ts";
+import { ByteCounter } from "../../core/log_scoring/byte_counter.ts";
 
 export { ByteCounter };
 

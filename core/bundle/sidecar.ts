@@ -46,7 +46,7 @@ export interface Sidecar {
   readonly scenario_name: string | null;
   /** `null` when the model description has none. */
   readonly scenario_description: string | null;
-  /** Place id -> how a trace gives that place's marking (read by `batch`). */
+  /** Place id -> how a trace gives that place's marking (read by log scoring). */
   readonly input_marking_spec: Readonly<Record<string, SidecarSpecEntry>>;
   /** Place id -> how a trace gives that place's value. */
   readonly input_values_spec: Readonly<Record<string, SidecarSpecEntry>>;

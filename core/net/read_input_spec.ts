@@ -1,5 +1,5 @@
 /**
- * Reads `input_marking_spec` and `input_values_spec`: how `batch` fills each place from a
+ * Reads `input_marking_spec` and `input_values_spec`: how log scoring fills each place from a
  * trace (a constant, or a trace attribute).
  *
  * @example

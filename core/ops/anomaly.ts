@@ -67,7 +67,7 @@ export async function anomaly(
 }
 
 /**
- * Scores many traces in one batched run (ids are assumed checked, e.g. by `batch`'s spec
+ * Scores many traces in one batched run (ids are assumed checked, e.g. by log scoring's spec
  * resolution); responses in input order.
  *
  * @example

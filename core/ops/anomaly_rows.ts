@@ -1,6 +1,6 @@
 /**
  * The anomaly score of many traces straight from the `transitions` output of one packed run,
- * as flat arrays, so that `batch` scores millions of traces without a map per trace. The
+ * as flat arrays, so that log scoring handles millions of traces without a map per trace. The
  * residual is |predicted − observed| in float32, as PETRA computes it.
  *
  * @example

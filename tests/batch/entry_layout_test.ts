@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { entryLayout } from "../../core/batch/entry_layout.ts";
+import { entryLayout } from "../../core/log_scoring/entry_layout.ts";
 
 const attributes = new Map([["zeta", "é"], ["amount", "200"], ["Z", "x"]]);
 const score = { ids: ["t_b", "t_a"], residuals: [0, 0.25, 1e-5, 1.5], offset: 2, score: 1.50001 };

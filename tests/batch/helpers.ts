@@ -18,7 +18,7 @@ import { compileBundle } from "../../core/bundle/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { runDeno, type RunResult } from "../run_deno.ts";
-import { entryLayout, type OutputFormat } from "../../core/batch/entry_layout.ts";
+import { entryLayout, type OutputFormat } from "../../core/log_scoring/entry_layout.ts";
 import { headerEntry, type PartIdentity, trailerEntry } from "../../cli/batch/part_meta.ts";
 import { type RuntimeRun, WASM_RUN } from "../runtimes.ts";
 

@@ -13,7 +13,7 @@
 
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
-import { entryLayout, type OutputFormat } from "../../core/batch/entry_layout.ts";
+import { entryLayout, type OutputFormat } from "../../core/log_scoring/entry_layout.ts";
 import { writeLog } from "../../bench/batch_logs.ts";
 import { CREDIT_BUNDLE, moduloPart, withTempDir } from "./helpers.ts";
 

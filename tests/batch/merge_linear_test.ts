@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { entryLayout, type OutputFormat } from "../../core/batch/entry_layout.ts";
+import { entryLayout, type OutputFormat } from "../../core/log_scoring/entry_layout.ts";
 import { PartReader } from "../../cli/batch/part_reader.ts";
 import { runDeno } from "../run_deno.ts";
 import { moduloPart, withTempDir } from "./helpers.ts";

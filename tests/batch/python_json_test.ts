@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { pythonFloat, pythonString } from "../../core/batch/python_json.ts";
+import { pythonFloat, pythonString } from "../../core/log_scoring/python_json.ts";
 import { CONFORMANCE } from "./helpers.ts";
 
 Deno.test("pythonFloat() writes every number of PETRA's score files as PETRA did", async () => {

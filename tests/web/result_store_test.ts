@@ -8,9 +8,9 @@
  */
 
 import assert from "node:assert/strict";
-import { entryLayout } from "../../core/batch/entry_layout.ts";
-import { pythonFloat } from "../../core/batch/python_json.ts";
-import type { ScoredBatch } from "../../core/batch/score_batches.ts";
+import { entryLayout } from "../../core/log_scoring/entry_layout.ts";
+import { pythonFloat } from "../../core/log_scoring/python_json.ts";
+import type { ScoredBatch } from "../../core/log_scoring/score_batches.ts";
 import { ResultStore } from "../../web/result_store.ts";
 import { TraceRecords } from "../../web/trace_records.ts";
 import { mulberry32 } from "../random.ts";

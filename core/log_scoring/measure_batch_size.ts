@@ -1,10 +1,10 @@
 /**
- * Picks `batch`'s rows per model run by measuring, not by a constant: larger runs spread the
- * fixed cost of a run (packing, the hand-over to the worker, ORT's own set-up) over more rows,
+ * Picks log scoring's rows per model run (the batch size) by measuring, not by a constant:
+ * larger runs spread the fixed cost of a run (packing, the hand-over to the worker, ORT's own set-up) over more rows,
  * until the cost per row stops falling; beyond that knee a larger batch only holds more
  * traces in memory. The knee depends on the net (a wide net's row costs more, so its fixed
  * cost is spread sooner) and on the machine, so it is measured at start-up on the loaded
- * model, in a few short runs of empty rows, packed as `batch` packs them.
+ * model, in a few short runs of empty rows, packed as log scoring packs them.
  *
  * @example
  * ```ts

@@ -1,5 +1,5 @@
 /**
- * `batch`'s scoring, as text: the traces of a log scored by the shared pipeline
+ * Log scoring, as text: the traces of a log scored by the shared pipeline
  * ({@link scoreBatches}) and each entry written in the output format's layout
  * ({@link EntryLayout}) to a sink, in input order. `cli.ts batch` and `POST /batch` both drive
  * it. Entries are gathered into writes of about 128 KiB (or fewer: `writeChars`), and a write

@@ -1,5 +1,5 @@
 /**
- * How `batch` lays out its entries, byte for byte as PETRA's `score` does: `json` (Python's
+ * How log scoring lays out its entries, byte for byte as PETRA's `score` does: `json` (Python's
  * `json.dump(entries, indent=2, sort_keys=True)`) or `jsonl` (one compact sorted entry a line).
  * A scored trace's entry is `{attributes, per_transition_residuals, trace_index, trace_score}`,
  * a failed one's `{attributes, error, trace_index}`.

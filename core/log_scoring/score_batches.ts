@@ -1,5 +1,5 @@
 /**
- * The scoring pipeline of `batch`, shared by `cli.ts batch`, `POST /batch` and the playground:
+ * The log scoring pipeline, shared by `cli.ts batch`, `POST /batch` and the playground:
  * traces in, scored batches out, in input order. Each batch is packed straight from its traces
  * and the next is read while it runs; with up to `depth` batches in flight, reading, scoring and
  * the caller's writing overlap, and memory holds at most `depth + 1` batches however long the log.

@@ -1,5 +1,5 @@
 /**
- * The scalars of Python's `json.dump`, written as Python writes them, so `batch` output can
+ * The scalars of Python's `json.dump`, written as Python writes them, so scored logs can
  * match PETRA's score files byte for byte: {@link pythonFloat} (a float's `repr`, `null` for a
  * non-finite number) and {@link pythonString} (`ensure_ascii=True` escaping).
  *

@@ -1,5 +1,5 @@
 /**
- * Where `batch`'s entries go, as text: an {@link EntrySink} takes entries in order and adds the
+ * Where a scored log's entries go, as text: an {@link EntrySink} takes entries in order and adds the
  * text around them (the list's brackets and separators for `json`, newlines for `jsonl`). The
  * text sink hands each write to a function: `cli.ts batch` prints it, `POST /batch` streams it
  * to the client (the function's promise is the client's backpressure). A file sink lives in
