@@ -1,17 +1,7 @@
 /**
- * How far the reading of a log is: {@link ByteCounter} counts the bytes read from the file
- * (compressed bytes, for a `.gz` file) against its size, over the passes its reader makes
- * ({@link readingPasses}: a CSV file is read twice). `cli.ts batch`'s progress bar and the
- * playground's both estimate the time left from it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ByteCounter, readingPasses } from "./byte_counter.ts";
- * const counter = new ByteCounter(4, readingPasses("json"));
- * for await (const _ of counter.count(new Blob(["ab"]).stream()));
- * assert.equal(counter.fraction, 0.5);
- * ```
+ * How far the reading of a log is: the bytes read from the file (compressed ones for `.gz`)
+ * against its size, over its reader's passes. The CLI's and the playground's progress bars
+ * estimate the time left from it.
  *
  * @module
  */
@@ -21,25 +11,14 @@ import type { TraceFormat } from "../event_log/format.ts";
 /** The rough share of a CSV file's reading in its two passes (indexing, then reading). */
 const CSV_PASSES: readonly number[] = [0.2, 0.8];
 
-/**
- * The share of each pass over a file of `format` in its whole reading: two for CSV (a quick
- * first pass indexes its cases), one for the others.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readingPasses } from "./byte_counter.ts";
- * assert.deepEqual(readingPasses("csv"), [0.2, 0.8]);
- * ```
- */
+/** The share of each pass over a file of `format` in its whole reading. */
 export function readingPasses(format: TraceFormat): readonly number[] {
   return format === "csv" ? CSV_PASSES : [1];
 }
 
 /**
- * Counts the bytes read from the trace file, to estimate how far the reading is. A CSV file
- * is read twice (a quick first pass indexes its cases), so the fraction spans both passes,
- * weighted by their rough cost.
+ * Counts the bytes read from the log; for a CSV file the fraction spans both passes, weighted
+ * by their rough cost.
  *
  * @example
  * ```ts

@@ -1,32 +1,15 @@
 /**
- * Picks log scoring's rows per model run (the batch size) by measuring, not by a constant:
- * larger runs spread the fixed cost of a run (packing, the hand-over to the worker, ORT's own set-up) over more rows,
- * until the cost per row stops falling; beyond that knee a larger batch only holds more
- * traces in memory. The knee depends on the net (a wide net's row costs more, so its fixed
- * cost is spread sooner) and on the machine, so it is measured at start-up on the loaded
- * model, in a few short runs of empty rows, packed as log scoring packs them.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { measureBatchSize } from "./measure_batch_size.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const { size } = await measureBatchSize(model.session);
- * assert.ok([64, 128, 256, 512].includes(size));
- * ```
+ * Picks log scoring's batch size (rows per model run) by measuring on the loaded model at
+ * start-up: larger runs spread a run's fixed cost over more rows until the cost per row stops
+ * falling, and past that knee only hold more traces in memory. The knee depends on the net and
+ * the machine, hence no constant.
  *
  * @module
  */
 
 import type { ModelSession } from "../runtime/mod.ts";
 
-/**
- * The sizes tried, smallest first. Larger runs cost ORT a little less per row still, but the
- * traces they keep alive across garbage collections make V8 grow its heap: a 1M-trace log
- * peaked at 1.57× the RSS of a 10k one at 4,096 rows, 1.3–1.4× at 1,024, 1.2× at 256.
- */
+/** The sizes tried, smallest first; larger runs keep traces alive long enough to grow V8's heap. */
 const SIZES = [64, 128, 256, 512] as const;
 /** Past the knee: the cost per row this far above the cheapest so far (not noise). */
 const RISE = 1.5;
@@ -46,9 +29,8 @@ export interface BatchSizeMeasurement {
 }
 
 /**
- * Times runs of empty rows at growing batch sizes (64 to 512; stopping once the cost per row
- * rises by half or a run takes 25 ms) and returns the smallest size whose cost per row is within 10% of
- * the cheapest measured.
+ * Times runs of empty rows at growing batch sizes and returns the smallest size whose cost per
+ * row is within 10% of the cheapest measured.
  *
  * @example
  * ```ts

@@ -1,14 +1,6 @@
 /**
- * The scalars of Python's `json.dump`, written as Python writes them, so scored logs can
- * match PETRA's score files byte for byte: {@link pythonFloat} (a float's `repr`, `null` for a
- * non-finite number) and {@link pythonString} (`ensure_ascii=True` escaping).
- *
- * @example
- * ```ts
- * import { pythonFloat, pythonString } from "./python_json.ts";
- * import assert from "node:assert/strict";
- * assert.equal(`{${pythonString("t_a")}: ${pythonFloat(1)}}`, '{"t_a": 1.0}');
- * ```
+ * The scalars of Python's `json.dump`, written as Python writes them, so scored logs match
+ * PETRA's score files byte for byte.
  *
  * @module
  */
@@ -49,10 +41,7 @@ export function pythonFloat(x: number): string {
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
-/**
- * The shortest round-trip digits of a positive finite number (as JavaScript's `String` picks
- * them, which agrees with Python's repr) and the point's position: x = 0.DIGITS × 10^point.
- */
+/** The shortest round-trip digits of x > 0 (as Python's repr): x = 0.DIGITS × 10^point. */
 function shortestDigits(x: number): { digits: string; point: number } {
   const text = String(x);
   const e = text.indexOf("e");

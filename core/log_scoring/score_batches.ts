@@ -1,28 +1,7 @@
 /**
  * The log scoring pipeline, shared by `cli.ts batch`, `POST /batch` and the playground:
- * traces in, scored batches out, in input order. Each batch is packed straight from its traces
- * and the next is read while it runs; with up to `depth` batches in flight, reading, scoring and
- * the caller's writing overlap, and memory holds at most `depth + 1` batches however long the log.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { scoreBatches } from "./score_batches.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const traces = [
- *   { attributes: new Map([["risk_score", "0.92"]]), events: [{ name: "approve loan", attributes: new Map() }] },
- *   { attributes: new Map(), events: [] }, // no risk_score: an error entry
- * ];
- * const scores: number[] = [];
- * const tally = await scoreBatches(model, traces, (batch) => {
- *   scores.push(...batch.scored.scores);
- *   assert.match(batch.errors[1]!, /missing attribute/);
- * }, { batchSize: 256, depth: 2 });
- * assert.deepEqual(tally, { read: 2, traces: 2, errors: 1, failed: [1] });
- * assert.equal(scores.length, 1); // one trace scored
- * ```
+ * traces in, scored batches out, in input order. With up to `depth` batches in flight, reading,
+ * scoring and the caller's writing overlap, and memory holds at most `depth + 1` batches.
  *
  * @module
  */
@@ -58,10 +37,7 @@ export interface ScoreBatchesOptions {
   readonly shard?: TraceFilter | undefined;
   /** Stops the run (between batches) when aborted. */
   readonly signal?: AbortSignal | undefined;
-  /**
-   * Hand each batch to `onBatch` as soon as it is scored, while the next ones are read (a server
-   * streaming its response from a slow upload), rather than when the next batch goes to the model.
-   */
+  /** Hand each batch on as soon as it is scored (a server streaming from a slow upload). */
   readonly eager?: boolean | undefined;
   /** Called at once when the run fails, before the batches in flight settle. */
   readonly onFailure?: ((error: unknown) => void) | undefined;
@@ -70,7 +46,7 @@ export interface ScoreBatchesOptions {
    * @default the model's session, without gradients
    */
   readonly run?: ((inputs: PackedInputs) => Promise<PackedOutputs>) | undefined;
-  /** Called and awaited every {@link PAUSE_EVERY} traces read, so a log does not hold a server's thread. */
+  /** Awaited every {@link PAUSE_EVERY} traces read, so a log does not hold a server's thread. */
   readonly pause?: (() => Promise<void> | undefined) | undefined;
 }
 
@@ -181,7 +157,7 @@ interface Submitted {
   readonly outputs: Promise<PackedOutputs>;
 }
 
-/** The traces read since the last submit, packed as they come; full at `size` rows or twice as many traces. */
+/** The traces read since the last submit, packed as they come; full at `size` rows or 2 × `size`. */
 class EntryBatch {
   readonly #packer: TracePacker;
   #rows: PackedRows;

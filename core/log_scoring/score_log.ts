@@ -1,34 +1,8 @@
 /**
- * Log scoring, as text: the traces of a log scored by the shared pipeline
- * ({@link scoreBatches}) and each entry written in the output format's layout
- * ({@link EntryLayout}) to a sink, in input order. `cli.ts batch` and `POST /batch` both drive
- * it. Entries are gathered into writes of about 128 KiB (or fewer: `writeChars`), and a write
- * overlaps the reading and scoring of the next batches, so memory holds at most a few batches
- * however long the log.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { scoreLog } from "./score_log.ts";
- * import { entryLayout } from "./entry_layout.ts";
- * import { textSink } from "./text_sink.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const traces = [
- *   { attributes: new Map([["risk_score", "0.92"]]), events: [{ name: "approve loan", attributes: new Map() }] },
- *   { attributes: new Map(), events: [] }, // no risk_score: an error entry
- * ];
- * const layout = entryLayout("jsonl");
- * let text = "";
- * const sink = textSink(layout, (t) => void (text += t));
- * const tally = await scoreLog(model, traces, sink, { batchSize: 256, depth: 2, layout });
- * await sink.close();
- * const { firstError, ...counts } = tally;
- * assert.deepEqual(counts, { read: 2, traces: 2, errors: 1, failed: [1] });
- * assert.match(firstError!, /risk_score/); // the first error entry, for the all-failed note
- * assert.equal(text.split("\n").length, 3); // two lines, in input order
- * ```
+ * Log scoring, as text: the traces of a log scored by the shared pipeline ({@link scoreBatches})
+ * and written in the output format's layout to a sink, in input order. `cli.ts batch` and
+ * `POST /batch` both drive it. A write overlaps the scoring of the next batches, so memory holds
+ * a few batches however long the log.
  *
  * @module
  */
@@ -51,10 +25,7 @@ export interface LogTally extends Tally {
   readonly firstError?: string | undefined;
 }
 
-/**
- * Entry text gathered before a write: fewer writes whatever the batch size, yet few enough
- * entries that they die young (1 MB of entries measured 20–50 MiB more peak RSS).
- */
+/** Entry text gathered before a write: fewer writes, yet entries young enough to die young. */
 const WRITE_CHARS = 1 << 17;
 
 /** Options of {@link scoreLog}. */
@@ -83,10 +54,19 @@ export interface ScoreLogOptions extends ScoreBatchesOptions {
  * import { loadOrt } from "../../adapter/deno/ort.ts";
  * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const layout = entryLayout("json");
- * const sink = textSink(layout, () => {});
- * const tally = await scoreLog(model, [], sink, { batchSize: 64, depth: 1, layout });
- * assert.equal(tally.traces, 0);
+ * const traces = [
+ *   { attributes: new Map([["risk_score", "0.92"]]), events: [{ name: "approve loan", attributes: new Map() }] },
+ *   { attributes: new Map(), events: [] }, // no risk_score: an error entry
+ * ];
+ * const layout = entryLayout("jsonl");
+ * let text = "";
+ * const sink = textSink(layout, (t) => void (text += t));
+ * const tally = await scoreLog(model, traces, sink, { batchSize: 256, depth: 2, layout });
+ * await sink.close();
+ * const { firstError, ...counts } = tally;
+ * assert.deepEqual(counts, { read: 2, traces: 2, errors: 1, failed: [1] });
+ * assert.match(firstError!, /risk_score/); // the first error entry, for the all-failed note
+ * assert.equal(text.split("\n").length, 3); // two lines, in input order
  * ```
  */
 export async function scoreLog(

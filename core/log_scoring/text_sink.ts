@@ -1,42 +1,15 @@
 /**
- * Where a scored log's entries go, as text: an {@link EntrySink} takes entries in order and adds the
- * text around them (the list's brackets and separators for `json`, newlines for `jsonl`). The
- * text sink hands each write to a function: `cli.ts batch` prints it, `POST /batch` streams it
- * to the client (the function's promise is the client's backpressure). A file sink lives in
- * `cli/batch/entry_sink.ts`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { textSink } from "./text_sink.ts";
- * import { entryLayout } from "./entry_layout.ts";
- * let text = "";
- * const sink = textSink(entryLayout("json"), (t) => void (text += t));
- * await sink.write(["  {}"]);
- * await sink.close();
- * assert.equal(text, "[\n  {}\n]\n");
- * ```
+ * Where a scored log's entries go, as text: an {@link EntrySink} takes entries in order and adds
+ * the text around them (brackets and separators for `json`, newlines for `jsonl`). `cli.ts batch`
+ * prints the text, `POST /batch` streams it (the function's promise is the client's
+ * backpressure); the file sink is `cli/batch/entry_sink.ts`.
  *
  * @module
  */
 
 import type { EntryLayout } from "./entry_layout.ts";
 
-/**
- * Entries in, text out.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { type EntrySink, textSink } from "./text_sink.ts";
- * import { entryLayout } from "./entry_layout.ts";
- * let text = "";
- * const sink: EntrySink = textSink(entryLayout("jsonl"), (t) => void (text += t));
- * await sink.write(['{"a":1}', '{"a":2}']);
- * await sink.close();
- * assert.equal(text, '{"a":1}\n{"a":2}\n');
- * ```
- */
+/** Entries in, text out. */
 export interface EntrySink {
   /** Writes entries (in order); resolves once they are written. */
   write(entries: readonly string[]): Promise<void>;
@@ -55,10 +28,11 @@ export interface EntrySink {
  * import assert from "node:assert/strict";
  * import { textSink } from "./text_sink.ts";
  * import { entryLayout } from "./entry_layout.ts";
- * const writes: string[] = [];
- * const sink = textSink(entryLayout("jsonl"), (t) => void writes.push(t));
- * await sink.close(); // an empty list: nothing for jsonl
- * assert.deepEqual(writes, [""]);
+ * let text = "";
+ * const sink = textSink(entryLayout("json"), (t) => void (text += t));
+ * await sink.write(["  {}"]);
+ * await sink.close();
+ * assert.equal(text, "[\n  {}\n]\n");
  * ```
  */
 export function textSink(

@@ -1,27 +1,8 @@
 /**
- * Resolves each trace's input specs straight into the rows of a packed batch (the graph's
- * `marking`, `values` and mask inputs), with no map per trace: the spec entries are turned
- * into columns once per model. The semantics are `resolveTraceInputs`': the marking spec
- * first, then the values spec when it is not empty; entries for ids that are not places are
- * resolved (so a missing attribute still fails the trace) but not packed. A trace whose specs
- * fail gets its error entry text, worded by `specErrorEntry` from the error
- * `resolveTraceInputs` raises for it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { TracePacker } from "./trace_packer.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const packer = new TracePacker(model);
- * const rows = packer.rows(256);
- * const trace = { attributes: new Map([["risk_score", "0.92"]]), events: [] };
- * assert.equal(packer.pack(trace, 0, rows, 0), undefined); // row 0 holds the trace
- * assert.equal(rows.marking[0], Math.fround(0.92)); // p_application, from risk_score
- * // A trace without the attribute gets its error entry instead.
- * assert.equal(typeof packer.pack({ attributes: new Map(), events: [] }, 1, rows, 1), "string");
- * ```
+ * Resolves each trace's input specs straight into the rows of a packed batch, with no map per
+ * trace: the spec entries become columns once per model. The semantics are
+ * `resolveTraceInputs`', and a failing trace gets `specErrorEntry`'s text; entries for ids that
+ * are not places are resolved (a missing attribute still fails the trace) but not packed.
  *
  * @module
  */
@@ -65,7 +46,12 @@ export interface PackedRows {
  * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const packer = new TracePacker(model);
- * assert.equal(packer.inputs(packer.rows(8), 0).batch, 0);
+ * const rows = packer.rows(256);
+ * const trace = { attributes: new Map([["risk_score", "0.92"]]), events: [] };
+ * assert.equal(packer.pack(trace, 0, rows, 0), undefined); // row 0 holds the trace
+ * assert.equal(rows.marking[0], Math.fround(0.92)); // p_application, from risk_score
+ * // A trace without the attribute gets its error entry instead.
+ * assert.equal(typeof packer.pack({ attributes: new Map(), events: [] }, 1, rows, 1), "string");
  * ```
  */
 export class TracePacker {

@@ -1,16 +1,6 @@
 /**
- * A promise with the functions that settle it, as ES2024's `Promise.withResolvers` gives them,
- * written out so that the core also runs where that is missing (Node 20, which the Node
- * consumer test runs on).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { deferred } from "./deferred.ts";
- * const { promise, resolve } = deferred<number>();
- * resolve(7);
- * assert.equal(await promise, 7);
- * ```
+ * A promise with the functions that settle it, as `Promise.withResolvers` gives them, written
+ * out for runtimes that lack it (Node 20, which the Node consumer test runs on).
  *
  * @module
  */

@@ -1,18 +1,7 @@
 /**
  * Why a {@link import("./session.ts").ModelSession} did not run a request's rows: the session
- * refused them (its queue is full, they waited past the queue's deadline, the model is being
- * recreated after a failed run) or the caller withdrew them (its `AbortSignal` fired). None of
- * these is the request's fault; the HTTP face answers them 503 with `Retry-After` (the
- * withdrawn ones have nobody left to answer).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ModelBusyError } from "./errors.ts";
- * const error = new ModelBusyError("queue_full", "The model's queue holds 8 rows, the limit");
- * assert.equal(error.reason, "queue_full");
- * assert.ok(error instanceof Error);
- * ```
+ * refused them or the caller withdrew them. None is the request's fault; the HTTP face answers
+ * 503 with `Retry-After`.
  *
  * @module
  */
@@ -58,25 +47,12 @@ export class ModelBusyError extends Error {
  * The caller's `AbortSignal` fired before its rows' results came: queued rows left the queue
  * and were not computed (rows already in a run were, and their results were dropped). `cause`
  * is the signal's reason.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { RunCancelledError } from "./errors.ts";
- * const error = new RunCancelledError("client gone");
- * assert.equal(error.cause, "client gone");
- * assert.match(error.message, /withdrawn/);
- * ```
  */
 export class RunCancelledError extends Error {
   /** Always `"RunCancelledError"`. */
   override readonly name = "RunCancelledError";
 
-  /**
-   * Builds the error.
-   *
-   * @param reason the signal's `reason`
-   */
+  /** @param reason the signal's `reason` */
   constructor(reason: unknown) {
     super("The rows were withdrawn before their results came (their AbortSignal fired)", {
       cause: reason,

@@ -4,19 +4,6 @@
  * the codec packs rows into the graph contract's tensors (`codec.ts`); a failed session heals
  * (`healing.ts`); `worker/` runs ORT off the serving thread.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as ort from "onnxruntime-web";
- * import { ModelSession } from "./mod.ts";
- * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
- * await using session = await ModelSession.create(ort, onnxBytes, {
- *   places: ["p_application", "p_approved", "p_declined"],
- *   transitions: ["t_approve", "t_decline"],
- * });
- * assert.equal(session.queue.queuedRows, 0);
- * ```
- *
  * @module
  */
 

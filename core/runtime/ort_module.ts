@@ -1,16 +1,11 @@
 /**
  * The part of an ONNX Runtime JavaScript module that petri-serve uses: subsets of
- * `onnxruntime-common`'s types, so that its types stay out of this package's API. A leaf
- * module, so that the session code (`session.ts`) and its healing (`healing.ts`) can
- * both name them without importing each other.
+ * `onnxruntime-common`'s types, so that its types stay out of this package's API.
  *
  * @module
  */
 
-/**
- * Options of `InferenceSession.create` (onnxruntime-common's `InferenceSession.SessionOptions`),
- * passed through unread.
- */
+/** Options of `InferenceSession.create` (ORT's `SessionOptions`), passed through unread. */
 export type OrtSessionOptions = object;
 
 /** The part of an ORT `Tensor` that petri-serve reads. */

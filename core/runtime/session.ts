@@ -169,21 +169,6 @@ export class ModelSession implements AsyncDisposable {
   /**
    * Creates the ORT session for `bytes` (and the in-place one) and runs it once on an empty
    * row, so the first request does not pay ORT's lazy initialisation.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import * as ort from "onnxruntime-web";
-   * import { ModelSession } from "./session.ts";
-   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
-   * await using session = await ModelSession.create(ort, onnxBytes, {
-   *   places: ["p_application", "p_approved", "p_declined"],
-   *   transitions: ["t_approve", "t_decline"],
-   * });
-   * assert.equal(session.placeIndex.get("p_declined"), 2);
-   * // Columns that do not fit the graph are refused.
-   * await assert.rejects(ModelSession.create(ort, onnxBytes, { places: ["p"], transitions: [] }));
-   * ```
    */
   static async create(
     ort: OrtModule,
@@ -246,7 +231,6 @@ export class ModelSession implements AsyncDisposable {
   }
 
   /**
-  /**
    * Runs `rows` as one batch (with any requests queued meanwhile); one output row per input row.
    *
    * @throws {Error} when a row names an id the net does not have; callers validate requests first.
@@ -257,24 +241,7 @@ export class ModelSession implements AsyncDisposable {
     return unpackRows(this, await this.runPacked(packed, options));
   }
 
-  /**
-   * Runs an already packed batch through the same queue: arrays of `batch × P` and `batch × T`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import * as ort from "onnxruntime-web";
-   * import { ModelSession } from "./session.ts";
-   * import { allocateInputs } from "./codec.ts";
-   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
-   * await using session = await ModelSession.create(ort, onnxBytes, {
-   *   places: ["p_application", "p_approved", "p_declined"],
-   *   transitions: ["t_approve", "t_decline"],
-   * });
-   * const out = await session.runPacked(allocateInputs(2, 3, 2), { withGradient: false });
-   * assert.equal(out.transitions.length, 2 * 2);
-   * ```
-   */
+  /** Runs an already packed batch through the same queue: arrays of `batch × P` and `batch × T`. */
   runPacked(inputs: PackedInputs, options: RunOptions): Promise<PackedOutputs> {
     try {
       checkPacked(this, inputs);
@@ -295,25 +262,7 @@ export class ModelSession implements AsyncDisposable {
     return this.queue.enqueue(inputs, options);
   }
 
-  /**
-   * Waits for queued runs to finish, then releases the ORT sessions. Later runs reject.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import * as ort from "onnxruntime-web";
-   * import { ModelSession } from "./session.ts";
-   * const onnxBytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
-   * const session = await ModelSession.create(ort, onnxBytes, {
-   *   places: ["p_application", "p_approved", "p_declined"],
-   *   transitions: ["t_approve", "t_decline"],
-   * });
-   * await session[Symbol.asyncDispose]();
-   * await assert.rejects(session.run([{ marking: new Map() }], { withGradient: false }), {
-   *   message: "Cannot run the model: its session has been released",
-   * });
-   * ```
-   */
+  /** Waits for queued runs to finish, then releases the ORT sessions. Later runs reject. */
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.#released) return;
     this.#released = true;

@@ -3,14 +3,6 @@
  * live in workers), {@link serveOrtWorker} the worker's side; the faces' worker entry points
  * (`adapter/deno/`, `web/`) start one and inject the other.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { serveOrtWorker, workerOrt } from "./mod.ts";
- * assert.equal(typeof workerOrt, "function");
- * assert.equal(typeof serveOrtWorker, "function");
- * ```
- *
  * @module
  */
 

@@ -1,16 +1,8 @@
 /**
  * The messages between {@link import("./worker_ort.ts").workerOrt}'s main-thread proxy and
- * the worker running {@link import("./serve_ort_worker.ts").serveOrtWorker}. Requests carry an
- * `id` that the worker echoes, so the proxy can settle the matching promise; float data travels
- * as transferred `ArrayBuffer`s, never cloned. Once the worker accepts a `channel` message, runs
- * go through its shared buffer instead (`run_channel.ts`); `run` messages remain for runs too
- * large for it.
- *
- * @example
- * ```ts
- * import type { ToWorker } from "./protocol.ts";
- * const message: ToWorker = { op: "release", id: 3 };
- * ```
+ * the worker running {@link import("./serve_ort_worker.ts").serveOrtWorker}. The worker echoes
+ * each request's `id`; float data travels as transferred `ArrayBuffer`s. Once the worker accepts
+ * a `channel`, runs go through its shared buffer (`run_channel.ts`), too large ones as `run`.
  *
  * @module
  */

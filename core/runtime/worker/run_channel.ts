@@ -1,9 +1,8 @@
 /**
  * A shared-memory path for ORT runs between the main-thread proxy and the worker: the main
  * thread writes a run's feeds into one `SharedArrayBuffer` and wakes the worker with
- * `Atomics.notify`; the worker writes the outputs in the same area and notifies back. No
- * message is built, cloned or dispatched, which makes a run's round trip several times cheaper
- * than `postMessage`. One run at a time; a run that does not fit takes the message path.
+ * `Atomics.notify`; the worker writes the outputs in the same area and notifies back, with no
+ * message built or cloned. One run at a time; a run that does not fit takes the message path.
  *
  * Layout, in 32-bit words: feeds `[count]`, then per feed `[nameLength, ...nameCharCodes, type
  * (0 float32, 1 bool), rank, ...dims, length, ...data]`; outputs `[count]`, then per output
@@ -23,7 +22,7 @@
 
 import type { WireTensor } from "./protocol.ts";
 
-/** Bytes of the shared buffer of one session: 4 MiB (1,024 rows of a 250-place net). */
+/** Bytes of the shared buffer of one session: 1,024 rows of a 250-place net. */
 export const RUN_CHANNEL_BYTES = 4 << 20;
 
 /** Control words: the request counter, the response counter, the response status. */
@@ -75,14 +74,6 @@ export class RunChannel {
   /**
    * Writes a run's feeds; `false` when they do not fit or a feed is of another kind. Feeds fill
    * half the area at most, so that the outputs, no larger in the graph contract, fit too.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { RunChannel } from "./run_channel.ts";
-   * const channel = new RunChannel(new SharedArrayBuffer(128));
-   * assert.equal(channel.writeFeeds({ x: { type: "float32", data: new Float32Array(100), dims: [100] } }), false);
-   * ```
    */
   writeFeeds(feeds: Readonly<Record<string, WireTensor>>): boolean {
     const words = this.#words;
@@ -156,15 +147,6 @@ export class RunChannel {
 
   /**
    * Writes a run's float outputs; `false` when they do not fit (the run is reported another way).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { RunChannel } from "./run_channel.ts";
-   * const channel = new RunChannel(new SharedArrayBuffer(1024));
-   * assert.ok(channel.writeOutputs({ y: new Float32Array([0.5]) }));
-   * assert.deepEqual([...channel.readOutputs().y!], [0.5]);
-   * ```
    */
   writeOutputs(outputs: Readonly<Record<string, Float32Array>>): boolean {
     const words = this.#words;
@@ -197,18 +179,7 @@ export class RunChannel {
     return outputs;
   }
 
-  /**
-   * Writes a failed run's error message (cut to fit).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { RunChannel } from "./run_channel.ts";
-   * const channel = new RunChannel(new SharedArrayBuffer(1024));
-   * channel.writeError("no such input");
-   * assert.equal(channel.readError(), "no such input");
-   * ```
-   */
+  /** Writes a failed run's error message (cut to fit). */
   writeError(message: string): void {
     writeText(this.#words, 0, message.slice(0, Math.min(4096, this.#words.length - 1)));
   }

@@ -1,32 +1,7 @@
 /**
- * The worker side of the ORT worker: a message loop that creates one session with the injected
- * ORT module, runs it on request and answers with transferred output buffers. The runtime's own
- * entry file (for Deno, `adapter/deno/ort_worker.ts`) imports its ORT build and calls
+ * The worker side of the ORT worker: a message loop that runs one session of the injected ORT
+ * module on request. The runtime's entry file (for Deno, `adapter/deno/ort_worker.ts`) calls
  * {@link serveOrtWorker} with its global scope, so this file stays free of any runtime.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as ort from "onnxruntime-web";
- * import { serveOrtWorker } from "./serve_ort_worker.ts";
- * import type { FromWorker, ToWorker } from "./protocol.ts";
- * ort.env.wasm.numThreads = 1;
- * // A worker entry passes its global scope; here one end of a channel stands in for it.
- * const { port1, port2 } = new MessageChannel();
- * serveOrtWorker(port1, ort);
- * port1.start();
- * const ask = (message: ToWorker) =>
- *   new Promise<FromWorker>((resolve) => {
- *     port2.onmessage = (event) => resolve(event.data);
- *     port2.postMessage(message);
- *   });
- * const bytes = await Deno.readFile("examples/rest_serving/rest_serving.onnx");
- * const created = await ask({ op: "create", id: 1, bytes, options: undefined });
- * assert.equal(created.op, "created");
- * assert.deepEqual(await ask({ op: "release", id: 2 }), { op: "released", id: 2 });
- * port1.close();
- * port2.close();
- * ```
  *
  * @module
  */

@@ -1,14 +1,9 @@
 /**
  * An {@link OrtModule} whose sessions live in dedicated workers, so that a run computes off the
  * thread that accepts and parses requests. Each `InferenceSession.create` starts one worker
- * (through the injected `spawn`), which creates the real session there; `run` posts the feeds
- * with their float buffers transferred and resolves with the outputs transferred back;
- * `release` releases the session and terminates the worker. Where `SharedArrayBuffer` and
- * `Atomics.waitAsync` exist (Deno; a cross-origin-isolated page), runs go through a shared
- * buffer instead of messages (`run_channel.ts`), which costs the serving thread far less.
- *
- * `core/` only speaks the protocol; the runtime supplies `spawn` (for Deno,
- * `adapter/deno/ort.ts`'s `loadWorkerOrt`).
+ * through the injected `spawn` (for Deno, `adapter/deno/ort.ts`'s `loadWorkerOrt`); `release`
+ * terminates it. Where `SharedArrayBuffer` and `Atomics.waitAsync` exist, runs go through a
+ * shared buffer (`run_channel.ts`), which costs the serving thread far less than messages.
  *
  * @example
  * ```ts
