@@ -1,22 +1,10 @@
 /**
  * Joins byte chunks read from a stream into one array.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { concatBytes } from "./concat_bytes.ts";
- * const joined = concatBytes([new Uint8Array([1, 2]), new Uint8Array([3])]);
- * assert.deepEqual([...joined], [1, 2, 3]);
- * ```
- *
  * @module
  */
 
-/**
- * The chunks one after another; a single chunk is returned as it is, not copied.
- *
- * @param size the chunks' total length, when the caller has counted it already
- */
+/** The chunks one after another (a single one as it is); `size` is their length if counted. */
 export function concatBytes(
   chunks: readonly Uint8Array[],
   size: number = chunks.reduce((n, chunk) => n + chunk.byteLength, 0),

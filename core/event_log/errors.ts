@@ -1,7 +1,6 @@
 /**
- * The one error the trace readers throw: the input cannot be read as traces. Its message
- * starts with the input's display name and says where and what, e.g.
- * `traces.xes: malformed XML at line 12, column 5: unexpected close tag`.
+ * The one error the log readers throw; its message starts with the input's name and says where
+ * and what (`traces.xes: malformed XML at line 12, column 5: unexpected close tag`).
  *
  * @module
  */
@@ -12,8 +11,6 @@ export class TraceReadError extends Error {
   override readonly name = "TraceReadError";
 
   /**
-   * Builds the error.
-   *
    * @param message the whole message, starting with the input's display name
    * @param options `cause`: the underlying parser or decoder error, if any
    */

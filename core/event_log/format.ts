@@ -1,6 +1,5 @@
 /**
- * Picks the trace reader for a file: an explicit format, or the file name's suffix, as PETRA's
- * `score --format auto` does. A name ending in `.gz` is gunzipped whatever the format.
+ * Picks the reader for a log: an explicit format, or the name's suffix (PETRA's `--format auto`).
  *
  * @module
  */
@@ -26,8 +25,7 @@ const SUFFIXES: readonly [string, TraceFormat][] = [
 ];
 
 /**
- * Returns the format of `fileName`: `explicit` when it is given and not `"auto"`, else the one
- * its suffix names.
+ * The format of `fileName`: `explicit` unless absent or `"auto"`, else the one its suffix names.
  *
  * @throws {TraceReadError} when the format is `"auto"` and the suffix is none of `.xes`,
  * `.csv`, `.json`, `.jsonl` (each also with `.gz`).

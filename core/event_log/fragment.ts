@@ -1,7 +1,6 @@
 /**
- * Reading a fragment of a log: the bytes a range shard owns, after the log's head. Such a
- * fragment ends at a trace start, so the readers must not require the document's end, and
- * messages count lines from the fragment's first line.
+ * Reading a fragment of a log (a range shard's bytes, after the log's head): the readers do not
+ * require the document's end, and messages count lines from the fragment's first line.
  *
  * @module
  */
@@ -19,15 +18,6 @@ export interface FragmentOptions extends ReadOptions {
 /**
  * Line numbers as messages give them: relative to the fragment's first line when a head was
  * fed first, else as read.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { LineBase } from "./fragment.ts";
- * const lines = new LineBase(2); // the head held two line breaks
- * assert.equal(lines.at({ line: 5, column: 3 }), "at line 3, column 3");
- * assert.equal(new LineBase(undefined).line(7), 7);
- * ```
  */
 export class LineBase {
   readonly #base: number;

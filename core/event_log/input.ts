@@ -1,7 +1,6 @@
 /**
- * Turns a byte stream into the text chunks the readers parse: gunzipping, strict decoding
- * (invalid bytes are an error naming the byte range), and cancelling the source when the
- * consumer stops early. Web-standard APIs only, so it runs in Deno and in browsers alike.
+ * Turns a byte stream into the text chunks the readers parse: gunzipping, strict decoding, and
+ * cancelling the source when the consumer stops early. Web-standard APIs only.
  *
  * @module
  */
@@ -10,32 +9,15 @@ import { errorText, TraceReadError } from "./errors.ts";
 
 /** Options of {@link readBytes}. */
 export interface BytesOptions {
-  /**
-   * What the name says (`.gz`); the data's first bytes decide: gzip's magic bytes are
-   * gunzipped whatever the name, and bytes without them are read as they are.
-   */
+  /** What the name says (`.gz`); the data's first bytes decide. */
   gzip?: boolean | undefined;
   /** Yield the bytes as they are, never gunzipped: a part of a file, read from an offset. */
   raw?: boolean | undefined;
 }
 
 /**
- * Yields the chunks of `stream`, gunzipped when it starts with gzip's magic bytes (`1f 8b`),
- * whatever its name; a read or decompression failure becomes a {@link TraceReadError} naming
- * the input. Stopping the iteration early cancels the stream, so an open file is closed.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readBytes } from "./input.ts";
- * let length = 0;
- * for await (const bytes of readBytes(new Blob(["abc"]).stream(), "traces.csv")) length += bytes.length;
- * assert.equal(length, 3);
- * // A gzipped log named as a plain one is gunzipped all the same.
- * const gz = new Blob(["<log/>"]).stream().pipeThrough(new CompressionStream("gzip"));
- * const chunks = await Array.fromAsync(readBytes(gz, "log.xes"));
- * assert.equal(new TextDecoder().decode(chunks[0]), "<log/>");
- * ```
+ * Yields the chunks of `stream`, gunzipped when it starts with gzip's magic bytes whatever its
+ * name; stopping early cancels the stream, so an open file is closed.
  */
 export async function* readBytes(
   stream: ReadableStream<Uint8Array>,
@@ -116,14 +98,6 @@ async function sniffGzip(
  * Decodes byte chunks to text chunks with `encoding` (default UTF-8), strictly: bytes that are
  * not valid in that encoding are a {@link TraceReadError} naming the byte range of the chunk
  * that held them. A leading UTF-8 byte-order mark is dropped.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { decodeText, readBytes } from "./input.ts";
- * const chunks = decodeText(readBytes(new Blob(["\u00e9t\u00e9"]).stream(), "t.csv"), "t.csv");
- * assert.equal((await Array.fromAsync(chunks)).join(""), "été");
- * ```
  */
 export async function* decodeText(
   chunks: AsyncIterable<Uint8Array>,
@@ -164,9 +138,8 @@ export async function* decodeText(
 }
 
 /**
- * Gunzips a byte stream in pieces of at most {@link GZIP_PIECE_BYTES} compressed bytes: a
- * decompressor answers each piece with all its output at once and deflate expands up to about
- * 1032-fold, so bounded pieces (and back-pressure) keep memory flat however far a log expands.
+ * Gunzips in pieces of at most {@link GZIP_PIECE_BYTES} compressed bytes: a piece's whole output
+ * comes at once and deflate expands up to 1032-fold, so bounded pieces keep memory flat.
  */
 export function gunzip(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   // The DOM typing of DecompressionStream's writable side (BufferSource) is wider than
@@ -195,17 +168,6 @@ function pieces(size: number): TransformStream<Uint8Array, Uint8Array> {
 /**
  * A stream pulling its chunks from `chunks`; cancelling the stream ends the generator (so its
  * `finally` blocks close what it holds).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { streamFrom } from "./input.ts";
- * async function* two() {
- *   yield new Uint8Array([1]);
- *   yield new Uint8Array([2, 3]);
- * }
- * assert.deepEqual([...new Uint8Array(await new Response(streamFrom(two())).arrayBuffer())], [1, 2, 3]);
- * ```
  */
 export function streamFrom(
   chunks: AsyncGenerator<Uint8Array, void, undefined>,

@@ -4,30 +4,6 @@
  * {@link Trace} at a time so memory stays flat as logs grow; range reading lets shard I of N
  * read only its share of a log; specs resolve a model's inputs against a trace.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readTraces, resolveTraceInputs, SpecError, specErrorEntry } from "./mod.ts";
- * const csv = "case_id,activity,amount\nloan-1,approve loan,5000\nloan-2,decline loan,High\n";
- * const markingSpec = new Map([["p_submitted", { constant: 1 }]]);
- * const valuesSpec = new Map([["p_submitted", { attribute: "amount" }]]);
- * const entries = [];
- * let index = 0;
- * for await (const trace of readTraces(() => new Blob([csv]).stream(), { name: "loans.csv" })) {
- *   try {
- *     entries.push(resolveTraceInputs(markingSpec, valuesSpec, trace).values?.get("p_submitted"));
- *   } catch (error) {
- *     if (!(error instanceof SpecError)) throw error;
- *     entries.push(specErrorEntry(error, index)); // one bad trace does not stop the rest
- *   }
- *   index++;
- * }
- * assert.deepEqual(entries, [
- *   5000,
- *   "trace 1: attribute 'amount' is not a number: 'High' (required by input_values for place 'p_submitted')",
- * ]);
- * ```
- *
  * @module
  */
 

@@ -1,7 +1,6 @@
 /**
- * Parses text exactly as Python's `float(str)` does, which is how PETRA turns a trace
- * attribute into a marking or value (underscores between digits, `inf` and `nan` in any case,
- * Unicode decimal digits; no hexadecimal).
+ * Parses text exactly as Python's `float(str)` does, as PETRA turns a trace attribute into a
+ * marking or value.
  *
  * @module
  */

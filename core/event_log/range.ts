@@ -1,10 +1,8 @@
 /**
  * Range shards: shard I of N reads only its share of a log whose traces lie one after another
- * (XES, JSON lists, JSONL; not gzip). The file's bytes are cut into N ranges and a trace
- * belongs to the range holding its first byte; a shard reads the log's head, resynchronises
- * from a little before its range, and reads on to the first trace start past its end. `merge`
- * checks that each shard starts where the one before ended, so merged parts are the whole
- * run or refused.
+ * (XES, JSON lists, JSONL; not gzip). A trace belongs to the range holding its first byte; a
+ * shard reads the log's head, resynchronises from a little before its range, and reads on to
+ * the first trace start past its end.
  *
  * @module
  */
@@ -27,10 +25,7 @@ import { XesScanner } from "./xes/scan.ts";
 export const LOOK_BEHIND = 64 * 1024;
 /** The longest head (the bytes before the first trace) a shard reads (16 MiB). */
 export const MAX_HEAD_BYTES = 16 * 1024 * 1024;
-/**
- * How far past its first candidate a JSON resynchronising scan reads while its readings still
- * disagree (1 MiB), before it takes the likeliest.
- */
+/** How far past its first candidate a JSON resync scan reads while its readings disagree. */
 const RESOLVE_BYTES = 1024 * 1024;
 /** How much a read asks for beyond what it expects to need (a trace's end, a candidate). */
 const READ_AHEAD = 64 * 1024;
@@ -57,24 +52,12 @@ export type SplittableFormat = "xes" | "json" | "jsonl";
 /**
  * Whether a log of `format` (gzipped or not) can be read as range shards. CSV cannot (a case's
  * rows may lie anywhere, and no offset can be told to start a row), nor can gzip.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isSplittable } from "./range.ts";
- * assert.equal(isSplittable("jsonl", false), true);
- * assert.equal(isSplittable("xes", true), false);
- * assert.equal(isSplittable("csv", false), false);
- * ```
  */
 export function isSplittable(format: TraceFormat, gzip: boolean): format is SplittableFormat {
   return !gzip && format !== "csv";
 }
 
-/**
- * Thrown by {@link openTraceRange} when the log cannot be read as range shards after all (an
- * encoding that is not ASCII-compatible, a head too long); the caller may read it whole.
- */
+/** The log cannot be read as range shards after all (its encoding, a long head): read it whole. */
 export class UnsplittableLog extends Error {
   override readonly name = "UnsplittableLog";
 }
@@ -102,21 +85,6 @@ export interface TraceRangeOptions {
 /**
  * One shard's share of a log, opened: where its range and its traces start; its traces, read
  * on demand; and, once they are read, where the next shard's traces start.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { blobSource, openTraceRange } from "./range.ts";
- * const json = '[{"events": ["a"]}, {"events": ["b"]}]';
- * const range = await openTraceRange(blobSource(new Blob([json])), {
- *   format: "json",
- *   index: 1,
- *   count: 2,
- * });
- * assert.deepEqual([range.from, range.to, range.start], [19, 38, 20]);
- * assert.equal((await Array.fromAsync(range.traces())).length, 1);
- * assert.equal(range.end, 38);
- * ```
  */
 export interface TraceRange {
   /** The range's first byte, ⌊I·S/N⌋. */
@@ -132,10 +100,7 @@ export interface TraceRange {
   readonly end: number | undefined;
   /** The log's size S. */
   readonly size: number;
-  /**
-   * The shard's traces, in file order (read once); `watch` wraps the stream of the shard's
-   * own bytes (to count them, say).
-   */
+  /** The shard's traces, in file order (read once); `watch` wraps the stream of its bytes. */
   traces(
     watch?: (stream: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>,
   ): AsyncGenerator<Trace, void, undefined>;

@@ -1,6 +1,5 @@
 /**
- * One entry point for every trace file: picks the reader from the format (explicit, or the
- * file name's suffix) and gunzips `.gz` files, then yields the traces one by one.
+ * One entry point for every log: picks the reader from the format or the name's suffix.
  *
  * @module
  */
@@ -23,10 +22,8 @@ export interface ReadTracesOptions extends CsvOptions {
 }
 
 /**
-/**
- * Yields the traces of a trace file, read with the reader its format calls for. `name` picks
- * the format and the gunzipping, and starts every error message. Pass a function returning a
- * fresh stream so a CSV file can be read twice (see {@link readCsvTraces}).
+ * Yields the traces of a log, read with the reader its format calls for; `name` also starts
+ * every error message. `open` returns a fresh stream each call, as a CSV file is read twice.
  *
  * @throws {TraceReadError} at once for a name whose format cannot be told; while iterating,
  * for anything the chosen reader rejects.

@@ -1,8 +1,6 @@
 /**
- * What the byte scanners of range shards have in common: each finds where traces start in
- * the raw bytes of a log without decoding them, so a shard can tell where its share begins.
- * Structural characters are ASCII and UTF-8's multi-byte characters hold no ASCII byte, so
- * scanning bytes is exact.
+ * What the byte scanners of range shards share: each finds where traces start in a log's raw
+ * bytes without decoding them (exact, as UTF-8's multi-byte characters hold no ASCII byte).
  *
  * @module
  */
@@ -22,18 +20,7 @@ export interface TraceScanner {
   readonly undecidedFrom: number;
 }
 
-/**
- * The first trace start `scanner` accepts in `chunks` (consecutive, from offset `base`), or -1.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { firstTraceStart } from "./scan.ts";
- * import { XesScanner } from "./xes/scan.ts";
- * const xes = new TextEncoder().encode('<log><!-- <trace> --><trace></trace></log>');
- * assert.equal(firstTraceStart(XesScanner.exact({ depth: 0, from: 0 }), [xes]), 21);
- * ```
- */
+/** The first trace start `scanner` accepts in `chunks` (consecutive, from offset `base`), or -1. */
 export function firstTraceStart(
   scanner: TraceScanner,
   chunks: Iterable<Uint8Array>,

@@ -1,8 +1,7 @@
 /**
  * Resolves a model's `input_marking_spec` / `input_values_spec` against one trace, as PETRA's
- * `_resolve_attribute_spec` does: `{constant}` gives the number, `{attribute}` parses that
- * trace attribute as Python's `float()` would. A non-numeric attribute fails only its trace,
- * where PETRA aborts the whole command.
+ * `_resolve_attribute_spec` does; a non-numeric attribute fails only its trace, where PETRA
+ * aborts the whole command.
  *
  * @module
  */
@@ -15,26 +14,12 @@ import type { Trace } from "./types.ts";
 /** Which spec is being resolved; it appears in the error messages. */
 export type SpecSection = "input_marking" | "input_values";
 
-/**
- * A trace that a spec cannot be resolved against: the attribute is missing (`kind:
- * "missing"`, message exactly PETRA's KeyError text) or is not a number (`kind:
- * "not-a-number"`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { SpecError } from "./specs.ts";
- * const error = new SpecError("missing", "input_marking", "p_submitted", "amount");
- * assert.deepEqual(error.message, "trace missing attribute 'amount' required by input_marking for place 'p_submitted'");
- * ```
- */
+/** A trace a spec cannot be resolved against: the attribute is missing or not a number. */
 export class SpecError extends Error {
   /** Always `"SpecError"`. */
   override readonly name = "SpecError";
 
   /**
-   * Builds the error and its message.
-   *
    * @param kind `"missing"` or `"not-a-number"`
    * @param section the spec being resolved
    * @param place the place whose entry failed
@@ -102,9 +87,8 @@ export function resolveSpec(
 }
 
 /**
- * The inputs PETRA's `score` derives from one trace: the marking from `markingSpec`, and the
- * values from `valuesSpec` only when that spec is non-empty (else `undefined`). The marking is
- * resolved first, so its error wins.
+ * The inputs PETRA's `score` derives from one trace: the marking, then the values when
+ * `valuesSpec` is not empty (so the marking's error wins).
  *
  * @throws {SpecError} as {@link resolveSpec}.
  */
@@ -119,8 +103,8 @@ export function resolveTraceInputs(
 }
 
 /**
- * The `error` text of a batch output entry for a trace whose spec failed: PETRA's exact text
- * for a missing attribute (a KeyError printed through `repr`), ours for a non-numeric one.
+ * The `error` text of a scored log's entry for a trace whose spec failed: PETRA's exact text for
+ * a missing attribute (a KeyError through `repr`), ours for a non-numeric one.
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
 /**
- * The trace every reader yields, whatever the file format. Attribute tables are `Map`s, so
- * keys such as `__proto__` are ordinary keys.
+ * The trace every reader yields, whatever the format; attribute tables are `Map`s, so keys such
+ * as `__proto__` are ordinary keys.
  *
  * @module
  */

@@ -157,7 +157,7 @@ interface Submitted {
   readonly outputs: Promise<PackedOutputs>;
 }
 
-/** The traces read since the last submit, packed as they come; full at `size` rows or 2 × `size`. */
+/** The traces read since the last submit, packed as they come; full at `size` rows or 2×`size`. */
 class EntryBatch {
   readonly #packer: TracePacker;
   #rows: PackedRows;

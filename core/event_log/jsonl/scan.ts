@@ -1,6 +1,6 @@
 /**
- * Finds where the traces of a JSONL trace file start in its bytes: the start of each non-blank
- * line. JSON cannot hold a raw line break, so the scan is exact from any offset.
+ * Finds where the traces of a JSONL log start in its bytes: each non-blank line's start (exact
+ * from any offset, as JSON holds no raw line break).
  *
  * @example
  * ```ts
