@@ -6,17 +6,7 @@
 
 import type { ModelDescriptionError } from "../net/model_description_error.ts";
 
-/**
- * A bundle that cannot be written or loaded; `detail` names the file and the problem.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { BundleError } from "./bundle_error.ts";
- * const error = new BundleError("model.onnx.meta.json is missing");
- * assert.equal(error.message, "Cannot load bundle: model.onnx.meta.json is missing");
- * ```
- */
+/** A bundle that cannot be written or loaded; `detail` names the file and the problem. */
 export class BundleError extends Error {
   /** Builds the error; `detail` names the file and what is wrong with it. */
   constructor(detail: string, options?: ErrorOptions) {

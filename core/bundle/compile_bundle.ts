@@ -1,6 +1,6 @@
 /**
- * Compiles a model to its bundle: the ONNX bytes, which carry the net, module and parameters
- * as metadata so the file describes itself, and the sidecar text.
+ * Compiles a model to its bundle: the ONNX bytes (self-describing: the net, module and
+ * parameters ride as metadata) and the sidecar text.
  *
  * @module
  */
@@ -31,8 +31,7 @@ export interface CompiledBundle {
 }
 
 /**
- * Compiles a model to its bundle: the ONNX bytes (with the net, module and parameters as
- * metadata) and the sidecar text.
+ * Compiles a model to its bundle.
  *
  * @example
  * ```ts

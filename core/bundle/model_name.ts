@@ -1,6 +1,5 @@
 /**
- * The name a served model goes by, the same on every face: the sidecar's `scenario_name`,
- * else the stem of the model file's name.
+ * The name a served model goes by on every face: `scenario_name`, else the model file's stem.
  *
  * @module
  */

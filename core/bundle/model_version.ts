@@ -1,7 +1,6 @@
 /**
- * The version a served model is known by: the first {@link MODEL_VERSION_DIGITS} hex digits
- * of its ONNX file's SHA-256, so the same bytes always have the same version and a recompiled
- * model a new one, with nothing to keep in step.
+ * The version a served model is known by: a prefix of its ONNX file's SHA-256, so the same bytes
+ * always have the same version, with nothing to keep in step.
  *
  * @module
  */

@@ -1,7 +1,6 @@
 /**
- * Loads either kind of bundle from its two files, petri-serve's `.onnx` pair or PETRA's `.pt`
- * pair: the one place that decides which loader a bundle's files go to, for the server's files
- * on disk and the playground's picked files alike.
+ * Loads either kind of bundle, petri-serve's `.onnx` pair or PETRA's `.pt` pair: the one place
+ * that decides which loader a bundle's files go to, on every face.
  *
  * @module
  */

@@ -1,26 +1,6 @@
 /**
- * The sidecar `NAME.onnx.meta.json` of a bundle: built when a model is compiled, read and
- * checked when a bundle is loaded.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { formatSidecar, readSidecar } from "./sidecar.ts";
- * const text = formatSidecar({
- *   format: "petri-serve-bundle/1",
- *   scenario_name: null,
- *   scenario_description: null,
- *   input_marking_spec: {},
- *   input_values_spec: { p_amount: { attribute: "amount" } },
- *   producer: "@petri/serve@0.1.0",
- *   saved_at: "2026-01-01T00:00:00Z",
- *   onnx_sha256: "ab".repeat(32),
- * });
- * assert.ok(text.startsWith('{\n  "format": "petri-serve-bundle/1",\n  "input_marking_spec": {},'));
- * assert.deepEqual(readSidecar(text, "m.onnx.meta.json").input_values_spec, {
- *   p_amount: { attribute: "amount" },
- * });
- * ```
+ * The sidecar `NAME.onnx.meta.json` of a bundle: built when a model is compiled, read and checked
+ * when a bundle is loaded.
  *
  * @module
  */
@@ -83,7 +63,7 @@ export interface BundleOptions {
 }
 
 /**
- * Builds the sidecar of a compiled model (an object; see {@link formatSidecar} for its text).
+ * Builds the sidecar of a compiled model (an object; {@link formatSidecar} writes its text).
  *
  * @example
  * ```ts

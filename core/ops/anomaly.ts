@@ -50,9 +50,6 @@ export interface AnomalyResponse {
  *   events: [{ name: "approve loan" }],
  * });
  * assert.ok(approved.trace_score < 1e-3); // the model expected the approval
- * // No event: the predicted approval itself is the residual.
- * const silent = await anomaly(model, { input_marking: new Map(), events: [] });
- * assert.ok(silent.per_transition_residuals.get("t_approve")! > 0.99);
  * ```
  */
 export async function anomaly(
@@ -66,24 +63,7 @@ export async function anomaly(
   return answer!;
 }
 
-/**
- * Scores many traces in one batched run (ids are assumed checked, e.g. by log scoring's spec
- * resolution); responses in input order.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { scoreTraces } from "./anomaly.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const answers = await scoreTraces(model, [
- *   { input_marking: new Map(), events: [{ name: "approve loan" }] },
- *   { input_marking: new Map(), events: [{ name: "decline loan" }] },
- * ]);
- * assert.ok(answers[0]!.trace_score < answers[1]!.trace_score);
- * ```
- */
+/** Scores many traces in one batched run (ids already checked); responses in input order. */
 export async function scoreTraces(
   model: OpsModel,
   traces: readonly AnomalyRequest[],

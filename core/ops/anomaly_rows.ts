@@ -1,7 +1,6 @@
 /**
- * The anomaly score of many traces straight from the `transitions` output of one packed run,
- * as flat arrays, so that log scoring handles millions of traces without a map per trace. The
- * residual is |predicted − observed| in float32, as PETRA computes it.
+ * The anomaly score of many traces straight from the `transitions` output of one packed run, as
+ * flat arrays (no map per trace); the residual is |predicted − observed| in float32, as PETRA's.
  *
  * @example
  * ```ts
@@ -15,7 +14,6 @@
  * const scored = scoreRows(model, transitions, [[{ name: "approve loan" }], []]);
  * assert.deepEqual(scored.ids, ["t_approve", "t_decline"]);
  * assert.deepEqual([...scored.scores], [0.5, 0.625]); // each trace's score
- * assert.equal(scored.residuals[0 * scored.ids.length + 0], 0.25); // trace 0, ids[0]
  * ```
  *
  * @module

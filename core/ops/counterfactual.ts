@@ -1,9 +1,8 @@
 /**
- * `counterfactual`: the smallest change of one input (a place's marking or value) that brings
- * a transition's activation to the 0.5 decision boundary. A grid over the range goes through
- * the model in one batch, then the sign change nearest the original input is refined with a
- * few batches of probes, so that a search costs a bounded number of runs and finds a flip even
- * where the activation jumps over 0.5.
+ * `counterfactual`: the smallest change of one input (a place's marking or value) that brings a
+ * transition's activation to the 0.5 decision boundary. A grid runs in one batch, then the sign
+ * change nearest the original input is refined: a bounded number of runs, and a flip is found
+ * even where the activation jumps over 0.5.
  *
  * @module
  */
@@ -189,26 +188,14 @@ export async function counterfactual(
  * Whether a bracket `[a, b]` (a < b) is refined no further: it is narrower than the closing
  * width, or no float32 lies between its ends, so the graph (which takes float32 inputs) cannot
  * split it and float64 refinement would go on forever.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isClosed } from "./counterfactual.ts";
- * // Float32 spacing at 0.8 is 2^-24 (about 6e-8): a 2e-11 wide bracket is one float32 step.
- * assert.equal(isClosed(0.79786440729, 0.79786440731, 1e-17), true);
- * // Wider than the closing width and holding many float32 values: refined further.
- * assert.equal(isClosed(0.79, 0.8, 1e-6), false);
- * // Narrower than the closing width: done.
- * assert.equal(isClosed(0.79, 0.79 + 1e-7, 1e-6), true);
- * ```
  */
 export function isClosed(a: number, b: number, closingWidth: number): boolean {
   return b - a < closingWidth || float32Rank(b) - float32Rank(a) <= 1;
 }
 
 /**
- * The point a share `t` (0 to 1) of the way from `a` to `b` (a < b), for any finite `a` and
- * `b`: the half-span `b/2 − a/2` is always finite, and the point is measured from the nearer
- * end, so no intermediate overflows where `b − a` or `(b − a) · t` would.
+ * The point a share `t` (0 to 1) of the way from `a` to `b` (a < b): built from the half-span
+ * and the nearer end, so no intermediate overflows where `b − a` would.
  *
  * @example
  * ```ts

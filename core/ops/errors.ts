@@ -1,6 +1,5 @@
 /**
- * The one error an operation throws for a request that does not fit the net: the server
- * answers it with 400 and `{"detail": message}`, the CLI and the playground show the message.
+ * The one error an operation throws for a request that does not fit the net (a 400 response).
  *
  * @module
  */

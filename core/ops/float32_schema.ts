@@ -1,7 +1,6 @@
 /**
- * The request number the model can take: a JSON number that float32 holds, since the graph
- * runs in float32 and a larger number would silently become infinity. One refinement, shared by
- * every schema that reads a number into the model.
+ * The request number the model can take: one float32 holds, since the graph runs in float32 and
+ * a larger number would silently become infinity.
  *
  * @module
  */
@@ -10,8 +9,7 @@ import { beyondFloat32, isFiniteFloat32 } from "../net/model_limits.ts";
 import type { AnySchema, ZodModule } from "./zod_types.ts";
 
 /**
- * `z.number()` refined to numbers that round to a finite float32; the issue's message says
- * which number and the range.
+ * `z.number()` refined to numbers that round to a finite float32; the issue names the number.
  *
  * @example
  * ```ts

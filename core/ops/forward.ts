@@ -1,6 +1,5 @@
 /**
- * `forward`: every transition's firing activation and every place's activation for one input
- * marking.
+ * `forward`: every transition's firing activation and every place's activation for one marking.
  *
  * @module
  */

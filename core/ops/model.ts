@@ -1,7 +1,6 @@
 /**
  * What an operation needs of a loaded model: the net, its structure, labels, and a runner of
- * packed rows. A loaded bundle is one; the server hands each operation its request's runner
- * instead (signal, deadline, row budget), so operations never see HTTP.
+ * packed rows. The server passes its request's runner instead, so operations never see HTTP.
  *
  * @module
  */

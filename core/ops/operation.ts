@@ -1,7 +1,6 @@
 /**
- * The shape of one row of the operations table: everything the server's routes, the OpenAPI
- * document, the request parser and the playground's forms need to know about an operation,
- * beside the pure function that computes it.
+ * One row of the operations table: what the routes, the OpenAPI document, the request parser and
+ * the playground's forms need to know about an operation, beside the function that computes it.
  *
  * @module
  */

@@ -1,17 +1,6 @@
 /**
- * The schema pieces every operation's request and response share (a marking, a value map,
- * ids, attribute and activation maps), built once from a zod module that is passed in, so the
- * wire format of each is defined in one place.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import * as z from "zod";
- * import { schemaKit } from "./schema_kit.ts";
- * const kit = schemaKit(z);
- * assert.equal(kit.marking.safeParse({ p_in: 1 }).success, true);
- * assert.equal(kit.marking.safeParse({ p_in: "1" }).success, false);
- * ```
+ * The schema pieces every operation's request and response share (markings, value maps, ids,
+ * attribute and activation maps), built from a zod module passed in: one wire format each.
  *
  * @module
  */

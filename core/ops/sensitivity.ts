@@ -53,9 +53,6 @@ export interface SensitivityResponse {
  * });
  * // Near its threshold, approval rises steeply with the application's marking.
  * assert.ok(response.marking_gradients.get("p_application")! > 1);
- * // The source place is differentiated at its default even when not supplied.
- * const bare = await sensitivity(model, { input_marking: new Map(), target_transition: "t_approve" });
- * assert.deepEqual([...bare.marking_gradients.keys()], ["p_application"]);
  * ```
  */
 export async function sensitivity(
