@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type BundleFiles, loadBundle, type LoadOptions, type Model } from "./mod.ts";
+import { type BundleFiles, loadBundle, type LoadOptions, type Model } from "./load_bundle.ts";
 import { loadPtBundle } from "../pt/load_pt_bundle.ts";
 import type { PtBundleFiles } from "../pt/read_pt_model.ts";
 import type { OrtModule } from "../runtime/mod.ts";
@@ -17,7 +17,7 @@ export type AnyBundleFiles = BundleFiles | PtBundleFiles;
  * Loads either kind of bundle: `.pt` files (they have `pt`) with `loadPtBundle`, `.onnx` files
  * with `loadBundle`.
  *
- * @throws {import("./mod.ts").BundleError} naming the file at fault.
+ * @throws {import("./bundle_error.ts").BundleError} naming the file at fault.
  *
  * @example
  * ```ts

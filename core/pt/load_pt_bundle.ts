@@ -5,14 +5,9 @@
  * @module
  */
 
-import {
-  BundleError,
-  compileBundle,
-  type CompiledBundle,
-  loadBundle,
-  type LoadOptions,
-  type Model,
-} from "../bundle/mod.ts";
+import { loadBundle, type LoadOptions, type Model } from "../bundle/load_bundle.ts";
+import { compileBundle, type CompiledBundle } from "../bundle/compile_bundle.ts";
+import { BundleError } from "../bundle/bundle_error.ts";
 import { ModelLimitError } from "../net/model_limits.ts";
 import type { OrtModule } from "../runtime/mod.ts";
 import { type PtBundleFiles, readPtModel } from "./read_pt_model.ts";
@@ -21,7 +16,7 @@ import { type PtBundleFiles, readPtModel } from "./read_pt_model.ts";
  * Reads, compiles and loads a PETRA bundle. The model's sidecar is the one the compiler
  * writes (PETRA's fields, `saved_at` from PETRA's sidecar, the in-memory ONNX's hash).
  *
- * @throws {import("../bundle/mod.ts").BundleError} naming the file at fault.
+ * @throws {import("../bundle/bundle_error.ts").BundleError} naming the file at fault.
  *
  * @example
  * ```ts
