@@ -60,16 +60,16 @@ export type {
   PetriNet,
   Routing,
   StructuralGuard,
-} from "./core/net/types.ts";
-export { arcKey } from "./core/net/types.ts";
-export type { NetStructure } from "./core/net/structure.ts";
+} from "./core/net/mod.ts";
+export { arcKey } from "./core/net/mod.ts";
+export type { NetStructure } from "./core/net/mod.ts";
 export {
   describeModel,
   MODEL_DESCRIPTION_FORMAT,
   ModelDescriptionError,
   type ModelIssue,
   parseModelDescription,
-} from "./core/net/parse.ts";
+} from "./core/net/mod.ts";
 
 // Compiling and loading
 export { type CompiledModel, compileModel, type CompileOptions } from "./core/compile/mod.ts";
@@ -108,43 +108,39 @@ export type { BatchInfo, Execute } from "./core/runtime/mod.ts";
 export type { HealingPolicy, HealthEvent, HealthState } from "./core/runtime/mod.ts";
 export { type BusyReason, ModelBusyError, RunCancelledError } from "./core/runtime/mod.ts";
 
-export { type AnyBundleFiles, openBundle } from "./core/bundle/open_bundle.ts";
-export { loadPtBundle } from "./core/pt/load_pt_bundle.ts";
-export { type PtBundleFiles, type PtModel, readPtModel } from "./core/pt/read_pt_model.ts";
-export { PT_LIMITS, type PtLimits } from "./core/pt/pt_limits.ts";
+export { type AnyBundleFiles, openBundle } from "./core/bundle/mod.ts";
+export { loadPtBundle } from "./core/pt/mod.ts";
+export { type PtBundleFiles, type PtModel, readPtModel } from "./core/pt/mod.ts";
+export { PT_LIMITS, type PtLimits } from "./core/pt/mod.ts";
 
 // The operations
-export { RequestError } from "./core/ops/errors.ts";
-export { type IdMap, type OpsModel, type Runner, runRows } from "./core/ops/model.ts";
-export { IdValues } from "./core/ops/id_values.ts";
-export { forward, type ForwardRequest, type ForwardResponse } from "./core/ops/forward.ts";
+export { RequestError } from "./core/ops/mod.ts";
+export { type IdMap, type OpsModel, type Runner, runRows } from "./core/ops/mod.ts";
+export { IdValues } from "./core/ops/mod.ts";
+export { forward, type ForwardRequest, type ForwardResponse } from "./core/ops/mod.ts";
 export {
   anomaly,
   type AnomalyEvent,
   type AnomalyRequest,
   type AnomalyResponse,
   scoreTraces,
-} from "./core/ops/anomaly.ts";
+} from "./core/ops/mod.ts";
 export {
   counterfactual,
   type CounterfactualRequest,
   type CounterfactualResponse,
   type FlipChannel,
-} from "./core/ops/counterfactual.ts";
-export {
-  sensitivity,
-  type SensitivityRequest,
-  type SensitivityResponse,
-} from "./core/ops/sensitivity.ts";
-export { type BadRequest, defineOperation, type Operation } from "./core/ops/operation.ts";
-export { type AnyOperation, type RequestOf } from "./core/ops/operation.ts";
+} from "./core/ops/mod.ts";
+export { sensitivity, type SensitivityRequest, type SensitivityResponse } from "./core/ops/mod.ts";
+export { type BadRequest, defineOperation, type Operation } from "./core/ops/mod.ts";
+export { type AnyOperation, type RequestOf } from "./core/ops/mod.ts";
 export {
   type OperationName,
   OPERATIONS,
   type Operations,
   type OperationTable,
   type RequestTypes,
-} from "./core/ops/operations.ts";
+} from "./core/ops/mod.ts";
 
 // Event logs
 export {
@@ -181,5 +177,5 @@ export type {
   ValidationIssue,
   ZodModule,
 } from "./core/schemas/mod.ts";
-export type { SchemaKit } from "./core/ops/schema_kit.ts";
-export { JSON_TEXT, stringifyJson, type WritesJson } from "./core/ops/json.ts";
+export type { SchemaKit } from "./core/ops/mod.ts";
+export { JSON_TEXT, stringifyJson, type WritesJson } from "./core/ops/mod.ts";

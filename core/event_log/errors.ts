@@ -11,6 +11,8 @@ export class TraceReadError extends Error {
   override readonly name = "TraceReadError";
 
   /**
+   * Builds the error.
+   *
    * @param message the whole message, starting with the input's display name
    * @param options `cause`: the underlying parser or decoder error, if any
    */

@@ -20,6 +20,8 @@ export class SpecError extends Error {
   override readonly name = "SpecError";
 
   /**
+   * Builds the error and its message.
+   *
    * @param kind `"missing"` or `"not-a-number"`
    * @param section the spec being resolved
    * @param place the place whose entry failed

@@ -36,6 +36,8 @@ export class IdValues implements ReadonlyMap<string, number>, WritesJson {
   readonly #values: ArrayLike<number>;
 
   /**
+   * A view of `values` by `ids`.
+   *
    * @param ids the ids, in sorted order
    * @param index the position of each id in `ids`
    * @param values one number per id

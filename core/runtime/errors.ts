@@ -52,7 +52,11 @@ export class RunCancelledError extends Error {
   /** Always `"RunCancelledError"`. */
   override readonly name = "RunCancelledError";
 
-  /** @param reason the signal's `reason` */
+  /**
+   * Builds the error.
+   *
+   * @param reason the signal's `reason`
+   */
   constructor(reason: unknown) {
     super("The rows were withdrawn before their results came (their AbortSignal fired)", {
       cause: reason,

@@ -1,0 +1,10 @@
+/**
+ * PETRA's `.pt` bundles, read safely: the zip, a restricted pickle reader that builds no object
+ * it was not asked for, and the net they hold, compiled and loaded like any bundle.
+ *
+ * @module
+ */
+
+export { loadPtBundle } from "./load_pt_bundle.ts";
+export { type PtBundleFiles, type PtModel, readPtModel } from "./read_pt_model.ts";
+export { PT_LIMITS, type PtLimits } from "./pt_limits.ts";
