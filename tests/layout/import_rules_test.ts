@@ -11,12 +11,17 @@
  *   `node:`, no `Deno.*`.
  * - `cli/` and `cli.ts` reach the core directly or through `adapter/deno/`, never through
  *   `server/`; only `cli/serve.ts`, which serves, imports `server/`.
- * - `mod.ts`, the package's `.` entry point, re-exports only `core/` and uses no `Deno.*`: a
- *   browser app or a Node script importing it gets no server, no docs UI and no Deno edge.
+ * - `mod.ts`, the package's `.` entry point, re-exports only `core/`, each stage through its entry
+ *   `core/<stage>/mod.ts`, and uses no `Deno.*`: a browser app or a Node script importing it gets
+ *   no server, no docs UI and no Deno edge.
+ * - `core/` is stages, each a folder with its entry `mod.ts`; no module lies loose in `core/`.
  * - `core/runtime/` is reached through its entry, `core/runtime/mod.ts`: the server and the rest
  *   see one served-model session; `core/ops/` reaches it only through the runner and the packed
  *   layout (`core/runtime/codec.ts`); only the faces' worker entries and ORT loaders
  *   (`adapter/deno/`, `web/`) import `core/runtime/worker/mod.ts`.
+ * - `core/ops/` never imports `core/schemas/`: the schemas are built from the operations table,
+ *   not the reverse. `server/`, `cli/` and `adapter/` reach the schemas through their entry,
+ *   `core/schemas/mod.ts` (the playground builds its lean set from the parts, `web/schemas.ts`).
  * - No module anywhere names an `npm:`, `jsr:` or URL specifier inline: `deno.json` maps them.
  *   No dynamic import is computed, except `adapter/deno/native_ort.ts`'s of onnxruntime-node.
  *
@@ -89,6 +94,8 @@ function target(from: string, specifier: string): string {
 }
 
 const inside = (path: string, folder: string) => path.startsWith(`${folder}/`);
+/** A stage's entry: `core/<stage>/mod.ts`. */
+const STAGE_ENTRY = /^core\/[a-z_]+\/mod\.ts$/;
 const isRelative = (specifier: string) => specifier.startsWith(".");
 
 async function importMap(path: string): Promise<Set<string>> {
@@ -158,9 +165,14 @@ async function rules(): Promise<Rule[]> {
       denoAllowed: () => true,
     },
     {
-      name: "mod.ts, the environment-agnostic entry point, reaches only core/",
+      name:
+        "mod.ts, the environment-agnostic entry point, reaches only the entries of core/'s stages",
       governs: (p) => p === "mod.ts",
-      refuse: onlyFolders(["core"], coreMap),
+      refuse: (path, specifier, to) =>
+        onlyFolders(["core"], coreMap)(path, specifier, to) ??
+          (isRelative(specifier) && !STAGE_ENTRY.test(to)
+            ? `reaches ${to}, not a stage's entry`
+            : undefined),
       denoAllowed: () => false,
     },
     {
@@ -173,6 +185,17 @@ async function rules(): Promise<Rule[]> {
         const face = inside(path, "adapter/deno") || inside(path, "web");
         if (to === "core/runtime/worker/mod.ts" && face) return undefined;
         return `reaches ${to}`;
+      },
+      denoAllowed: () => true,
+    },
+    {
+      name: "the schemas build on the operations, and the faces reach them through their entry",
+      governs: (p) =>
+        inside(p, "core/ops") || inside(p, "server") || inside(p, "cli") || inside(p, "adapter"),
+      refuse: (path, specifier, to) => {
+        if (!isRelative(specifier) || !inside(to, "core/schemas")) return undefined;
+        if (inside(path, "core/ops")) return `reaches ${to}: ops must not depend on the schemas`;
+        return to === "core/schemas/mod.ts" ? undefined : `reaches ${to}, not core/schemas/mod.ts`;
       },
       denoAllowed: () => true,
     },
@@ -254,7 +277,7 @@ Deno.test("every tracked module keeps the layout's import rules", async (t) => {
 });
 
 Deno.test("the rules refuse what the layout forbids", async () => {
-  const [core, server, web, cli, entry, runtime] = await rules();
+  const [core, server, web, cli, entry, runtime, schemas] = await rules();
   assert.match(core!.refuse("core/a.ts", "../server/app.ts", "server/app.ts") ?? "", /reaches/);
   assert.match(core!.refuse("core/a.ts", "node:fs", "node:fs") ?? "", /browser map/);
   assert.match(
@@ -276,6 +299,20 @@ Deno.test("the rules refuse what the layout forbids", async () => {
     /reaches/,
   );
   assert.equal(entry!.governs("server/mod.ts"), false);
+  assert.match(
+    entry!.refuse("mod.ts", "./core/ops/forward.ts", "core/ops/forward.ts") ?? "",
+    /not a stage's entry/,
+  );
+  assert.equal(entry!.refuse("mod.ts", "./core/ops/mod.ts", "core/ops/mod.ts"), undefined);
+  assert.match(
+    entry!.refuse("mod.ts", "./core/runtime/worker/mod.ts", "core/runtime/worker/mod.ts") ?? "",
+    /not a stage's entry/,
+  );
+  const parse = (from: string, to: string) => schemas!.refuse(from, "../x.ts", to);
+  assert.match(parse("core/ops/operation.ts", "core/schemas/mod.ts") ?? "", /must not depend/);
+  assert.match(parse("server/app.ts", "core/schemas/parse.ts") ?? "", /not core\/schemas\/mod.ts/);
+  assert.equal(parse("server/app.ts", "core/schemas/mod.ts"), undefined);
+  assert.equal(parse("core/schemas/define.ts", "core/ops/operations.ts"), undefined);
   const reach = (from: string, to: string) => runtime!.refuse(from, "../x.ts", to);
   assert.match(reach("server/app.ts", "core/runtime/scheduler.ts") ?? "", /reaches/);
   assert.match(reach("core/ops/forward.ts", "core/runtime/session.ts") ?? "", /reaches/);
@@ -284,4 +321,21 @@ Deno.test("the rules refuse what the layout forbids", async () => {
   assert.equal(reach("server/app.ts", "core/runtime/mod.ts"), undefined);
   assert.equal(reach("core/ops/forward.ts", "core/runtime/codec.ts"), undefined);
   assert.equal(reach("adapter/deno/ort.ts", "core/runtime/worker/mod.ts"), undefined);
+});
+
+Deno.test("core/ is stages, each with its entry mod.ts, and tests/core/ mirrors them", async () => {
+  const tracked = await trackedFiles(ROOT);
+  const core = tracked.filter((path) => inside(path, "core") && path.endsWith(".ts"));
+  const folderOf = (path: string) => path.split("/").length > 3 ? path.split("/")[2]! : undefined;
+  const stages = new Set(core.map((path) => path.split("/")[1]!).filter((p) => !p.endsWith(".ts")));
+  // No module lies loose in core/, and every stage has its entry.
+  assert.deepEqual(core.filter((path) => path.split("/").length === 2), []);
+  assert.deepEqual([...stages].filter((stage) => !core.includes(`core/${stage}/mod.ts`)), []);
+  // A test folder of tests/core/ is named after the stage it tests.
+  const testFolders = new Set(
+    tracked.filter((path) => inside(path, "tests/core")).map(folderOf).filter((f) =>
+      f !== undefined
+    ),
+  );
+  assert.deepEqual([...testFolders].filter((folder) => !stages.has(folder)), []);
 });
