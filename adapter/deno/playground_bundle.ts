@@ -29,14 +29,14 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
       (await import("../../web/bundle/chunk-EBYJRSAL.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-JPVW5LND.js",
-    async () =>
-      (await import("../../web/bundle/chunk-JPVW5LND.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
     "chunk-LR2SUWDX.js",
     async () =>
       (await import("../../web/bundle/chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-QK35ESJO.js",
+    async () =>
+      (await import("../../web/bundle/chunk-QK35ESJO.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-W4HAI2EF.js",
