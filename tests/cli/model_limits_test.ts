@@ -15,7 +15,13 @@ import { compileBundle } from "../../core/bundle/mod.ts";
 import { parseModelDescription } from "../../core/net/parse.ts";
 import { writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { CONFORMANCE, readConformanceDescription } from "../conformance/fixtures.ts";
-import { fixtureEntries, fixtureSidecar, Pickle, replaceValueOf, torchZip } from "../core/pt/pickles.ts";
+import {
+  fixtureEntries,
+  fixtureSidecar,
+  Pickle,
+  replaceValueOf,
+  torchZip,
+} from "../core/pt/pickles.ts";
 import { runDeno } from "../run_deno.ts";
 import { tempDir } from "../serve/server_process.ts";
 

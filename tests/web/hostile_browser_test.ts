@@ -15,7 +15,13 @@
 
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { fixtureEntries, fixtureSidecar, Pickle, replaceValueOf, torchZip } from "../core/pt/pickles.ts";
+import {
+  fixtureEntries,
+  fixtureSidecar,
+  Pickle,
+  replaceValueOf,
+  torchZip,
+} from "../core/pt/pickles.ts";
 import { hasChromium, launchChromium } from "./browser.ts";
 import { fillForm, readAnswer, runOperation, selectOperation, waitReady } from "./page.ts";
 import { csvCells, downloadResult, scoreLogFile } from "./log_page.ts";

@@ -19,7 +19,11 @@ import { forward } from "../../../core/ops/forward.ts";
 import type { OpsModel } from "../../../core/ops/model.ts";
 import { sensitivity } from "../../../core/ops/sensitivity.ts";
 import { loadSchemas, type RequestKind, type Schemas } from "../../../core/schemas/mod.ts";
-import { checkExchange, describeExchange, readExchanges } from "../../conformance/check_exchange.ts";
+import {
+  checkExchange,
+  describeExchange,
+  readExchanges,
+} from "../../conformance/check_exchange.ts";
 import { ORT } from "../../ort.ts";
 import { CONFORMANCE, RECORDED_MODELS } from "../../conformance/fixtures.ts";
 
