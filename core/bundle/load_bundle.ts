@@ -38,7 +38,10 @@ export interface BundleFiles {
   readonly onnxName: string;
   /** How messages name the sidecar. */
   readonly sidecarName: string;
-  /** The file whose stem names the model when the sidecar has no `scenario_name` (default: `onnxName`). */
+  /**
+   * The file whose stem names the model when the sidecar has no `scenario_name`.
+   * @default {onnxName}
+   */
   readonly modelFile?: string | undefined;
 }
 

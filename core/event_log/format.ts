@@ -6,7 +6,7 @@
 
 import { TraceReadError } from "./errors.ts";
 
-/** A trace file format. */
+/** A log format. */
 export type TraceFormat = "xes" | "csv" | "json" | "jsonl";
 
 /** What {@link detectFormat} decided: the reader to use and whether to gunzip first. */

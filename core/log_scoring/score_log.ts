@@ -35,8 +35,8 @@ export interface ScoreLogOptions extends ScoreBatchesOptions {
   /** Called with the number of entries written so far, after each batch. */
   readonly onProgress?: ((entries: number) => void) | undefined;
   /**
-   * Entry text gathered before a write (default 128 Ki characters); 0 writes each batch as
-   * soon as it is scored.
+   * Characters of entry text gathered before a write; 0 writes each batch once scored.
+   * @default {WRITE_CHARS}
    */
   readonly writeChars?: number | undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * One entry of a JSON or JSONL trace file: `{"attributes"?: {...}, "events": [...]}`, events
+ * One entry of a JSON or JSONL log: `{"attributes"?: {...}, "events": [...]}`, events
  * being names or `{"name", "attributes"?}` objects. Attribute values that are not strings
  * become their JSON text (`true`, not Python's `True`).
  *

@@ -1,5 +1,5 @@
 /**
- * Streams traces out of a JSON trace file, a list of entries (see `entry.ts`). The list
+ * Streams traces out of a JSON log, a list of entries (see `entry.ts`). The list
  * is cut entry by entry and each entry parsed on its own, so memory holds one entry at a time
  * however long the file.
  *
@@ -14,7 +14,7 @@ import { type FragmentOptions, LineBase } from "../fragment.ts";
 import type { ReadOptions, Trace } from "../types.ts";
 
 /**
- * Yields the traces of a JSON trace file one by one, in file order.
+ * Yields the traces of a JSON log one by one, in file order.
  *
  * @throws {TraceReadError} for malformed JSON (with its line and column), a top level that is
  * not a list, an entry or event of the wrong shape (naming the entry, and the event), bytes

@@ -1,5 +1,5 @@
 /**
- * Finds where the entries of a JSON trace file (a top-level list) start in its bytes, following
+ * Finds where the entries of a JSON log (a top-level list) start in its bytes, following
  * strings and bracket depth only, never decoding. From a known element start the scan is exact;
  * from an arbitrary offset it follows both readings (inside a string or not) until one fails,
  * which happens fast because strings cannot hold a raw line break.

@@ -21,7 +21,7 @@ interface Line {
 }
 
 /**
- * Yields the traces of a JSONL trace file one by one, in file order.
+ * Yields the traces of a JSONL log one by one, in file order.
  *
  * @throws {TraceReadError} for a line that is not JSON or not an entry, bytes that are not UTF-8,
  * or a broken gzip stream (the traces before it have been yielded).
