@@ -1,8 +1,7 @@
 /**
- * Bundles: a compiled `NAME.onnx` and its JSON sidecar `NAME.onnx.meta.json`. The ONNX file is
- * self-describing (its metadata holds the model description's `net`, `module` and
- * `parameters`); the sidecar holds its hash and the input specs. {@link openBundle} opens either
- * kind of bundle, petri-serve's or PETRA's `.pt` pair.
+ * Bundles: a compiled `NAME.onnx` (self-describing: its metadata holds the model description)
+ * and its sidecar `NAME.onnx.meta.json` (the hash, the input specs). {@link openBundle} opens
+ * either kind, petri-serve's pair or PETRA's `.pt` pair.
  *
  * @module
  */

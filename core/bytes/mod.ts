@@ -1,6 +1,5 @@
 /**
- * Byte helpers that several stages and the edges share: joining chunks, and telling what a
- * file holds from its first bytes.
+ * Byte helpers several stages share: joining chunks, telling a file's kind from its first bytes.
  *
  * @module
  */

@@ -26,11 +26,7 @@ export interface NetColumns {
   readonly transitions: readonly string[];
 }
 
-/**
- * One request row, keyed by ids. A supplied `marking` entry sets that place's marking and
- * marks it supplied; the same holds for `values`. `target` is the cotangent over transitions
- * for the gradient outputs (absent entries are 0).
- */
+/** One request row, keyed by ids: supplied markings and values, and the gradient's cotangent. */
 export interface InputRow {
   /** Supplied marking by place id; other places take the graph's defaults. */
   readonly marking: ReadonlyMap<string, number>;
@@ -46,10 +42,7 @@ export interface OutputRow {
   readonly transitions: Float32Array;
   /** Place activation at the end of the pass. */
   readonly places: Float32Array;
-  /**
-   * Value channel per place at the end of the pass (the `place_values` output); present only
-   * for gradient runs of graphs compiled with that output.
-   */
+  /** Value channel per place at the end of the pass; gradient runs of graphs that have it. */
   readonly placeValues?: Float32Array;
   /** Σ_t target[t] · ∂transitions[t]/∂marking; present only for gradient runs. */
   readonly gradMarking?: Float32Array;
@@ -57,10 +50,7 @@ export interface OutputRow {
   readonly gradValues?: Float32Array;
 }
 
-/**
- * Inputs of a batch of `batch` rows, packed row-major: `[batch, P]` for the place inputs and
- * `[batch, T]` for `target`.
- */
+/** Inputs of `batch` rows, packed row-major: `[batch, P]` per place input, `[batch, T]` target. */
 export interface PackedInputs {
   /** Number of rows. */
   readonly batch: number;
@@ -97,9 +87,8 @@ export interface RunOptions {
   /** Compute the gradient outputs (the `with_gradient` input). */
   readonly withGradient: boolean;
   /**
-   * Withdraws the rows: the run rejects at once with a `RunCancelledError` (`errors.ts`);
-   * rows still in the queue leave it and are not computed, rows already in an ORT run are
-   * computed but their results dropped.
+   * Withdraws the rows: the run rejects at once with a `RunCancelledError`; queued rows are
+   * not computed, rows already in a run are but their results are dropped.
    */
   readonly signal?: AbortSignal | undefined;
   /**
