@@ -43,7 +43,7 @@ import {
   DEFAULT_LOG_READ_AHEAD_BYTES,
   DEFAULT_MAX_CONCURRENT_LOGS,
 } from "../server/batch_route.ts";
-import { checkOrigins } from "../server/cors.ts";
+import { checkOrigins } from "../server/http/cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/packages.ts";
 import { AccessLog } from "../server/access_log.ts";

@@ -54,8 +54,8 @@ import {
   type Scheduler,
 } from "../core/runtime/mod.ts";
 import type { BodyMeter, RequestContext, RequestRunner } from "./context.ts";
-import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./errors.ts";
-import { jsonResponse } from "./json.ts";
+import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./http/errors.ts";
+import { jsonResponse } from "./http/json.ts";
 import type { Handler } from "./pipeline.ts";
 import { Turnstile } from "./turnstile.ts";
 import { WaitingLine } from "./waiting_line.ts";

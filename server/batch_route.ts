@@ -51,7 +51,7 @@ import { readTraces, TraceReadError } from "../core/traces/mod.ts";
 import { AnswerStream } from "./answer_stream.ts";
 import { ANSWER_TYPES, type BatchRequest, readBatchRequest } from "./batch_request.ts";
 import type { RequestContext } from "./context.ts";
-import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./errors.ts";
+import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./http/errors.ts";
 import { LogPacing } from "./log_pacing.ts";
 import { LogBody } from "./log_body.ts";
 import type { Metrics } from "./metrics.ts";

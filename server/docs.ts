@@ -20,8 +20,8 @@
  * @module
  */
 
-import { cspHash, pagePolicy } from "./csp.ts";
-import { escapeHtml } from "./escape_html.ts";
+import { cspHash, pagePolicy } from "./http/csp.ts";
+import { escapeHtml } from "./http/escape_html.ts";
 
 /** The page's inline style block. */
 const STYLE = `

@@ -19,8 +19,8 @@
  * @module
  */
 
-import { cspHash, pagePolicy } from "./csp.ts";
-import { escapeHtml } from "./escape_html.ts";
+import { cspHash, pagePolicy } from "./http/csp.ts";
+import { escapeHtml } from "./http/escape_html.ts";
 import type { ModelIdentity } from "./model_identity.ts";
 
 /** The page's one inline style block (its hash is in {@link HOME_CSP}). */

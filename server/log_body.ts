@@ -31,7 +31,7 @@
  */
 
 import { INCOMPLETE_BODY_DETAIL, lateBodyDetail } from "./body.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError } from "./http/errors.ts";
 
 /** Options of {@link LogBody}. */
 export interface LogBodyOptions {

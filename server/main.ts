@@ -64,7 +64,7 @@ import { loadNativeOrt, MAX_ORT_THREADS, NativeRuntimeError } from "../adapter/d
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
-import { checkOrigins } from "./cors.ts";
+import { checkOrigins } from "./http/cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { answersWhileStopping } from "../adapter/deno/stopping_answers.ts";
 import { AccessLog } from "./access_log.ts";

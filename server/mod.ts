@@ -32,7 +32,7 @@ export {
   DEFAULT_VERSION,
 } from "./app.ts";
 export type { ClientInfo } from "./context.ts";
-export { type ErrorLogger, HttpError, ValidationError } from "./errors.ts";
+export { type ErrorLogger, HttpError, ValidationError } from "./http/errors.ts";
 export { MissingPackageError, type PackageLoaders } from "./packages.ts";
 export type { ZodToOpenApiModule } from "./packages.ts";
 export { Readiness } from "./readiness.ts";

@@ -53,8 +53,8 @@
 import type { OpsModel } from "../core/ops/model.ts";
 import { allocateInputs } from "../core/runtime/mod.ts";
 import { type BodyLimits, NotJsonError, parseJsonBytes, readBody } from "./body.ts";
-import { HttpError } from "./errors.ts";
-import { jsonResponse, streamedJsonResponse, stringifyJson } from "./json.ts";
+import { HttpError } from "./http/errors.ts";
+import { jsonResponse, streamedJsonResponse, stringifyJson } from "./http/json.ts";
 import type { Readiness } from "./readiness.ts";
 import type { RequestContext } from "./context.ts";
 import type { Handler } from "./pipeline.ts";

@@ -17,8 +17,8 @@
  */
 
 import { type DocsAsset, lazyAsset } from "./docs.ts";
-import { pagePolicy } from "./csp.ts";
-import { escapeHtml } from "./escape_html.ts";
+import { pagePolicy } from "./http/csp.ts";
+import { escapeHtml } from "./http/escape_html.ts";
 
 /**
  * The page's Content-Security-Policy: everything from our origin only. Styles are inline

@@ -22,7 +22,7 @@ import { faviconIco } from "./favicon.ts";
 import { HOME_CSP, homePage } from "./home.ts";
 import type { ModelIdentity } from "./model_identity.ts";
 import { REDOC_ASSETS, REDOC_CSP, redocPage } from "./redoc.ts";
-import { REVALIDATE, StaticAsset } from "./static_asset.ts";
+import { REVALIDATE, StaticAsset } from "./http/static_asset.ts";
 
 /**
  * The static routes by path, for the app titled `info` serving `identity`; `openApi` writes

@@ -13,7 +13,7 @@ import { listenShared } from "../../adapter/deno/listen_shared.ts";
 import { complete, RawConnection, readUntilClosed } from "../serve/raw_http.ts";
 import { readBody } from "../../server/body.ts";
 import { RequestContext } from "../../server/context.ts";
-import { HttpError } from "../../server/errors.ts";
+import { HttpError } from "../../server/http/errors.ts";
 
 const ok = { fetch: () => Promise.resolve(new Response("ok")) };
 

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { RequestError } from "../core/ops/errors.ts";
-import type { ValidationIssue } from "../core/schemas.ts";
+import { RequestError } from "../../core/ops/errors.ts";
+import type { ValidationIssue } from "../../core/schemas.ts";
 import { jsonResponse, stringifyJson } from "./json.ts";
 
 /**
@@ -93,7 +93,7 @@ export const logToConsole: ErrorLogger = (error, request) => {
  *
  * @example
  * ```ts
- * import { RequestError } from "../core/ops/errors.ts";
+ * import { RequestError } from "../../core/ops/errors.ts";
  * import { errorResponse } from "./errors.ts";
  * import assert from "node:assert/strict";
  * const response = errorResponse(new RequestError("flip_place 'p_x' is not in the net's place set"), () => {});
