@@ -46,7 +46,7 @@ import {
 import { checkOrigins } from "../server/http/cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/packages.ts";
-import { AccessLog } from "../server/access_log.ts";
+import { AccessLog } from "../server/metrics/access_log.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, InputError } from "./command.ts";
 import { readRuntime, RUNTIME_OPTIONS, runtimeHelp, runtimeLoaders } from "./runtime_flags.ts";

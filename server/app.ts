@@ -17,14 +17,14 @@ import { jsonResponse, stringifyJson } from "./http/json.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { loadPackages, type PackageLoaders } from "./packages.ts";
 import { Readiness } from "./readiness.ts";
-import type { RequestRecord } from "./access_log.ts";
-import { metricsFor } from "./metrics.ts";
+import type { RequestRecord } from "./metrics/access_log.ts";
+import { metricsFor } from "./metrics/metrics.ts";
 import { createOip } from "./oip.ts";
 import { REDOC_ASSETS } from "./redoc.ts";
 import { checkRequestBody, resolveRequestLimits } from "./request_limits.ts";
 import { Cors } from "./http/cors.ts";
 import { buildInfoMetric, identityParameters, modelIdentity } from "./model_identity.ts";
-import { metricsRoute } from "./metrics_route.ts";
+import { metricsRoute } from "./metrics/route.ts";
 import { staticRoutes } from "./static_routes.ts";
 import {
   Admission,

@@ -54,7 +54,7 @@ import type { RequestContext } from "./context.ts";
 import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./http/errors.ts";
 import { LogPacing } from "./log_pacing.ts";
 import { LogBody } from "./log_body.ts";
-import type { Metrics } from "./metrics.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 import type { Readiness } from "./readiness.ts";
 
 /** The default of {@link LogScoringOptions.maxConcurrentLogs}. */

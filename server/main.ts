@@ -67,7 +67,7 @@ import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
 import { checkOrigins } from "./http/cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { answersWhileStopping } from "../adapter/deno/stopping_answers.ts";
-import { AccessLog } from "./access_log.ts";
+import { AccessLog } from "./metrics/access_log.ts";
 
 const limits = {
   maxTraceEvents: integerEnv("PETRI_SERVE_MAX_TRACE_EVENTS", 1),

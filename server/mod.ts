@@ -43,7 +43,7 @@ export {
   type NetWidths,
   type RequestLimits,
 } from "./request_limits.ts";
-export { AccessLog, type AccessLogOptions, type RequestRecord } from "./access_log.ts";
+export { AccessLog, type AccessLogOptions, type RequestRecord } from "./metrics/access_log.ts";
 
 // The core's types that the server's API names, so that this entry point documents them too.
 export type {

@@ -21,14 +21,14 @@
  * @module
  */
 
-import type { RequestRecord } from "./access_log.ts";
+import type { RequestRecord } from "./metrics/access_log.ts";
 import type { Admission } from "./admission.ts";
 import { compressAnswer } from "./http/compression.ts";
 import type { Cors } from "./http/cors.ts";
 import { type ErrorLogger, errorResponse, HttpError, shuttingDown } from "./http/errors.ts";
 import { withoutBody } from "./http/head.ts";
 import { jsonResponse } from "./http/json.ts";
-import type { Metrics } from "./metrics.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 import type { Handler, Step } from "./pipeline.ts";
 import { REQUEST_ID_HEADER } from "./http/request_id.ts";
 import { hostName } from "./http/request_path.ts";

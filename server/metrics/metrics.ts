@@ -37,7 +37,7 @@
  * @module
  */
 
-import type { ModelSession, RunRecord } from "../core/runtime/mod.ts";
+import type { ModelSession, RunRecord } from "../../core/runtime/mod.ts";
 
 /** The content type of the text format. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -110,8 +110,8 @@ const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
  * ```ts
  * import assert from "node:assert/strict";
  * import { metricsFor } from "./metrics.ts";
- * import { loadOrt } from "../adapter/deno/ort.ts";
- * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const metrics = metricsFor(model.session);
  * await model.run([{ marking: new Map() }], { withGradient: false });

@@ -1,14 +1,14 @@
 /**
  * `GET /metrics`: the server's own metrics (`./metrics.ts`), the build info
  * (`./model_identity.ts`), extra text such as the process metrics, and, when asked, every
- * `deno serve --parallel` instance's metrics (`./metrics_instances.ts`), merged into one
- * exposition (`./metrics_exposition.ts`).
+ * `deno serve --parallel` instance's metrics (`./instances.ts`), merged into one
+ * exposition (`./exposition.ts`).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { Metrics } from "./metrics.ts";
- * import { metricsRoute } from "./metrics_route.ts";
+ * import { metricsRoute } from "./route.ts";
  * const route = metricsRoute(new Metrics(), "# TYPE b gauge\nb 1\n", {});
  * const text = await (await route()).text();
  * assert.ok(text.startsWith("# HELP petri_serve_requests_total"));
@@ -19,8 +19,8 @@
  */
 
 import { type Metrics, METRICS_CONTENT_TYPE } from "./metrics.ts";
-import { mergeExpositions, selectFamilies } from "./metrics_exposition.ts";
-import { InstanceMetrics } from "./metrics_instances.ts";
+import { mergeExpositions, selectFamilies } from "./exposition.ts";
+import { InstanceMetrics } from "./instances.ts";
 
 /** What else `/metrics` shows besides the server's own metrics. */
 export interface MetricsRouteOptions {
@@ -43,7 +43,7 @@ const processWide = (family: string) => family.startsWith("process_");
  * ```ts
  * import assert from "node:assert/strict";
  * import { Metrics } from "./metrics.ts";
- * import { metricsRoute } from "./metrics_route.ts";
+ * import { metricsRoute } from "./route.ts";
  * const route = metricsRoute(new Metrics(), "", { extraMetrics: () => "# TYPE x gauge\nx 2\n" });
  * const response = await route();
  * assert.equal(response.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");

@@ -3,7 +3,7 @@
  * (its `# HELP`, `# TYPE` and samples) once, with the samples of every piece that has it, and a
  * label added to every sample of a piece ({@link withLabel}). `/metrics` is made of the
  * server's own metrics, the build info, the process metrics and, under
- * `deno serve --parallel`, the other instances' metrics (`./metrics_instances.ts`).
+ * `deno serve --parallel`, the other instances' metrics (`./instances.ts`).
  *
  * The pieces are this server's own output: one family per `# HELP`/`# TYPE` pair, its samples
  * right after it.
@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { mergeExpositions, withLabel } from "./metrics_exposition.ts";
+ * import { mergeExpositions, withLabel } from "./exposition.ts";
  * const a = "# HELP x_total X.\n# TYPE x_total counter\nx_total{route=\"/a\"} 1\n";
  * const merged = mergeExpositions([withLabel(a, "instance_id", "i1"), withLabel(a, "instance_id", "i2")]);
  * assert.equal(
@@ -38,7 +38,7 @@ const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { withLabel } from "./metrics_exposition.ts";
+ * import { withLabel } from "./exposition.ts";
  * assert.equal(
  *   withLabel('# TYPE q gauge\nq 3\nr{a="{b}"} 1\n', "instance_id", "x"),
  *   '# TYPE q gauge\nq{instance_id="x"} 3\nr{instance_id="x",a="{b}"} 1\n',
@@ -65,7 +65,7 @@ export function withLabel(text: string, name: string, value: string): string {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { selectFamilies } from "./metrics_exposition.ts";
+ * import { selectFamilies } from "./exposition.ts";
  * const text = "# HELP a A.\n# TYPE a gauge\na 1\n# HELP b B.\n# TYPE b gauge\nb 2\n";
  * assert.equal(selectFamilies(text, (name) => name === "b"), "# HELP b B.\n# TYPE b gauge\nb 2\n");
  * ```
@@ -82,7 +82,7 @@ export function selectFamilies(text: string, keep: (family: string) => boolean):
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { mergeExpositions } from "./metrics_exposition.ts";
+ * import { mergeExpositions } from "./exposition.ts";
  * const mine = "# HELP p P.\n# TYPE p gauge\np 1\n";
  * const theirs = "# HELP p P.\n# TYPE p gauge\np 2\n# HELP q Q.\n# TYPE q gauge\nq 3\n";
  * assert.equal(

@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { InstanceMetrics } from "./metrics_instances.ts";
+ * import { InstanceMetrics } from "./instances.ts";
  * const metric = (n: number) => `# HELP x_total X.\n# TYPE x_total counter\nx_total ${n}\n`;
  * const channel = `doc-${crypto.randomUUID()}`;
  * using a = new InstanceMetrics(() => metric(1), { channel, id: "a" });
@@ -23,7 +23,7 @@
  * @module
  */
 
-import { withLabel } from "./metrics_exposition.ts";
+import { withLabel } from "./exposition.ts";
 
 /** How long a scrape waits for the other instances, in ms. */
 export const DEFAULT_WAIT_MS = 250;
@@ -95,7 +95,7 @@ export class InstanceMetrics implements Disposable {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { InstanceMetrics } from "./metrics_instances.ts";
+   * import { InstanceMetrics } from "./instances.ts";
    * using alone = new InstanceMetrics(() => "# TYPE up gauge\nup 1\n", {
    *   channel: `doc-${crypto.randomUUID()}`,
    *   id: "solo",
