@@ -10,20 +10,20 @@ import type { Model } from "../core/bundle.ts";
 import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import { createSchemas } from "../core/schemas.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
-import { type BodyLimits, readJsonBody } from "./body.ts";
+import { type BodyLimits, readJsonBody } from "./pipeline/body.ts";
 import { DOCS_ASSETS } from "./docs.ts";
 import { type ErrorLogger, HttpError, logToConsole, ValidationError } from "./http/errors.ts";
 import { jsonResponse, stringifyJson } from "./http/json.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
-import { loadPackages, type PackageLoaders } from "./packages.ts";
-import { Readiness } from "./readiness.ts";
+import { loadPackages, type PackageLoaders } from "./pipeline/packages.ts";
+import { Readiness } from "./pipeline/readiness.ts";
 import type { RequestRecord } from "./metrics/access_log.ts";
 import { metricsFor } from "./metrics/metrics.ts";
 import { createOip } from "./oip.ts";
 import { REDOC_ASSETS } from "./redoc.ts";
-import { checkRequestBody, resolveRequestLimits } from "./request_limits.ts";
+import { checkRequestBody, resolveRequestLimits } from "./pipeline/request_limits.ts";
 import { Cors } from "./http/cors.ts";
-import { buildInfoMetric, identityParameters, modelIdentity } from "./model_identity.ts";
+import { buildInfoMetric, identityParameters, modelIdentity } from "./pipeline/model_identity.ts";
 import { metricsRoute } from "./metrics/route.ts";
 import { staticRoutes } from "./static_routes.ts";
 import {
@@ -31,11 +31,11 @@ import {
   DEFAULT_MAX_BODY_MEMORY_BYTES,
   DEFAULT_QUEUE_TIMEOUT_MS,
   defaultMaxQueueRows,
-} from "./admission.ts";
-import { watchModelHealth } from "./model_health.ts";
-import { type ClientInfo, clientSignalOf, RequestContext } from "./context.ts";
-import { compose, type Handler } from "./pipeline.ts";
-import { answerErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";
+} from "./pipeline/admission.ts";
+import { watchModelHealth } from "./pipeline/model_health.ts";
+import { type ClientInfo, clientSignalOf, RequestContext } from "./pipeline/context.ts";
+import { compose, type Handler } from "./pipeline/compose.ts";
+import { answerErrors, checkHost, finish, observe, type Route, route } from "./pipeline/steps.ts";
 import {
   DEFAULT_LOG_READ_AHEAD_BYTES,
   DEFAULT_MAX_CONCURRENT_LOGS,
@@ -215,7 +215,7 @@ export interface App {
    * ```ts
    * import assert from "node:assert/strict";
    * import { createApp } from "./app.ts";
-   * import { Readiness } from "./readiness.ts";
+   * import { Readiness } from "./pipeline/readiness.ts";
    * import { loadOrt } from "../adapter/deno/ort.ts";
    * import { readBundle } from "../adapter/deno/bundle_files.ts";
    * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
@@ -241,7 +241,7 @@ export interface App {
  * Builds the app for `model`: loads zod and zod-to-openapi, makes the route table and composes
  * the pipeline once.
  *
- * @throws {import("./packages.ts").MissingPackageError} when zod or zod-to-openapi cannot load.
+ * @throws {import("./pipeline/packages.ts").MissingPackageError} when zod or zod-to-openapi cannot load.
  * @throws {RangeError} when a size, time or row limit is not a positive number.
  *
  * @example

@@ -50,12 +50,12 @@ import { ModelBusyError, type PackedInputs, RunCancelledError } from "../core/ru
 import { readTraces, TraceReadError } from "../core/traces/mod.ts";
 import { AnswerStream } from "./answer_stream.ts";
 import { ANSWER_TYPES, type BatchRequest, readBatchRequest } from "./batch_request.ts";
-import type { RequestContext } from "./context.ts";
+import type { RequestContext } from "./pipeline/context.ts";
 import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./http/errors.ts";
 import { LogPacing } from "./log_pacing.ts";
 import { LogBody } from "./log_body.ts";
 import type { Metrics } from "./metrics/metrics.ts";
-import type { Readiness } from "./readiness.ts";
+import type { Readiness } from "./pipeline/readiness.ts";
 
 /** The default of {@link LogScoringOptions.maxConcurrentLogs}. */
 export const DEFAULT_MAX_CONCURRENT_LOGS = 2;
@@ -129,7 +129,7 @@ export class LogScoring {
    * ```ts
    * import assert from "node:assert/strict";
    * import { LogScoring } from "./batch_route.ts";
-   * import { Readiness } from "./readiness.ts";
+   * import { Readiness } from "./pipeline/readiness.ts";
    * import { loadOrt } from "../adapter/deno/ort.ts";
    * import { readBundle } from "../adapter/deno/bundle_files.ts";
    * await using model = await readBundle(await loadOrt(), "examples/rest_serving");

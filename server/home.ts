@@ -21,7 +21,7 @@
 
 import { cspHash, pagePolicy } from "./http/csp.ts";
 import { escapeHtml } from "./http/escape_html.ts";
-import type { ModelIdentity } from "./model_identity.ts";
+import type { ModelIdentity } from "./pipeline/model_identity.ts";
 
 /** The page's one inline style block (its hash is in {@link HOME_CSP}). */
 const STYLE = `

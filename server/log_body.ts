@@ -30,7 +30,7 @@
  * @module
  */
 
-import { INCOMPLETE_BODY_DETAIL, lateBodyDetail } from "./body.ts";
+import { INCOMPLETE_BODY_DETAIL, lateBodyDetail } from "./pipeline/body.ts";
 import { HttpError } from "./http/errors.ts";
 
 /** Options of {@link LogBody}. */

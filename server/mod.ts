@@ -31,18 +31,18 @@ export {
   DEFAULT_TITLE,
   DEFAULT_VERSION,
 } from "./app.ts";
-export type { ClientInfo } from "./context.ts";
+export type { ClientInfo } from "./pipeline/context.ts";
 export { type ErrorLogger, HttpError, ValidationError } from "./http/errors.ts";
-export { MissingPackageError, type PackageLoaders } from "./packages.ts";
-export type { ZodToOpenApiModule } from "./packages.ts";
-export { Readiness } from "./readiness.ts";
+export { MissingPackageError, type PackageLoaders } from "./pipeline/packages.ts";
+export type { ZodToOpenApiModule } from "./pipeline/packages.ts";
+export { Readiness } from "./pipeline/readiness.ts";
 export {
   DEFAULT_MAX_REQUEST_ROWS,
   DEFAULT_MAX_TRACE_EVENTS,
   defaultMaxResponseBytes,
   type NetWidths,
   type RequestLimits,
-} from "./request_limits.ts";
+} from "./pipeline/request_limits.ts";
 export { AccessLog, type AccessLogOptions, type RequestRecord } from "./metrics/access_log.ts";
 
 // The core's types that the server's API names, so that this entry point documents them too.

@@ -30,7 +30,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { createOip } from "./oip.ts";
- * import { Readiness } from "./readiness.ts";
+ * import { Readiness } from "./pipeline/readiness.ts";
  * import { loadOrt } from "../adapter/deno/ort.ts";
  * import { readBundle } from "../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
@@ -52,19 +52,19 @@
 
 import type { OpsModel } from "../core/ops/model.ts";
 import { allocateInputs } from "../core/runtime/mod.ts";
-import { type BodyLimits, NotJsonError, parseJsonBytes, readBody } from "./body.ts";
+import { type BodyLimits, NotJsonError, parseJsonBytes, readBody } from "./pipeline/body.ts";
 import { HttpError } from "./http/errors.ts";
 import { jsonResponse, streamedJsonResponse, stringifyJson } from "./http/json.ts";
-import type { Readiness } from "./readiness.ts";
-import type { RequestContext } from "./context.ts";
-import type { Handler } from "./pipeline.ts";
-import type { Route } from "./steps.ts";
+import type { Readiness } from "./pipeline/readiness.ts";
+import type { RequestContext } from "./pipeline/context.ts";
+import type { Handler } from "./pipeline/compose.ts";
+import type { Route } from "./pipeline/steps.ts";
 import {
   checkRequestRows,
   checkResponseBytes,
   type RequestLimits,
   resolveRequestLimits,
-} from "./request_limits.ts";
+} from "./pipeline/request_limits.ts";
 
 /** What the protocol's metadata reports. */
 export interface OipInfo {
@@ -120,8 +120,8 @@ export const OUTPUTS = ["transitions", "places"] as const;
  * ```ts
  * import assert from "node:assert/strict";
  * import { createOip } from "./oip.ts";
- * import { Readiness } from "./readiness.ts";
- * import { RequestContext } from "./context.ts";
+ * import { Readiness } from "./pipeline/readiness.ts";
+ * import { RequestContext } from "./pipeline/context.ts";
  * import { loadOrt } from "../adapter/deno/ort.ts";
  * import { readBundle } from "../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");

@@ -27,10 +27,10 @@
 
 import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import type { Schemas } from "../core/schemas.ts";
-import type { ZodToOpenApiModule } from "./packages.ts";
-import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./body.ts";
+import type { ZodToOpenApiModule } from "./pipeline/packages.ts";
+import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./pipeline/body.ts";
 import { registerServingPaths, type ServingInfo, TAGS } from "./openapi_serving.ts";
-import { requestLimitNote, type RequestLimits } from "./request_limits.ts";
+import { requestLimitNote, type RequestLimits } from "./pipeline/request_limits.ts";
 import { PACKAGE_LICENSE } from "../core/version.ts";
 
 /** The `info` block of the document. */

@@ -17,9 +17,9 @@
  * @module
  */
 
-import { lateBodyDetail } from "./body.ts";
+import { lateBodyDetail } from "./pipeline/body.ts";
 import { ANSWER_TYPES, BATCH_PARAMETERS } from "./batch_request.ts";
-import type { ZodToOpenApiModule } from "./packages.ts";
+import type { ZodToOpenApiModule } from "./pipeline/packages.ts";
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;
 

@@ -22,13 +22,13 @@
 
 import { INPUTS, OUTPUTS } from "./oip.ts";
 import { type BatchInfo, registerBatchPath } from "./openapi_batch.ts";
-import type { ZodToOpenApiModule } from "./packages.ts";
+import type { ZodToOpenApiModule } from "./pipeline/packages.ts";
 import {
   FLOAT32_JSON_BYTES,
   type RequestLimits,
   resolveRequestLimits,
   tooManyRowsDetail,
-} from "./request_limits.ts";
+} from "./pipeline/request_limits.ts";
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;
 

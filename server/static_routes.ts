@@ -20,7 +20,7 @@
 import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsPage } from "./docs.ts";
 import { faviconIco } from "./favicon.ts";
 import { HOME_CSP, homePage } from "./home.ts";
-import type { ModelIdentity } from "./model_identity.ts";
+import type { ModelIdentity } from "./pipeline/model_identity.ts";
 import { REDOC_ASSETS, REDOC_CSP, redocPage } from "./redoc.ts";
 import { REVALIDATE, StaticAsset } from "./http/static_asset.ts";
 

@@ -9,9 +9,9 @@
 
 import assert from "node:assert/strict";
 import { type App, type AppOptions, createApp } from "../../server/app.ts";
-import { Readiness } from "../../server/readiness.ts";
-import { Admission } from "../../server/admission.ts";
-import { RequestContext } from "../../server/context.ts";
+import { Readiness } from "../../server/pipeline/readiness.ts";
+import { Admission } from "../../server/pipeline/admission.ts";
+import { RequestContext } from "../../server/pipeline/context.ts";
 import { openModel, xorDescription } from "./models.ts";
 
 const BODY = JSON.stringify({ input_marking: { p_in: 0.5 } });

@@ -6,7 +6,7 @@
 
 import { equal, fail, ok, rejects } from "node:assert/strict";
 import { createApp } from "../../server/app.ts";
-import { MissingPackageError } from "../../server/packages.ts";
+import { MissingPackageError } from "../../server/pipeline/packages.ts";
 import { get } from "./http.ts";
 import { openModel, xorDescription } from "./models.ts";
 

@@ -15,7 +15,7 @@ import {
   DEFAULT_MAX_REQUEST_ROWS,
   DEFAULT_MAX_TRACE_EVENTS,
   FLOAT32_JSON_BYTES,
-} from "../../server/request_limits.ts";
+} from "../../server/pipeline/request_limits.ts";
 import { post } from "./http.ts";
 import { loadConformanceModel } from "./models.ts";
 

@@ -1,5 +1,5 @@
 /**
- * One request's state, made once at the top of the pipeline (`./pipeline.ts`) and passed to
+ * One request's state, made once at the top of the pipeline (`./compose.ts`) and passed to
  * every step: its id, path and route, when it started, the deadline and signal admission gives
  * it, the bytes of its body, the rows its model runs took, and the runner its operation calls.
  *
@@ -16,13 +16,13 @@
  * @module
  */
 
-import type { OpsModel, Runner } from "../core/ops/model.ts";
-import type { PackedInputs, PackedOutputs, RunOptions } from "../core/runtime/mod.ts";
-import { HttpError } from "./http/errors.ts";
-import type { AnswerNotes } from "./http/json.ts";
+import type { OpsModel, Runner } from "../../core/ops/model.ts";
+import type { PackedInputs, PackedOutputs, RunOptions } from "../../core/runtime/mod.ts";
+import { HttpError } from "../http/errors.ts";
+import type { AnswerNotes } from "../http/json.ts";
 import { tooManyRowsDetail } from "./request_limits.ts";
-import { pathOf, targetOf } from "./http/request_path.ts";
-import { requestIdOf } from "./http/request_id.ts";
+import { pathOf, targetOf } from "../http/request_path.ts";
+import { requestIdOf } from "../http/request_id.ts";
 
 /** What runs a request's rows: admission's guard around the model (`./admission.ts`). */
 export interface RequestRunner {

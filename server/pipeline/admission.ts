@@ -44,7 +44,7 @@
  * @module
  */
 
-import type { OpsModel } from "../core/ops/model.ts";
+import type { OpsModel } from "../../core/ops/model.ts";
 import {
   ModelBusyError,
   type PackedInputs,
@@ -52,13 +52,13 @@ import {
   RunCancelledError,
   type RunOptions,
   type Scheduler,
-} from "../core/runtime/mod.ts";
+} from "../../core/runtime/mod.ts";
 import type { BodyMeter, RequestContext, RequestRunner } from "./context.ts";
-import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./http/errors.ts";
-import { jsonResponse } from "./http/json.ts";
-import type { Handler } from "./pipeline.ts";
-import { Turnstile } from "./turnstile.ts";
-import { WaitingLine } from "./waiting_line.ts";
+import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "../http/errors.ts";
+import { jsonResponse } from "../http/json.ts";
+import type { Handler } from "./compose.ts";
+import { Turnstile } from "./work_queue.ts";
+import { WaitingLine } from "./admission_queue.ts";
 
 /** The default of {@link AdmissionOptions.maxBodyMemoryBytes}: 16 bodies of the default 1 MiB limit. */
 export const DEFAULT_MAX_BODY_MEMORY_BYTES = 16 << 20;
@@ -97,7 +97,7 @@ const PUMP_MS = 5;
 const PUMP_MOST = 64;
 /** A refused body up to this size is read and dropped, so that its connection stays open. */
 const SMALL_BODY_BYTES = 64 << 10;
-/** Bodies of at least this many bytes wait for their turn to be parsed (`turnstile.ts`). */
+/** Bodies of at least this many bytes wait for their turn to be parsed (`./work_queue.ts`). */
 const HEAVY_BODY_BYTES = 64 << 10;
 /** Runs of at least this many rows wait for their turn before their answer is written. */
 const HEAVY_RUN_ROWS = 1024;
@@ -345,10 +345,10 @@ export class Admission implements RequestRunner, BodyMeter {
    * import assert from "node:assert/strict";
    * import { Admission } from "./admission.ts";
    * import { RequestContext } from "./context.ts";
-   * import { ModelBusyError } from "../core/runtime/mod.ts";
-   * import { loadOrt } from "../adapter/deno/ort.ts";
-   * import { readBundle } from "../adapter/deno/bundle_files.ts";
-   * import { allocateInputs } from "../core/runtime/mod.ts";
+   * import { ModelBusyError } from "../../core/runtime/mod.ts";
+   * import { loadOrt } from "../../adapter/deno/ort.ts";
+   * import { readBundle } from "../../adapter/deno/bundle_files.ts";
+   * import { allocateInputs } from "../../core/runtime/mod.ts";
    * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
    * const shed: string[] = [];
    * const busy = Object.assign(Object.create(model), {

@@ -10,7 +10,7 @@
  * import assert from "node:assert/strict";
  * import { watchModelHealth } from "./model_health.ts";
  * import { Readiness } from "./readiness.ts";
- * import type { HealthEvent } from "../core/runtime/mod.ts";
+ * import type { HealthEvent } from "../../core/runtime/mod.ts";
  * const listeners: ((event: HealthEvent) => void)[] = [];
  * const emit = (event: HealthEvent) => listeners.forEach((listener) => listener(event));
  * const session = {
@@ -37,7 +37,7 @@
  * @module
  */
 
-import type { ModelSession } from "../core/runtime/mod.ts";
+import type { ModelSession } from "../../core/runtime/mod.ts";
 import type { Readiness } from "./readiness.ts";
 
 /** What {@link watchModelHealth} acts on. */

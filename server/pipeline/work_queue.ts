@@ -13,7 +13,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Turnstile } from "./turnstile.ts";
+ * import { Turnstile } from "./work_queue.ts";
  * const turnstile = new Turnstile();
  * const order: number[] = [];
  * await Promise.all([1, 2, 3].map(async (n) => {
@@ -46,7 +46,7 @@ export class Turnstile {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Turnstile } from "./turnstile.ts";
+   * import { Turnstile } from "./work_queue.ts";
    * assert.equal(new Turnstile().oldestWaitMs, 0);
    * ```
    */
@@ -62,7 +62,7 @@ export class Turnstile {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Turnstile } from "./turnstile.ts";
+   * import { Turnstile } from "./work_queue.ts";
    * assert.equal(new Turnstile().expectedWaitMs, 0);
    * ```
    */
@@ -76,7 +76,7 @@ export class Turnstile {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Turnstile } from "./turnstile.ts";
+   * import { Turnstile } from "./work_queue.ts";
    * const turnstile = new Turnstile();
    * let through = false;
    * const turn = turnstile.turn().then(() => (through = true));
@@ -105,7 +105,7 @@ export class Turnstile {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Turnstile } from "./turnstile.ts";
+   * import { Turnstile } from "./work_queue.ts";
    * const turnstile = new Turnstile();
    * assert.equal(await turnstile.turnBefore(performance.now() + 60_000), true);
    * assert.equal(await turnstile.turnBefore(performance.now() - 1), false); // already late

@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { compose, type Step } from "./pipeline.ts";
+ * import { compose, type Step } from "./compose.ts";
  * import { RequestContext } from "./context.ts";
  * const order: string[] = [];
  * const step = (name: string): Step => async (context, next) => {

@@ -17,7 +17,7 @@
  */
 
 import type * as ZodToOpenApi from "@asteasolutions/zod-to-openapi";
-import type { ZodModule } from "../core/schemas.ts";
+import type { ZodModule } from "../../core/schemas.ts";
 
 /** The @asteasolutions/zod-to-openapi module namespace. */
 export type ZodToOpenApiModule = typeof ZodToOpenApi;

@@ -18,10 +18,10 @@
  * @module
  */
 
-import { jsonInvalid, missingBody } from "../core/schemas.ts";
-import { HttpError, ValidationError } from "./http/errors.ts";
+import { jsonInvalid, missingBody } from "../../core/schemas.ts";
+import { HttpError, ValidationError } from "../http/errors.ts";
 import { DeadlineSweep } from "./deadline_sweep.ts";
-import { concatBytes } from "../core/concat_bytes.ts";
+import { concatBytes } from "../../core/concat_bytes.ts";
 import type { RequestContext } from "./context.ts";
 
 /** One sweep per time-out length (a server has one), shared by all its requests. */

@@ -25,8 +25,8 @@
  * @module
  */
 
-import type { Sidecar } from "../core/bundle.ts";
-import { modelVersion } from "../core/model_version.ts";
+import type { Sidecar } from "../../core/bundle.ts";
+import { modelVersion } from "../../core/model_version.ts";
 
 /** A served model's identity. */
 export interface ModelIdentity {

@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { WaitingLine } from "./waiting_line.ts";
+ * import { WaitingLine } from "./admission_queue.ts";
  * const line = new WaitingLine<number>(10);
  * let room = 0;
  * const waiting = line.wait(3, performance.now() + 60_000, new AbortController().signal);
@@ -57,7 +57,7 @@ export class WaitingLine<T> {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { WaitingLine } from "./waiting_line.ts";
+   * import { WaitingLine } from "./admission_queue.ts";
    * const line = new WaitingLine<number>(10);
    * const gone = new AbortController();
    * const waiting = line.wait(1, performance.now() + 60_000, gone.signal);
@@ -99,7 +99,7 @@ export class WaitingLine<T> {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { WaitingLine } from "./waiting_line.ts";
+   * import { WaitingLine } from "./admission_queue.ts";
    * const line = new WaitingLine<string>(10);
    * const late = line.wait("late", performance.now() - 1, new AbortController().signal);
    * line.pump(() => false);
@@ -129,7 +129,7 @@ export class WaitingLine<T> {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { WaitingLine } from "./waiting_line.ts";
+   * import { WaitingLine } from "./admission_queue.ts";
    * const line = new WaitingLine<number>(10);
    * const waiting = line.wait(1, performance.now() + 60_000, new AbortController().signal);
    * line.close();

@@ -1,5 +1,5 @@
 /**
- * The steps of the app's pipeline (`./pipeline.ts`), in their order: {@link observe} counts
+ * The steps of the app's pipeline (`./compose.ts`), in their order: {@link observe} counts
  * and logs every answer, {@link finish} applies the HTTP conventions to it, {@link answerErrors}
  * turns a thrown error into its answer, and {@link route} finds the handler in the route table
  * (admission control first on the routes that run the model).
@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { compose } from "./pipeline.ts";
+ * import { compose } from "./compose.ts";
  * import { answerErrors, route } from "./steps.ts";
  * import { RequestContext } from "./context.ts";
  * const routes = (path: string) => path === "/hi"
@@ -21,17 +21,17 @@
  * @module
  */
 
-import type { RequestRecord } from "./metrics/access_log.ts";
+import type { RequestRecord } from "../metrics/access_log.ts";
 import type { Admission } from "./admission.ts";
-import { compressAnswer } from "./http/compression.ts";
-import type { Cors } from "./http/cors.ts";
-import { type ErrorLogger, errorResponse, HttpError, shuttingDown } from "./http/errors.ts";
-import { withoutBody } from "./http/head.ts";
-import { jsonResponse } from "./http/json.ts";
-import type { Metrics } from "./metrics/metrics.ts";
-import type { Handler, Step } from "./pipeline.ts";
-import { REQUEST_ID_HEADER } from "./http/request_id.ts";
-import { hostName } from "./http/request_path.ts";
+import { compressAnswer } from "../http/compression.ts";
+import type { Cors } from "../http/cors.ts";
+import { type ErrorLogger, errorResponse, HttpError, shuttingDown } from "../http/errors.ts";
+import { withoutBody } from "../http/head.ts";
+import { jsonResponse } from "../http/json.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { Handler, Step } from "./compose.ts";
+import { REQUEST_ID_HEADER } from "../http/request_id.ts";
+import { hostName } from "../http/request_path.ts";
 
 /** One row of the route table. */
 export interface Route {
