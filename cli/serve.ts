@@ -42,7 +42,7 @@ import { Readiness } from "../server/pipeline/readiness.ts";
 import {
   DEFAULT_LOG_READ_AHEAD_BYTES,
   DEFAULT_MAX_CONCURRENT_LOGS,
-} from "../server/batch_route.ts";
+} from "../server/log_scoring/route.ts";
 import { checkOrigins } from "../server/http/cors.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { loadPackages } from "../server/pipeline/packages.ts";

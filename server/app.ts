@@ -19,7 +19,7 @@ import { loadPackages, type PackageLoaders } from "./pipeline/packages.ts";
 import { Readiness } from "./pipeline/readiness.ts";
 import type { RequestRecord } from "./metrics/access_log.ts";
 import { metricsFor } from "./metrics/metrics.ts";
-import { createOip } from "./oip.ts";
+import { createOip } from "./oip/routes.ts";
 import { REDOC_ASSETS } from "./redoc.ts";
 import { checkRequestBody, resolveRequestLimits } from "./pipeline/request_limits.ts";
 import { Cors } from "./http/cors.ts";
@@ -40,7 +40,7 @@ import {
   DEFAULT_LOG_READ_AHEAD_BYTES,
   DEFAULT_MAX_CONCURRENT_LOGS,
   LogScoring,
-} from "./batch_route.ts";
+} from "./log_scoring/route.ts";
 
 /** The default title. */
 export const DEFAULT_TITLE = "Petri-net Inference REST API";

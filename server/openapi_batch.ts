@@ -18,7 +18,7 @@
  */
 
 import { lateBodyDetail } from "./pipeline/body.ts";
-import { ANSWER_TYPES, BATCH_PARAMETERS } from "./batch_request.ts";
+import { ANSWER_TYPES, BATCH_PARAMETERS } from "./log_scoring/request.ts";
 import type { ZodToOpenApiModule } from "./pipeline/packages.ts";
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;

@@ -20,7 +20,7 @@
  * @module
  */
 
-import { INPUTS, OUTPUTS } from "./oip.ts";
+import { INPUTS, OUTPUTS } from "./oip/routes.ts";
 import { type BatchInfo, registerBatchPath } from "./openapi_batch.ts";
 import type { ZodToOpenApiModule } from "./pipeline/packages.ts";
 import {

@@ -29,10 +29,10 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { createOip } from "./oip.ts";
- * import { Readiness } from "./pipeline/readiness.ts";
- * import { loadOrt } from "../adapter/deno/ort.ts";
- * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * import { createOip } from "./routes.ts";
+ * import { Readiness } from "../pipeline/readiness.ts";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const oip = createOip(model, {
  *   name: "loans",
@@ -50,21 +50,21 @@
  * @module
  */
 
-import type { OpsModel } from "../core/ops/model.ts";
-import { allocateInputs } from "../core/runtime/mod.ts";
-import { type BodyLimits, NotJsonError, parseJsonBytes, readBody } from "./pipeline/body.ts";
-import { HttpError } from "./http/errors.ts";
-import { jsonResponse, streamedJsonResponse, stringifyJson } from "./http/json.ts";
-import type { Readiness } from "./pipeline/readiness.ts";
-import type { RequestContext } from "./pipeline/context.ts";
-import type { Handler } from "./pipeline/compose.ts";
-import type { Route } from "./pipeline/steps.ts";
+import type { OpsModel } from "../../core/ops/model.ts";
+import { allocateInputs } from "../../core/runtime/mod.ts";
+import { type BodyLimits, NotJsonError, parseJsonBytes, readBody } from "../pipeline/body.ts";
+import { HttpError } from "../http/errors.ts";
+import { jsonResponse, streamedJsonResponse, stringifyJson } from "../http/json.ts";
+import type { Readiness } from "../pipeline/readiness.ts";
+import type { RequestContext } from "../pipeline/context.ts";
+import type { Handler } from "../pipeline/compose.ts";
+import type { Route } from "../pipeline/steps.ts";
 import {
   checkRequestRows,
   checkResponseBytes,
   type RequestLimits,
   resolveRequestLimits,
-} from "./pipeline/request_limits.ts";
+} from "../pipeline/request_limits.ts";
 
 /** What the protocol's metadata reports. */
 export interface OipInfo {
@@ -94,7 +94,7 @@ export interface Oip {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { INPUTS } from "./oip.ts";
+ * import { INPUTS } from "./routes.ts";
  * assert.deepEqual(INPUTS, ["marking", "marking_mask", "values", "values_mask"]);
  * ```
  */
@@ -107,7 +107,7 @@ type InputName = typeof INPUTS[number];
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { OUTPUTS } from "./oip.ts";
+ * import { OUTPUTS } from "./routes.ts";
  * assert.deepEqual(OUTPUTS, ["transitions", "places"]);
  * ```
  */
@@ -119,11 +119,11 @@ export const OUTPUTS = ["transitions", "places"] as const;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { createOip } from "./oip.ts";
- * import { Readiness } from "./pipeline/readiness.ts";
- * import { RequestContext } from "./pipeline/context.ts";
- * import { loadOrt } from "../adapter/deno/ort.ts";
- * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * import { createOip } from "./routes.ts";
+ * import { Readiness } from "../pipeline/readiness.ts";
+ * import { RequestContext } from "../pipeline/context.ts";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const oip = createOip(model, {
  *   name: "loans",

@@ -1,5 +1,5 @@
 /**
- * How a log being scored (`./batch_route.ts`) shares the serving thread with every other
+ * How a log being scored (`./route.ts`) shares the serving thread with every other
  * request: at each of the pipeline's pause points (every `PAUSE_EVERY` traces read, about a
  * third of a millisecond of work for a small net) it may give the thread up for a turn of the
  * event loop. While other requests come (one arrived in the last second, besides the log's
@@ -14,7 +14,7 @@
  *
  * @example
  * ```ts
- * import { LogPacing } from "./log_pacing.ts";
+ * import { LogPacing } from "./pacing.ts";
  * const pacing = new LogPacing(() => -Infinity); // no other request ever
  * for (let trace = 0; trace < 1000; trace++) {
  *   // ... some work ...

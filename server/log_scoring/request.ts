@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readBatchRequest } from "./batch_request.ts";
+ * import { readBatchRequest } from "./request.ts";
  * const request = new Request("http://localhost/batch?case_column=order", {
  *   method: "POST",
  *   headers: { "content-type": "text/csv", accept: "application/x-ndjson" },
@@ -30,11 +30,11 @@
  * @module
  */
 
-import type { OutputFormat } from "../core/batch/entry_layout.ts";
-import type { ValidationIssue } from "../core/schemas.ts";
-import type { TraceFormat } from "../core/traces/mod.ts";
-import { HttpError, ValidationError } from "./http/errors.ts";
-import { qualityValues } from "./http/quality_values.ts";
+import type { OutputFormat } from "../../core/batch/entry_layout.ts";
+import type { ValidationIssue } from "../../core/schemas.ts";
+import type { TraceFormat } from "../../core/traces/mod.ts";
+import { HttpError, ValidationError } from "../http/errors.ts";
+import { qualityValues } from "../http/quality_values.ts";
 
 /** What {@link readBatchRequest} read. */
 export interface BatchRequest {
@@ -107,7 +107,7 @@ const TYPES_HELP = "send Content-Type text/csv, application/xml (XES), applicati
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readBatchRequest } from "./batch_request.ts";
+ * import { readBatchRequest } from "./request.ts";
  * const request = new Request("http://localhost/batch?format=xes.gz", {
  *   method: "POST",
  *   body: new Uint8Array([0x1f, 0x8b]),
@@ -244,7 +244,7 @@ function readEncoding(value: string | null): boolean {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { negotiateAnswer } from "./batch_request.ts";
+ * import { negotiateAnswer } from "./request.ts";
  * assert.equal(negotiateAnswer(null), "json");
  * assert.equal(negotiateAnswer("application/x-ndjson, *\/*;q=0.1"), "jsonl");
  * assert.equal(negotiateAnswer("*\/*"), "json");

@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { AnswerStream } from "./answer_stream.ts";
+ * import { AnswerStream } from "./response_stream.ts";
  * const answer = new AnswerStream(() => {});
  * const reading = new Response(answer.readable).text();
  * await answer.write("[\n  1");

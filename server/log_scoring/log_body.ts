@@ -1,5 +1,5 @@
 /**
- * A request body read as a log is scored (`./batch_route.ts`). Its stream hands the log on as
+ * A request body read as a log is scored (`./route.ts`). Its stream hands the log on as
  * the reader asks for it, so the client's upload goes no faster than scoring; it fails with an
  * {@link HttpError} when no byte has come for `idleMs` (408) or the connection broke mid-body
  * (400), and with the signal's reason when `signal` aborts (the body is then cancelled). The
@@ -30,8 +30,8 @@
  * @module
  */
 
-import { INCOMPLETE_BODY_DETAIL, lateBodyDetail } from "./pipeline/body.ts";
-import { HttpError } from "./http/errors.ts";
+import { INCOMPLETE_BODY_DETAIL, lateBodyDetail } from "../pipeline/body.ts";
+import { HttpError } from "../http/errors.ts";
 
 /** Options of {@link LogBody}. */
 export interface LogBodyOptions {

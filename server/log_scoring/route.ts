@@ -3,14 +3,14 @@
  * the pipeline `cli.ts batch` runs (`core/batch/score_log.ts`): the answer is byte for byte
  * what `batch` writes for the same log (`Accept: application/json`, the default) or
  * `batch --output-format jsonl` (`Accept: application/x-ndjson`). What the request asks is read
- * by `./batch_request.ts`.
+ * by `./request.ts`.
  *
  * - **Streaming with backpressure**: the body is parsed as it arrives, a chunk at a time, and
  *   read only as fast as scoring and the client's reading of the answer allow
- *   (`./log_body.ts`, `./answer_stream.ts`); memory holds a few batches whatever the log's size.
+ *   (`./log_body.ts`, `./response_stream.ts`); memory holds a few batches whatever the log's size.
  * - **Fair**: at most `maxConcurrentLogs` logs at once (503 with `Retry-After` beyond); runs go
  *   to the model's queue like any request's, never in place on the serving thread, and a log
- *   gives the serving thread up every few traces (`./log_pacing.ts`), so other requests are
+ *   gives the serving thread up every few traces (`./pacing.ts`), so other requests are
  *   not kept waiting behind it.
  * - **Stopping**: a client that hangs up stops the work at once (its queued rows are withdrawn,
  *   the body is no longer read); new logs are refused once a drain begins, and the drain's
@@ -24,9 +24,9 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { createApp } from "./app.ts";
- * import { loadOrt } from "../adapter/deno/ort.ts";
- * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * import { createApp } from "../app.ts";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const app = await createApp(model);
  * const response = await app.fetch(new Request("http://localhost/batch", {
@@ -41,21 +41,21 @@
  * @module
  */
 
-import type { Model } from "../core/bundle.ts";
-import { entryLayout } from "../core/batch/entry_layout.ts";
-import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
-import { type LogTally, scoreLog } from "../core/batch/score_log.ts";
-import { type EntrySink, textSink } from "../core/batch/text_sink.ts";
-import { ModelBusyError, type PackedInputs, RunCancelledError } from "../core/runtime/mod.ts";
-import { readTraces, TraceReadError } from "../core/traces/mod.ts";
-import { AnswerStream } from "./answer_stream.ts";
-import { ANSWER_TYPES, type BatchRequest, readBatchRequest } from "./batch_request.ts";
-import type { RequestContext } from "./pipeline/context.ts";
-import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "./http/errors.ts";
-import { LogPacing } from "./log_pacing.ts";
+import type { Model } from "../../core/bundle.ts";
+import { entryLayout } from "../../core/batch/entry_layout.ts";
+import { measureBatchSize } from "../../core/batch/measure_batch_size.ts";
+import { type LogTally, scoreLog } from "../../core/batch/score_log.ts";
+import { type EntrySink, textSink } from "../../core/batch/text_sink.ts";
+import { ModelBusyError, type PackedInputs, RunCancelledError } from "../../core/runtime/mod.ts";
+import { readTraces, TraceReadError } from "../../core/traces/mod.ts";
+import { AnswerStream } from "./response_stream.ts";
+import { ANSWER_TYPES, type BatchRequest, readBatchRequest } from "./request.ts";
+import type { RequestContext } from "../pipeline/context.ts";
+import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "../http/errors.ts";
+import { LogPacing } from "./pacing.ts";
 import { LogBody } from "./log_body.ts";
-import type { Metrics } from "./metrics/metrics.ts";
-import type { Readiness } from "./pipeline/readiness.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { Readiness } from "../pipeline/readiness.ts";
 
 /** The default of {@link LogScoringOptions.maxConcurrentLogs}. */
 export const DEFAULT_MAX_CONCURRENT_LOGS = 2;
@@ -118,7 +118,7 @@ export class LogScoring {
   #batchSize: Promise<number> | undefined;
   /**
    * When the last request arrived (`performance.now()` ms), set by the app for each one: a log
-   * yields the thread more often while others come (`./log_pacing.ts`).
+   * yields the thread more often while others come (`./pacing.ts`).
    */
   lastArrival = -Infinity;
 
@@ -128,10 +128,10 @@ export class LogScoring {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { LogScoring } from "./batch_route.ts";
-   * import { Readiness } from "./pipeline/readiness.ts";
-   * import { loadOrt } from "../adapter/deno/ort.ts";
-   * import { readBundle } from "../adapter/deno/bundle_files.ts";
+   * import { LogScoring } from "./route.ts";
+   * import { Readiness } from "../pipeline/readiness.ts";
+   * import { loadOrt } from "../../adapter/deno/ort.ts";
+   * import { readBundle } from "../../adapter/deno/bundle_files.ts";
    * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
    * const logs = new LogScoring(model, {
    *   maxConcurrentLogs: 1,
