@@ -11,21 +11,21 @@ import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import { createSchemas } from "../core/schemas.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type BodyLimits, readJsonBody } from "./pipeline/body.ts";
-import { DOCS_ASSETS } from "./docs.ts";
+import { DOCS_ASSETS } from "./openapi/swagger_ui.ts";
 import { type ErrorLogger, HttpError, logToConsole, ValidationError } from "./http/errors.ts";
 import { jsonResponse, stringifyJson } from "./http/json.ts";
-import { buildOpenApiDocument } from "./openapi.ts";
+import { buildOpenApiDocument } from "./openapi/document.ts";
 import { loadPackages, type PackageLoaders } from "./pipeline/packages.ts";
 import { Readiness } from "./pipeline/readiness.ts";
 import type { RequestRecord } from "./metrics/access_log.ts";
 import { metricsFor } from "./metrics/metrics.ts";
 import { createOip } from "./oip/routes.ts";
-import { REDOC_ASSETS } from "./redoc.ts";
+import { REDOC_ASSETS } from "./openapi/redoc.ts";
 import { checkRequestBody, resolveRequestLimits } from "./pipeline/request_limits.ts";
 import { Cors } from "./http/cors.ts";
 import { buildInfoMetric, identityParameters, modelIdentity } from "./pipeline/model_identity.ts";
 import { metricsRoute } from "./metrics/route.ts";
-import { staticRoutes } from "./static_routes.ts";
+import { staticRoutes } from "./openapi/static_routes.ts";
 import {
   Admission,
   DEFAULT_MAX_BODY_MEMORY_BYTES,

@@ -7,7 +7,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
- * import { registerBatchPath } from "./openapi_batch.ts";
+ * import { registerBatchPath } from "./batch_path.ts";
  * const registry = new zodToOpenApi.OpenAPIRegistry();
  * registerBatchPath(registry, { maxConcurrentLogs: 2, idleMs: 30_000 }, "Logs");
  * const paths = registry.definitions.map((d) => d.type === "route" ? d.route.path : "");
@@ -17,9 +17,9 @@
  * @module
  */
 
-import { lateBodyDetail } from "./pipeline/body.ts";
-import { ANSWER_TYPES, BATCH_PARAMETERS } from "./log_scoring/request.ts";
-import type { ZodToOpenApiModule } from "./pipeline/packages.ts";
+import { lateBodyDetail } from "../pipeline/body.ts";
+import { ANSWER_TYPES, BATCH_PARAMETERS } from "../log_scoring/request.ts";
+import type { ZodToOpenApiModule } from "../pipeline/packages.ts";
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;
 
@@ -48,7 +48,7 @@ const LOG_TYPES = [
  * ```ts
  * import assert from "node:assert/strict";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
- * import { registerBatchPath } from "./openapi_batch.ts";
+ * import { registerBatchPath } from "./batch_path.ts";
  * const registry = new zodToOpenApi.OpenAPIRegistry();
  * registerBatchPath(registry, { maxConcurrentLogs: 2, idleMs: 30_000 }, "Logs");
  * const route = registry.definitions[0]!;

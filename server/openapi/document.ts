@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the six endpoints, generated from the zod schemas with
  * @asteasolutions/zod-to-openapi (passed in: the server loads it lazily), and of every other
- * route (`./openapi_serving.ts`). It is kept clean under Redocly's `recommended` rules and
+ * route (`./serving_paths.ts`). It is kept clean under Redocly's `recommended` rules and
  * Spectral's `oas` ruleset (`tests/server/openapi_lint_test.ts`): every operation has a tag,
  * a summary and a description; the license and contact come from the repository (`deno.json`,
  * `LICENSE`); `servers` is this server, relative to the document; `security` is empty (the API
@@ -12,8 +12,8 @@
  * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
- * import { createSchemas } from "../core/schemas.ts";
- * import { buildOpenApiDocument } from "./openapi.ts";
+ * import { createSchemas } from "../../core/schemas.ts";
+ * import { buildOpenApiDocument } from "./document.ts";
  * const document = buildOpenApiDocument(createSchemas(z), zodToOpenApi, {
  *   title: "Petri-net Inference REST API",
  *   version: "0.1.0",
@@ -25,13 +25,13 @@
  * @module
  */
 
-import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
-import type { Schemas } from "../core/schemas.ts";
-import type { ZodToOpenApiModule } from "./pipeline/packages.ts";
-import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./pipeline/body.ts";
-import { registerServingPaths, type ServingInfo, TAGS } from "./openapi_serving.ts";
-import { requestLimitNote, type RequestLimits } from "./pipeline/request_limits.ts";
-import { PACKAGE_LICENSE } from "../core/version.ts";
+import { OPERATIONS, type OperationTable } from "../../core/ops/operations.ts";
+import type { Schemas } from "../../core/schemas.ts";
+import type { ZodToOpenApiModule } from "../pipeline/packages.ts";
+import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "../pipeline/body.ts";
+import { registerServingPaths, type ServingInfo, TAGS } from "./serving_paths.ts";
+import { requestLimitNote, type RequestLimits } from "../pipeline/request_limits.ts";
+import { PACKAGE_LICENSE } from "../../core/version.ts";
 
 /** The `info` block of the document. */
 export interface ApiInfo {
@@ -51,16 +51,16 @@ export interface OpenApiDocument {
 /**
  * Generates the document: the fixed `GET` endpoints, then every row of the operations table
  * with its request body, its answer and its error answers (400, 408, 413 and 422, with the
- * limits the server enforces), and with `serving`, the serving routes (`./openapi_serving.ts`).
+ * limits the server enforces), and with `serving`, the serving routes (`./serving_paths.ts`).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import * as z from "zod";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
- * import { OPERATIONS } from "../core/ops/operations.ts";
- * import { createSchemas } from "../core/schemas.ts";
- * import { buildOpenApiDocument } from "./openapi.ts";
+ * import { OPERATIONS } from "../../core/ops/operations.ts";
+ * import { createSchemas } from "../../core/schemas.ts";
+ * import { buildOpenApiDocument } from "./document.ts";
  * // Documenting only the first operation of the table.
  * const only = OPERATIONS.slice(0, 1);
  * const doc = buildOpenApiDocument(createSchemas(z, only), zodToOpenApi, {

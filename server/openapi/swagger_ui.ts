@@ -13,15 +13,15 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { docsPage } from "./docs.ts";
+ * import { docsPage } from "./swagger_ui.ts";
  * assert.deepEqual(docsPage({ title: "Petri-net Inference REST API", version: "0.1.0" }).includes("0.1.0"), true);
  * ```
  *
  * @module
  */
 
-import { cspHash, pagePolicy } from "./http/csp.ts";
-import { escapeHtml } from "./http/escape_html.ts";
+import { cspHash, pagePolicy } from "../http/csp.ts";
+import { escapeHtml } from "../http/escape_html.ts";
 
 /** The page's inline style block. */
 const STYLE = `
@@ -58,7 +58,7 @@ const SCRIPT = `
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { DOCS_CSP } from "./docs.ts";
+ * import { DOCS_CSP } from "./swagger_ui.ts";
  * assert.match(DOCS_CSP, /script-src 'self' 'sha256-/);
  * ```
  */
@@ -82,7 +82,7 @@ export interface DocsAsset {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { DOCS_ASSETS } from "./docs.ts";
+ * import { DOCS_ASSETS } from "./swagger_ui.ts";
  * const css = await DOCS_ASSETS.get("swagger-ui.css")!.load();
  * assert.ok(css.length > 100_000); // about 190 kB
  * ```
@@ -114,7 +114,7 @@ export const DOCS_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { lazyAsset } from "./docs.ts";
+ * import { lazyAsset } from "./swagger_ui.ts";
  * let imports = 0;
  * const asset = lazyAsset("text/plain", () => Promise.resolve(`text ${++imports}`));
  * assert.equal(await asset.load(), "text 1");
@@ -142,7 +142,7 @@ export function lazyAsset(contentType: string, importText: () => Promise<string>
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { docsPage } from "./docs.ts";
+ * import { docsPage } from "./swagger_ui.ts";
  * const html = docsPage({ title: "Loans <beta>", version: "1.2.0" });
  * assert.deepEqual(html.includes("Loans &lt;beta&gt;"), true);
  * ```

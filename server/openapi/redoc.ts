@@ -4,7 +4,7 @@
  * npm package's `bundles/redoc.standalone.js`) is served from our origin at
  * `/redoc/redoc.standalone.js`. It is read with a text import on the first request for it, so
  * it needs no read permission and goes wherever the module graph goes (JSR, `deno compile`,
- * Deno Deploy), like Swagger UI's files in `./docs.ts`.
+ * Deno Deploy), like Swagger UI's files in `./swagger_ui.ts`.
  *
  * @example
  * ```ts
@@ -16,9 +16,9 @@
  * @module
  */
 
-import { type DocsAsset, lazyAsset } from "./docs.ts";
-import { pagePolicy } from "./http/csp.ts";
-import { escapeHtml } from "./http/escape_html.ts";
+import { type DocsAsset, lazyAsset } from "./swagger_ui.ts";
+import { pagePolicy } from "../http/csp.ts";
+import { escapeHtml } from "../http/escape_html.ts";
 
 /**
  * The page's Content-Security-Policy: everything from our origin only. Styles are inline

@@ -19,9 +19,9 @@
  * @module
  */
 
-import { cspHash, pagePolicy } from "./http/csp.ts";
-import { escapeHtml } from "./http/escape_html.ts";
-import type { ModelIdentity } from "./pipeline/model_identity.ts";
+import { cspHash, pagePolicy } from "../http/csp.ts";
+import { escapeHtml } from "../http/escape_html.ts";
+import type { ModelIdentity } from "../pipeline/model_identity.ts";
 
 /** The page's one inline style block (its hash is in {@link HOME_CSP}). */
 const STYLE = `

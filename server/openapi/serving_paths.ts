@@ -1,6 +1,6 @@
 /**
  * Every route of the server beside the six operations, in the OpenAPI document: `POST /batch`
- * (`./openapi_batch.ts`); `/readyz` and `/metrics`; the documentation and its files (`/`, `/favicon.ico`, `/openapi.json`, `/docs`,
+ * (`./batch_path.ts`); `/readyz` and `/metrics`; the documentation and its files (`/`, `/favicon.ico`, `/openapi.json`, `/docs`,
  * `/redoc` and their files, the mounted playground); and the Open Inference Protocol v2 routes
  * under `/v2`, with and without the model's version. Their bodies are plain JSON Schema objects
  * (they are not zod-validated requests). Every `GET` also answers `HEAD` (RFC 9110), and with
@@ -10,7 +10,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
- * import { registerServingPaths } from "./openapi_serving.ts";
+ * import { registerServingPaths } from "./serving_paths.ts";
  * const registry = new zodToOpenApi.OpenAPIRegistry();
  * registerServingPaths(registry, { modelName: "loans", modelVersion: "1", places: 3, transitions: 2 });
  * const paths = registry.definitions.map((d) => d.type === "route" ? d.route.path : "");
@@ -20,15 +20,15 @@
  * @module
  */
 
-import { INPUTS, OUTPUTS } from "./oip/routes.ts";
-import { type BatchInfo, registerBatchPath } from "./openapi_batch.ts";
-import type { ZodToOpenApiModule } from "./pipeline/packages.ts";
+import { INPUTS, OUTPUTS } from "../oip/routes.ts";
+import { type BatchInfo, registerBatchPath } from "./batch_path.ts";
+import type { ZodToOpenApiModule } from "../pipeline/packages.ts";
 import {
   FLOAT32_JSON_BYTES,
   type RequestLimits,
   resolveRequestLimits,
   tooManyRowsDetail,
-} from "./pipeline/request_limits.ts";
+} from "../pipeline/request_limits.ts";
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;
 
@@ -50,7 +50,7 @@ export interface ServingInfo {
   readonly redocFiles?: readonly string[];
   /** The prefix of the mounted handler (the playground: `/playground`), when there is one. */
   readonly mountPrefix?: string | undefined;
-  /** `POST /batch`'s bounds, when the server scores logs (`./openapi_batch.ts`). */
+  /** `POST /batch`'s bounds, when the server scores logs (`./batch_path.ts`). */
   readonly batch?: BatchInfo | undefined;
 }
 
@@ -60,7 +60,7 @@ export interface ServingInfo {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { TAGS } from "./openapi_serving.ts";
+ * import { TAGS } from "./serving_paths.ts";
  * assert.equal(TAGS.oip.name, "Open Inference Protocol v2");
  * ```
  */
@@ -105,7 +105,7 @@ const DOCUMENTATION = [TAGS.documentation.name];
  * ```ts
  * import assert from "node:assert/strict";
  * import * as zodToOpenApi from "@asteasolutions/zod-to-openapi";
- * import { registerServingPaths } from "./openapi_serving.ts";
+ * import { registerServingPaths } from "./serving_paths.ts";
  * const registry = new zodToOpenApi.OpenAPIRegistry();
  * registerServingPaths(registry, { modelName: "m", modelVersion: "1", places: 1, transitions: 1 });
  * const paths = registry.definitions.map((d) => d.type === "route" ? d.route.path : "");
