@@ -10,37 +10,51 @@ import type { Model } from "../core/bundle.ts";
 import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
 import { createSchemas } from "../core/schemas.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
-import { type BodyLimits, readJsonBody } from "./pipeline/body.ts";
-import { DOCS_ASSETS } from "./openapi/swagger_ui.ts";
-import { type ErrorLogger, HttpError, logToConsole, ValidationError } from "./http/errors.ts";
-import { jsonResponse, stringifyJson } from "./http/json.ts";
-import { buildOpenApiDocument } from "./openapi/document.ts";
-import { loadPackages, type PackageLoaders } from "./pipeline/packages.ts";
-import { Readiness } from "./pipeline/readiness.ts";
-import type { RequestRecord } from "./metrics/access_log.ts";
-import { metricsFor } from "./metrics/metrics.ts";
-import { createOip } from "./oip/routes.ts";
-import { REDOC_ASSETS } from "./openapi/redoc.ts";
-import { checkRequestBody, resolveRequestLimits } from "./pipeline/request_limits.ts";
-import { Cors } from "./http/cors.ts";
-import { buildInfoMetric, identityParameters, modelIdentity } from "./pipeline/model_identity.ts";
-import { metricsRoute } from "./metrics/route.ts";
-import { staticRoutes } from "./openapi/static_routes.ts";
 import {
   Admission,
+  answerErrors,
+  type BodyLimits,
+  buildInfoMetric,
+  checkHost,
+  checkRequestBody,
+  type ClientInfo,
+  clientSignalOf,
+  compose,
   DEFAULT_MAX_BODY_MEMORY_BYTES,
   DEFAULT_QUEUE_TIMEOUT_MS,
   defaultMaxQueueRows,
-} from "./pipeline/admission.ts";
-import { watchModelHealth } from "./pipeline/model_health.ts";
-import { type ClientInfo, clientSignalOf, RequestContext } from "./pipeline/context.ts";
-import { compose, type Handler } from "./pipeline/compose.ts";
-import { answerErrors, checkHost, finish, observe, type Route, route } from "./pipeline/steps.ts";
+  finish,
+  type Handler,
+  identityParameters,
+  loadPackages,
+  modelIdentity,
+  observe,
+  type PackageLoaders,
+  Readiness,
+  readJsonBody,
+  RequestContext,
+  resolveRequestLimits,
+  type Route,
+  route,
+  watchModelHealth,
+} from "./pipeline/mod.ts";
+import { buildOpenApiDocument, DOCS_ASSETS, REDOC_ASSETS, staticRoutes } from "./openapi/mod.ts";
+import {
+  Cors,
+  type ErrorLogger,
+  HttpError,
+  jsonResponse,
+  logToConsole,
+  stringifyJson,
+  ValidationError,
+} from "./http/mod.ts";
+import { metricsFor, metricsRoute, type RequestRecord } from "./metrics/mod.ts";
+import { createOip } from "./oip/mod.ts";
 import {
   DEFAULT_LOG_READ_AHEAD_BYTES,
   DEFAULT_MAX_CONCURRENT_LOGS,
   LogScoring,
-} from "./log_scoring/route.ts";
+} from "./log_scoring/mod.ts";
 
 /** The default title. */
 export const DEFAULT_TITLE = "Petri-net Inference REST API";

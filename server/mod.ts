@@ -31,19 +31,20 @@ export {
   DEFAULT_TITLE,
   DEFAULT_VERSION,
 } from "./app.ts";
-export type { ClientInfo } from "./pipeline/context.ts";
-export { type ErrorLogger, HttpError, ValidationError } from "./http/errors.ts";
-export { MissingPackageError, type PackageLoaders } from "./pipeline/packages.ts";
-export type { ZodToOpenApiModule } from "./pipeline/packages.ts";
-export { Readiness } from "./pipeline/readiness.ts";
 export {
+  type ClientInfo,
   DEFAULT_MAX_REQUEST_ROWS,
   DEFAULT_MAX_TRACE_EVENTS,
   defaultMaxResponseBytes,
+  MissingPackageError,
   type NetWidths,
+  type PackageLoaders,
+  Readiness,
   type RequestLimits,
-} from "./pipeline/request_limits.ts";
-export { AccessLog, type AccessLogOptions, type RequestRecord } from "./metrics/access_log.ts";
+  type ZodToOpenApiModule,
+} from "./pipeline/mod.ts";
+export { type ErrorLogger, HttpError, ValidationError } from "./http/mod.ts";
+export { AccessLog, type AccessLogOptions, type RequestRecord } from "./metrics/mod.ts";
 
 // The core's types that the server's API names, so that this entry point documents them too.
 export type {

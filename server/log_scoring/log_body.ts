@@ -30,8 +30,8 @@
  * @module
  */
 
-import { INCOMPLETE_BODY_DETAIL, lateBodyDetail } from "../pipeline/body.ts";
-import { HttpError } from "../http/errors.ts";
+import { INCOMPLETE_BODY_DETAIL, lateBodyDetail } from "../pipeline/mod.ts";
+import { HttpError } from "../http/mod.ts";
 
 /** Options of {@link LogBody}. */
 export interface LogBodyOptions {

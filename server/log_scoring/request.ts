@@ -33,8 +33,7 @@
 import type { OutputFormat } from "../../core/batch/entry_layout.ts";
 import type { ValidationIssue } from "../../core/schemas.ts";
 import type { TraceFormat } from "../../core/traces/mod.ts";
-import { HttpError, ValidationError } from "../http/errors.ts";
-import { qualityValues } from "../http/quality_values.ts";
+import { HttpError, qualityValues, ValidationError } from "../http/mod.ts";
 
 /** What {@link readBatchRequest} read. */
 export interface BatchRequest {

@@ -50,12 +50,11 @@ import { ModelBusyError, type PackedInputs, RunCancelledError } from "../../core
 import { readTraces, TraceReadError } from "../../core/traces/mod.ts";
 import { AnswerStream } from "./response_stream.ts";
 import { ANSWER_TYPES, type BatchRequest, readBatchRequest } from "./request.ts";
-import type { RequestContext } from "../pipeline/context.ts";
-import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "../http/errors.ts";
+import type { Readiness, RequestContext } from "../pipeline/mod.ts";
+import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "../http/mod.ts";
 import { LogPacing } from "./pacing.ts";
 import { LogBody } from "./log_body.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import type { Readiness } from "../pipeline/readiness.ts";
+import type { Metrics } from "../metrics/mod.ts";
 
 /** The default of {@link LogScoringOptions.maxConcurrentLogs}. */
 export const DEFAULT_MAX_CONCURRENT_LOGS = 2;

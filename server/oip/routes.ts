@@ -52,19 +52,21 @@
 
 import type { OpsModel } from "../../core/ops/model.ts";
 import { allocateInputs } from "../../core/runtime/mod.ts";
-import { type BodyLimits, NotJsonError, parseJsonBytes, readBody } from "../pipeline/body.ts";
-import { HttpError } from "../http/errors.ts";
-import { jsonResponse, streamedJsonResponse, stringifyJson } from "../http/json.ts";
-import type { Readiness } from "../pipeline/readiness.ts";
-import type { RequestContext } from "../pipeline/context.ts";
-import type { Handler } from "../pipeline/compose.ts";
-import type { Route } from "../pipeline/steps.ts";
 import {
+  type BodyLimits,
   checkRequestRows,
   checkResponseBytes,
+  type Handler,
+  NotJsonError,
+  parseJsonBytes,
+  readBody,
+  type Readiness,
+  type RequestContext,
   type RequestLimits,
   resolveRequestLimits,
-} from "../pipeline/request_limits.ts";
+  type Route,
+} from "../pipeline/mod.ts";
+import { HttpError, jsonResponse, streamedJsonResponse, stringifyJson } from "../http/mod.ts";
 
 /** What the protocol's metadata reports. */
 export interface OipInfo {

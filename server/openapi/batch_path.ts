@@ -17,9 +17,8 @@
  * @module
  */
 
-import { lateBodyDetail } from "../pipeline/body.ts";
-import { ANSWER_TYPES, BATCH_PARAMETERS } from "../log_scoring/request.ts";
-import type { ZodToOpenApiModule } from "../pipeline/packages.ts";
+import { lateBodyDetail, type ZodToOpenApiModule } from "../pipeline/mod.ts";
+import { ANSWER_TYPES, BATCH_PARAMETERS } from "../log_scoring/mod.ts";
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;
 

@@ -27,10 +27,15 @@
 
 import { OPERATIONS, type OperationTable } from "../../core/ops/operations.ts";
 import type { Schemas } from "../../core/schemas.ts";
-import type { ZodToOpenApiModule } from "../pipeline/packages.ts";
-import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "../pipeline/body.ts";
+import {
+  type BodyLimits,
+  lateBodyDetail,
+  requestLimitNote,
+  type RequestLimits,
+  tooLargeDetail,
+  type ZodToOpenApiModule,
+} from "../pipeline/mod.ts";
 import { registerServingPaths, type ServingInfo, TAGS } from "./serving_paths.ts";
-import { requestLimitNote, type RequestLimits } from "../pipeline/request_limits.ts";
 import { PACKAGE_LICENSE } from "../../core/version.ts";
 
 /** The `info` block of the document. */

@@ -19,9 +19,8 @@
  * @module
  */
 
-import { cspHash, pagePolicy } from "../http/csp.ts";
-import { escapeHtml } from "../http/escape_html.ts";
-import type { ModelIdentity } from "../pipeline/model_identity.ts";
+import { cspHash, escapeHtml, pagePolicy } from "../http/mod.ts";
+import type { ModelIdentity } from "../pipeline/mod.ts";
 
 /** The page's one inline style block (its hash is in {@link HOME_CSP}). */
 const STYLE = `

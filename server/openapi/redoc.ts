@@ -17,8 +17,7 @@
  */
 
 import { type DocsAsset, lazyAsset } from "./swagger_ui.ts";
-import { pagePolicy } from "../http/csp.ts";
-import { escapeHtml } from "../http/escape_html.ts";
+import { escapeHtml, pagePolicy } from "../http/mod.ts";
 
 /**
  * The page's Content-Security-Policy: everything from our origin only. Styles are inline

@@ -20,15 +20,15 @@
  * @module
  */
 
-import { INPUTS, OUTPUTS } from "../oip/routes.ts";
+import { INPUTS, OUTPUTS } from "../oip/mod.ts";
 import { type BatchInfo, registerBatchPath } from "./batch_path.ts";
-import type { ZodToOpenApiModule } from "../pipeline/packages.ts";
 import {
   FLOAT32_JSON_BYTES,
   type RequestLimits,
   resolveRequestLimits,
   tooManyRowsDetail,
-} from "../pipeline/request_limits.ts";
+  type ZodToOpenApiModule,
+} from "../pipeline/mod.ts";
 
 type Registry = InstanceType<ZodToOpenApiModule["OpenAPIRegistry"]>;
 

@@ -20,9 +20,9 @@
 import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, docsPage } from "./swagger_ui.ts";
 import { faviconIco } from "./favicon.ts";
 import { HOME_CSP, homePage } from "./home.ts";
-import type { ModelIdentity } from "../pipeline/model_identity.ts";
+import type { ModelIdentity } from "../pipeline/mod.ts";
 import { REDOC_ASSETS, REDOC_CSP, redocPage } from "./redoc.ts";
-import { REVALIDATE, StaticAsset } from "../http/static_asset.ts";
+import { REVALIDATE, StaticAsset } from "../http/mod.ts";
 
 /**
  * The static routes by path, for the app titled `info` serving `identity`; `openApi` writes

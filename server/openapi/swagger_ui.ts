@@ -20,8 +20,7 @@
  * @module
  */
 
-import { cspHash, pagePolicy } from "../http/csp.ts";
-import { escapeHtml } from "../http/escape_html.ts";
+import { cspHash, escapeHtml, pagePolicy } from "../http/mod.ts";
 
 /** The page's inline style block. */
 const STYLE = `

@@ -54,8 +54,7 @@ import {
   type Scheduler,
 } from "../../core/runtime/mod.ts";
 import type { BodyMeter, RequestContext, RequestRunner } from "./context.ts";
-import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "../http/errors.ts";
-import { jsonResponse } from "../http/json.ts";
+import { HttpError, jsonResponse, RETRY_AFTER_SECONDS, shuttingDown } from "../http/mod.ts";
 import type { Handler } from "./compose.ts";
 import { Turnstile } from "./work_queue.ts";
 import { WaitingLine } from "./admission_queue.ts";

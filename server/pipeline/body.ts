@@ -19,7 +19,7 @@
  */
 
 import { jsonInvalid, missingBody } from "../../core/schemas.ts";
-import { HttpError, ValidationError } from "../http/errors.ts";
+import { HttpError, ValidationError } from "../http/mod.ts";
 import { DeadlineSweep } from "./deadline_sweep.ts";
 import { concatBytes } from "../../core/concat_bytes.ts";
 import type { RequestContext } from "./context.ts";

@@ -18,11 +18,8 @@
 
 import type { OpsModel, Runner } from "../../core/ops/model.ts";
 import type { PackedInputs, PackedOutputs, RunOptions } from "../../core/runtime/mod.ts";
-import { HttpError } from "../http/errors.ts";
-import type { AnswerNotes } from "../http/json.ts";
+import { type AnswerNotes, HttpError, pathOf, requestIdOf, targetOf } from "../http/mod.ts";
 import { tooManyRowsDetail } from "./request_limits.ts";
-import { pathOf, targetOf } from "../http/request_path.ts";
-import { requestIdOf } from "../http/request_id.ts";
 
 /** What runs a request's rows: admission's guard around the model (`./admission.ts`). */
 export interface RequestRunner {

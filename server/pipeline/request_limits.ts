@@ -7,7 +7,7 @@
  * @module
  */
 
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "../http/mod.ts";
 
 /** The default limit on events in one `/anomaly` trace: more than a 1 MiB body can hold (12 bytes each). */
 export const DEFAULT_MAX_TRACE_EVENTS = 100_000;

@@ -21,17 +21,21 @@
  * @module
  */
 
-import type { RequestRecord } from "../metrics/access_log.ts";
+import type { Metrics, RequestRecord } from "../metrics/mod.ts";
 import type { Admission } from "./admission.ts";
-import { compressAnswer } from "../http/compression.ts";
-import type { Cors } from "../http/cors.ts";
-import { type ErrorLogger, errorResponse, HttpError, shuttingDown } from "../http/errors.ts";
-import { withoutBody } from "../http/head.ts";
-import { jsonResponse } from "../http/json.ts";
-import type { Metrics } from "../metrics/metrics.ts";
+import {
+  compressAnswer,
+  type Cors,
+  type ErrorLogger,
+  errorResponse,
+  hostName,
+  HttpError,
+  jsonResponse,
+  REQUEST_ID_HEADER,
+  shuttingDown,
+  withoutBody,
+} from "../http/mod.ts";
 import type { Handler, Step } from "./compose.ts";
-import { REQUEST_ID_HEADER } from "../http/request_id.ts";
-import { hostName } from "../http/request_path.ts";
 
 /** One row of the route table. */
 export interface Route {

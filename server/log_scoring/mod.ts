@@ -1,0 +1,8 @@
+/**
+ * `POST /batch`: a whole event log scored in one request, streamed in and out.
+ *
+ * @module
+ */
+
+export { ANSWER_TYPES, BATCH_PARAMETERS } from "./request.ts";
+export { DEFAULT_LOG_READ_AHEAD_BYTES, DEFAULT_MAX_CONCURRENT_LOGS, LogScoring } from "./route.ts";

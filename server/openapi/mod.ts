@@ -1,0 +1,11 @@
+/**
+ * The OpenAPI document and what shows it: Swagger UI (`/docs`), ReDoc (`/redoc`), the links
+ * page (`/`) and the favicon, each a static route.
+ *
+ * @module
+ */
+
+export { buildOpenApiDocument } from "./document.ts";
+export { REDOC_ASSETS } from "./redoc.ts";
+export { staticRoutes } from "./static_routes.ts";
+export { DOCS_ASSETS } from "./swagger_ui.ts";
