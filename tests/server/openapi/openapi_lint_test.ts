@@ -8,10 +8,10 @@
  */
 
 import assert from "node:assert/strict";
-import { readBundle } from "../../adapter/deno/bundle_files.ts";
-import { ORT } from "../ort.ts";
-import { PLAYGROUND_PREFIX, playgroundHandler } from "../../adapter/deno/serve_static.ts";
-import { createApp } from "../../server/app.ts";
+import { readBundle } from "../../../adapter/deno/bundle_files.ts";
+import { ORT } from "../../ort.ts";
+import { PLAYGROUND_PREFIX, playgroundHandler } from "../../../adapter/deno/serve_static.ts";
+import { createApp } from "../../../server/app.ts";
 
 const REDOCLY = "npm:@redocly/cli@2.77.0";
 const SPECTRAL = "npm:@stoplight/spectral-cli@6.16.3";

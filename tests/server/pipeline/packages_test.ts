@@ -5,10 +5,10 @@
  */
 
 import { equal, fail, ok, rejects } from "node:assert/strict";
-import { createApp } from "../../server/app.ts";
-import { MissingPackageError } from "../../server/pipeline/packages.ts";
-import { get } from "./http.ts";
-import { openModel, xorDescription } from "./models.ts";
+import { createApp } from "../../../server/app.ts";
+import { MissingPackageError } from "../../../server/pipeline/packages.ts";
+import { get } from "../http.ts";
+import { openModel, xorDescription } from "../models.ts";
 
 const notFound = (name: string) => () =>
   Promise.reject(new TypeError(`Cannot find module 'npm:${name}'`));
@@ -54,7 +54,7 @@ Deno.test("createApp uses the injected packages", async () => {
 
 Deno.test("the server imports zod, zod-to-openapi and swagger-ui-dist only dynamically", async () => {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", new URL("../../server/mod.ts", import.meta.url).pathname],
+    args: ["info", "--json", new URL("../../../server/mod.ts", import.meta.url).pathname],
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { DeadlineSweep } from "../../server/pipeline/deadline_sweep.ts";
+import { DeadlineSweep } from "../../../server/pipeline/deadline_sweep.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -8,11 +8,11 @@
  */
 
 import assert from "node:assert/strict";
-import { type App, type AppOptions, createApp } from "../../server/app.ts";
-import { Readiness } from "../../server/pipeline/readiness.ts";
-import { Admission } from "../../server/pipeline/admission.ts";
-import { RequestContext } from "../../server/pipeline/context.ts";
-import { openModel, xorDescription } from "./models.ts";
+import { type App, type AppOptions, createApp } from "../../../server/app.ts";
+import { Readiness } from "../../../server/pipeline/readiness.ts";
+import { Admission } from "../../../server/pipeline/admission.ts";
+import { RequestContext } from "../../../server/pipeline/context.ts";
+import { openModel, xorDescription } from "../models.ts";
 
 const BODY = JSON.stringify({ input_marking: { p_in: 0.5 } });
 

@@ -10,9 +10,9 @@
  */
 
 import assert from "node:assert/strict";
-import { createApp } from "../../server/app.ts";
-import { readBundle } from "../../adapter/deno/bundle_files.ts";
-import { ORT } from "../ort.ts";
+import { createApp } from "../../../server/app.ts";
+import { readBundle } from "../../../adapter/deno/bundle_files.ts";
+import { ORT } from "../../ort.ts";
 
 const CSV = "case_id,activity,amount\nc1,approve loan,5000\nc2,decline loan,300\n";
 

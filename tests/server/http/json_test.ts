@@ -5,7 +5,7 @@
  */
 
 import { deepEqual, equal, throws } from "node:assert/strict";
-import { jsonResponse, stringifyJson } from "../../server/http/json.ts";
+import { jsonResponse, stringifyJson } from "../../../server/http/json.ts";
 
 Deno.test("stringifyJson() writes Maps with their keys sorted by code point", () => {
   const map = new Map([["p_b", 1], ["10", 2], ["9", 3], ["P", 4], ["\u{1F600}", 5], ["\uFFFF", 6]]);

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Turnstile } from "../../server/pipeline/work_queue.ts";
+import { Turnstile } from "../../../server/pipeline/work_queue.ts";
 
 function block(ms: number): void {
   const until = performance.now() + ms;

@@ -6,8 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createApp } from "../../server/app.ts";
-import { openModel, xorDescription } from "./models.ts";
+import { createApp } from "../../../server/app.ts";
+import { openModel, xorDescription } from "../models.ts";
 
 /** An infer of `count` rows from row `first` on: p_in (the last of the sorted places) varies. */
 function infer(first: number, count: number): string {

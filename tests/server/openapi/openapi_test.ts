@@ -6,10 +6,10 @@
  */
 
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { loadSchemas } from "../../core/schemas.ts";
-import { createApp } from "../../server/app.ts";
-import { get } from "./http.ts";
-import { openModel, xorDescription } from "./models.ts";
+import { loadSchemas } from "../../../core/schemas.ts";
+import { createApp } from "../../../server/app.ts";
+import { get } from "../http.ts";
+import { openModel, xorDescription } from "../models.ts";
 
 const OPERATIONS = [
   ["/healthz", "get", undefined, "HealthResponse"],

@@ -9,15 +9,15 @@
  */
 
 import assert from "node:assert/strict";
-import { createApp } from "../../server/app.ts";
-import { DEFAULT_MAX_BODY_BYTES } from "../../server/app.ts";
+import { createApp } from "../../../server/app.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../../../server/app.ts";
 import {
   DEFAULT_MAX_REQUEST_ROWS,
   DEFAULT_MAX_TRACE_EVENTS,
   FLOAT32_JSON_BYTES,
-} from "../../server/pipeline/request_limits.ts";
-import { post } from "./http.ts";
-import { loadConformanceModel } from "./models.ts";
+} from "../../../server/pipeline/request_limits.ts";
+import { post } from "../http.ts";
+import { loadConformanceModel } from "../models.ts";
 
 const INFER = "/v2/models/m/infer";
 
