@@ -27,30 +27,35 @@ import {
   type Handler,
   identityParameters,
   loadPackages,
+  modelDocs,
   modelIdentity,
   observe,
+  operationDoc,
   type PackageLoaders,
   Readiness,
   readJsonBody,
+  READYZ_DOC,
   RequestContext,
   resolveRequestLimits,
   type Route,
   route,
   watchModelHealth,
 } from "./pipeline/mod.ts";
-import { buildOpenApiDocument, DOCS_ASSETS, REDOC_ASSETS, staticRoutes } from "./openapi/mod.ts";
+import { buildOpenApiDocument, mountDoc, staticRoutes } from "./openapi/mod.ts";
 import {
   Cors,
   type ErrorLogger,
   HttpError,
   jsonResponse,
   logToConsole,
+  type RouteDoc,
   stringifyJson,
   ValidationError,
 } from "./http/mod.ts";
-import { metricsFor, metricsRoute, type RequestRecord } from "./metrics/mod.ts";
+import { METRICS_DOC, metricsFor, metricsRoute, type RequestRecord } from "./metrics/mod.ts";
 import { createOip } from "./oip/mod.ts";
 import {
+  batchDoc,
   DEFAULT_LOG_READ_AHEAD_BYTES,
   DEFAULT_MAX_CONCURRENT_LOGS,
   LogScoring,
@@ -379,19 +384,11 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   });
   // Built on the first request for it: start-up should not wait for a document few fetch.
   const openApi = () =>
-    stringifyJson(
-      buildOpenApiDocument(schemas, zodToOpenApi, info, { ...limits, ...requestLimits }, {
-        modelName,
-        modelVersion: identity.version,
-        places: net.places.length,
-        transitions: net.transitions.length,
-        requestLimits,
-        docsFiles: [...DOCS_ASSETS.keys()],
-        redocFiles: [...REDOC_ASSETS.keys()],
-        mountPrefix: options.mount?.[0],
-        batch: { maxConcurrentLogs, idleMs: limits.timeoutMs },
-      }, operations),
-    );
+    stringifyJson(buildOpenApiDocument(zodToOpenApi, info, [
+      ...routes.values(),
+      ...(mounted === undefined ? [] : [mounted]),
+      ...oip.documented,
+    ]));
 
   // Read → parse → operate: the handler of each operation's POST route.
   const operate = (row: OperationTable[number]): Handler => async (context) => {
@@ -404,20 +401,25 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     return jsonResponse(200, await row.run(model, parsed.data, context), undefined, context);
   };
 
-  // The route table: exact paths, then the mount and the Open Inference Protocol's prefixes.
+  // The route table, each route with its documentation: exact paths, in the OpenAPI
+  // document's order, then the mount and the Open Inference Protocol's prefixes.
   const routes = new Map<string, Route>();
-  const add = (path: string, methods: Route["methods"], admitted = false) =>
-    routes.set(path, { template: path, methods, admitted, errorKey: "detail" });
-  add("/healthz", { GET: json(healthText) });
-  add("/readyz", { GET: () => Promise.resolve(readiness.response()) });
-  add("/schema", { GET: json(schemaText) });
-  for (const row of operations) add(row.path, { POST: operate(row) }, true);
+  const add = (path: string, methods: Route["methods"], docs: RouteDoc, admitted = false) =>
+    routes.set(path, { template: path, methods, admitted, errorKey: "detail", docs });
+  const docs = modelDocs(schemas);
+  add("/healthz", { GET: json(healthText) }, docs.healthz);
+  add("/schema", { GET: json(schemaText) }, docs.schema);
+  const documentedLimits = { ...limits, ...requestLimits };
+  for (const row of operations) {
+    add(row.path, { POST: operate(row) }, operationDoc(row, schemas, documentedLimits), true);
+  }
   // A whole log, streamed in and out: its own bound, outside admission's.
-  add("/batch", { POST: logs.handle });
+  add("/batch", { POST: logs.handle }, batchDoc({ maxConcurrentLogs, idleMs: limits.timeoutMs }));
+  add("/readyz", { GET: () => Promise.resolve(readiness.response()) }, READYZ_DOC);
   const metricsHandler = metricsRoute(metrics, buildInfoMetric(info.version, identity), options);
-  add("/metrics", { GET: () => metricsHandler() });
-  for (const [path, asset] of staticRoutes(info, identity, openApi)) {
-    add(path, { GET: (context) => asset.respond(context.request) });
+  add("/metrics", { GET: () => metricsHandler() }, METRICS_DOC);
+  for (const [path, { asset, docs }] of staticRoutes(info, identity, openApi)) {
+    add(path, { GET: (context) => asset.respond(context.request) }, docs);
   }
   const [prefix, mountHandler] = options.mount ?? [];
   const mounted: Route | undefined = prefix === undefined ? undefined : {
@@ -430,6 +432,7 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     },
     admitted: false,
     errorKey: "detail",
+    docs: mountDoc(prefix),
   };
   const find = (path: string): Route | undefined => {
     if (mounted !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) {

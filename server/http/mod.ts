@@ -25,3 +25,11 @@ export { qualityValues } from "./quality_values.ts";
 export { REQUEST_ID_HEADER, requestIdOf } from "./request_id.ts";
 export { hostName, pathOf, targetOf } from "./request_path.ts";
 export { IMMUTABLE, REVALIDATE, StaticAsset } from "./static_asset.ts";
+export {
+  jsonContent,
+  type MethodDoc,
+  objectSchema,
+  pathParameter,
+  type RouteDoc,
+  TAGS,
+} from "./route_doc.ts";

@@ -5,4 +5,5 @@
  */
 
 export { ANSWER_TYPES, BATCH_PARAMETERS } from "./request.ts";
+export { batchDoc } from "./route_doc.ts";
 export { DEFAULT_LOG_READ_AHEAD_BYTES, DEFAULT_MAX_CONCURRENT_LOGS, LogScoring } from "./route.ts";

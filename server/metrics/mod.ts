@@ -7,4 +7,4 @@
 
 export { AccessLog, type AccessLogOptions, type RequestRecord } from "./access_log.ts";
 export { type Metrics, metricsFor } from "./metrics.ts";
-export { metricsRoute } from "./route.ts";
+export { METRICS_DOC, metricsRoute } from "./route.ts";

@@ -21,6 +21,26 @@
 import { type Metrics, METRICS_CONTENT_TYPE } from "./metrics.ts";
 import { mergeExpositions, selectFamilies } from "./exposition.ts";
 import { InstanceMetrics } from "./instances.ts";
+import { type RouteDoc, TAGS } from "../http/mod.ts";
+
+/** `GET /metrics` in the OpenAPI document. */
+export const METRICS_DOC: RouteDoc = {
+  GET: {
+    tags: [TAGS.serving.name],
+    operationId: "metrics",
+    summary: "Prometheus metrics (text format 0.0.4)",
+    description: "Request counts and durations by route template, ONNX Runtime run sizes and " +
+      "durations, the run queue, the build info (server version, model, model SHA-256) and " +
+      "the process metrics. Under deno serve --parallel, every instance's series, labelled " +
+      "instance_id.",
+    responses: {
+      200: {
+        description: "The metrics",
+        content: { "text/plain; version=0.0.4": { schema: { type: "string" } } },
+      },
+    },
+  },
+};
 
 /** What else `/metrics` shows besides the server's own metrics. */
 export interface MetricsRouteOptions {

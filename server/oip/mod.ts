@@ -4,4 +4,4 @@
  * @module
  */
 
-export { createOip, INPUTS, OUTPUTS } from "./routes.ts";
+export { createOip } from "./routes.ts";

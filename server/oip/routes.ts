@@ -67,6 +67,8 @@ import {
   type Route,
 } from "../pipeline/mod.ts";
 import { HttpError, jsonResponse, streamedJsonResponse, stringifyJson } from "../http/mod.ts";
+import { oipDocs } from "./route_docs.ts";
+import { type InputName, INPUTS, OUTPUTS } from "./tensors.ts";
 
 /** What the protocol's metadata reports. */
 export interface OipInfo {
@@ -88,32 +90,9 @@ export interface OipInfo {
 export interface Oip {
   /** The route of `pathname` if it is under `/v2` (an unmatched one answers 404), else undefined. */
   route(pathname: string): Route | undefined;
+  /** The routes with their documentation, in the OpenAPI document's order. */
+  readonly documented: readonly Route[];
 }
-
-/**
- * The input tensors `infer` takes, in the graph contract's order.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { INPUTS } from "./routes.ts";
- * assert.deepEqual(INPUTS, ["marking", "marking_mask", "values", "values_mask"]);
- * ```
- */
-export const INPUTS = ["marking", "marking_mask", "values", "values_mask"] as const;
-type InputName = typeof INPUTS[number];
-
-/**
- * The output tensors `infer` returns (all of them unless the request names some).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { OUTPUTS } from "./routes.ts";
- * assert.deepEqual(OUTPUTS, ["transitions", "places"]);
- * ```
- */
-export const OUTPUTS = ["transitions", "places"] as const;
 
 /**
  * Builds the routes for `model`.
@@ -168,12 +147,20 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
     outputs: [tensor("transitions", T), tensor("places", P)],
     ...(info.modelParameters ? { parameters: info.modelParameters } : {}),
   };
+  const docs = oipDocs({
+    modelName: info.name,
+    modelVersion: info.modelVersion,
+    places: P,
+    transitions: T,
+    requestLimits: info.requestLimits,
+  });
   const oipRoute = (
     template: string,
     methods: Partial<Record<"GET" | "POST", Handler>>,
     admitted = false,
   ): Route => ({
     template,
+    docs: docs[template],
     // Matched methods count rows (0 when the model does not run), as the access log shows.
     methods: Object.fromEntries(
       Object.entries(methods).map(([method, handler]) => [method, (context: RequestContext) => {
@@ -224,6 +211,17 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
   };
   const MODEL = /^\/v2\/models\/([^/]+)(?:\/versions\/([^/]+))?(\/ready|\/infer)?$/;
   return {
+    documented: [
+      fixed["/v2/health/live"]!,
+      fixed["/v2/health/ready"]!,
+      server,
+      routes.plain[""]!,
+      routes.plain["/ready"]!,
+      routes.versioned[""]!,
+      routes.versioned["/ready"]!,
+      routes.plain["/infer"]!,
+      routes.versioned["/infer"]!,
+    ],
     route(pathname) {
       if (pathname !== "/v2" && !pathname.startsWith("/v2/")) return undefined;
       const route = Object.hasOwn(fixed, pathname) ? fixed[pathname] : undefined;

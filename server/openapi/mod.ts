@@ -6,6 +6,4 @@
  */
 
 export { buildOpenApiDocument } from "./document.ts";
-export { REDOC_ASSETS } from "./redoc.ts";
-export { staticRoutes } from "./static_routes.ts";
-export { DOCS_ASSETS } from "./swagger_ui.ts";
+export { mountDoc, staticRoutes } from "./static_routes.ts";

@@ -38,6 +38,7 @@ export {
   type ZodToOpenApiModule,
 } from "./packages.ts";
 export { Readiness } from "./readiness.ts";
+export { modelDocs, operationDoc, READYZ_DOC } from "./route_docs.ts";
 export {
   checkRequestBody,
   checkRequestRows,

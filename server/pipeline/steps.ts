@@ -32,6 +32,7 @@ import {
   HttpError,
   jsonResponse,
   REQUEST_ID_HEADER,
+  type RouteDoc,
   shuttingDown,
   withoutBody,
 } from "../http/mod.ts";
@@ -51,6 +52,8 @@ export interface Route {
   readonly admitted: boolean;
   /** Error answers' key: `detail`, or `error` for the Open Inference Protocol. */
   readonly errorKey: "detail" | "error";
+  /** The route in the OpenAPI document; undocumented when absent. */
+  readonly docs?: RouteDoc | undefined;
 }
 
 /** The size a 422 may always take, whatever its body's size. */

@@ -21,7 +21,7 @@ const OPERATIONS = [
 ] as const;
 
 /**
- * Every other route, documented after the six operations (server/openapi_serving.ts); this app
+ * Every other route, documented after the six operations, in the route table's order; this app
  * mounts nothing, so the playground's route is not among them.
  */
 const SERVING_PATHS = [
