@@ -8,10 +8,10 @@
  *   The one exception is `server/main.ts`, the Deno Deploy entry, which may import
  *   `adapter/deno/` and use `Deno.*` (it is the edge that listens).
  * - `server/` is in rooms, one folder each, entered through its `mod.ts`: `http/` (conventions),
- *   `metrics/`, `pipeline/`, then `oip/`, `log_scoring/` and `openapi/` side by side. A room imports
- *   another only through its `mod.ts`, and only a room listed before its own; nothing outside
- *   `server/` (tests and benchmarks aside) reaches past a room's `mod.ts`; only `server/`'s own
- *   top-level modules (`mod.ts`, `app.ts`, the composition root) import every room.
+ *   `metrics/`, `pipeline/`, then `oip/`, `log_scoring/` and `openapi/` side by side. A room
+ *   imports another only through its `mod.ts`, and only a room listed before its own; nothing
+ *   outside `server/` (tests and benchmarks aside) reaches past a room's `mod.ts`; only
+ *   `server/`'s own top-level modules (`mod.ts`, `app.ts`, the composition root) import rooms.
  * - `web/` imports only `web/` and `core/` and the npm packages of `web/deno.browser.json`; no
  *   `node:`, no `Deno.*`.
  * - `cli/` and `cli.ts` reach the core directly or through `adapter/deno/`, never through
