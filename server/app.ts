@@ -12,9 +12,9 @@ import { createSchemas } from "../core/schemas.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
 import {
   Admission,
-  answerErrors,
   type BodyLimits,
   buildInfoMetric,
+  catchErrors,
   checkHost,
   checkRequestBody,
   type ClientInfo,
@@ -329,15 +329,15 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     queue: session.queue,
     model,
     cutoff: readiness.cutoff,
-    onShed(reason) {
-      metrics.recordShed(reason);
+    onRefused(reason) {
+      metrics.recordRefused(reason);
       if (reason === "model_unavailable") health.refused();
     },
   });
   const metrics = metricsFor(session, {
     inFlight: () => admission.inFlight,
     waiting: () => admission.waiting,
-    heldBytes: () => admission.heldBytes,
+    reservedBytes: () => admission.reservedBytes,
     logsInProgress: () => logs.inProgress,
   });
   const maxConcurrentLogs = options.maxConcurrentLogs ?? DEFAULT_MAX_CONCURRENT_LOGS;
@@ -447,7 +447,7 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   const handle = compose([
     observe({ metrics, onRequest: options.onRequest }),
     finish({ cors }, onError),
-    answerErrors(onError),
+    catchErrors(onError),
     ...(anyHost ? [] : [checkHost(allowedHosts)]),
     route(find, admission),
   ], (context) => context.handler!(context));

@@ -138,17 +138,17 @@ const COMPRESSIBLE = new Set([
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { compressAnswer } from "./compression.ts";
+ * import { compressResponse } from "./compression.ts";
  * const request = new Request("http://localhost/x", { headers: { "accept-encoding": "gzip" } });
- * const big = await compressAnswer(request, Response.json({ text: "x".repeat(50_000) }));
+ * const big = await compressResponse(request, Response.json({ text: "x".repeat(50_000) }));
  * assert.equal(big.headers.get("content-encoding"), "gzip");
  * assert.equal(big.headers.get("vary"), "accept-encoding");
- * const small = await compressAnswer(request, Response.json({ ok: true }));
+ * const small = await compressResponse(request, Response.json({ ok: true }));
  * assert.equal(small.headers.get("content-encoding"), null);
  * assert.deepEqual(await small.json(), { ok: true });
  * ```
  */
-export async function compressAnswer(
+export async function compressResponse(
   request: Request,
   response: Response,
   minBytes: number = COMPRESS_MIN_BYTES,

@@ -1,6 +1,6 @@
 /**
  * `HEAD` answered as RFC 9110 §9.3.2 asks: the headers `GET` would send, `Content-Length`
- * included, and no body. `new Response(null, getAnswer)` keeps the headers but not the length
+ * included, and no body. `new Response(null, getResponse)` keeps the headers but not the length
  * (the runtime then sends `content-length: 0`), so {@link withoutBody} carries the length
  * over: the answer's own `Content-Length` when it has one, else the length of its body,
  * counted and dropped. `Deno.serve` keeps a `Content-Length` that a body-less answer to `HEAD`

@@ -37,7 +37,7 @@ export function jsonResponse(
   status: number,
   body: unknown,
   headers: Readonly<Record<string, string>> = NO_HEADERS,
-  context?: AnswerNotes,
+  context?: ResponseNotes,
 ): Response {
   const text = stringifyJson(body);
   const bytes = encoder.encode(text);
@@ -56,8 +56,8 @@ export function jsonResponse(
       : { ...headers, "content-type": "application/json", "content-length": length },
   });
   if (context !== undefined) {
-    context.answerBytes = bytes.length;
-    if (plain) context.plainAnswer = response;
+    context.responseBytes = bytes.length;
+    if (plain) context.plainResponse = response;
   }
   return response;
 }
@@ -65,17 +65,17 @@ export function jsonResponse(
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 
 /** Where {@link jsonResponse} notes its answer's size (a request's context). */
-export interface AnswerNotes {
+export interface ResponseNotes {
   /** The request's id, which a plain answer carries from the start. */
   readonly requestId: string;
   /** The answer's size in bytes. */
-  answerBytes: number | undefined;
+  responseBytes: number | undefined;
   /** The answer, when it has no extra headers but the request id (compression reads none). */
-  plainAnswer: Response | undefined;
+  plainResponse: Response | undefined;
   /** The answer, when its body is written as it is sent (compression then streams too). */
-  streamedAnswer: Response | undefined;
+  streamedResponse: Response | undefined;
   /** Called once a streamed answer has been sent, or its client has gone. */
-  answerSent: (() => void) | undefined;
+  responseSent: (() => void) | undefined;
 }
 
 /** Numbers per piece of a streamed answer: about 150 KB of text, a few ms to write. */
@@ -100,7 +100,7 @@ const PIECE_NUMBERS = 8192;
 export function streamedJsonResponse(
   status: number,
   body: unknown,
-  context?: AnswerNotes,
+  context?: ResponseNotes,
 ): Response {
   const pieces = jsonPieces(body, PIECE_NUMBERS);
   let pending = "";
@@ -111,7 +111,7 @@ export function streamedJsonResponse(
         if (next.done) {
           if (pending !== "") controller.enqueue(encoder.encode(pending));
           controller.close();
-          context?.answerSent?.();
+          context?.responseSent?.();
           return;
         }
         pending += next.value;
@@ -121,13 +121,13 @@ export function streamedJsonResponse(
       pending = "";
     },
     cancel() {
-      context?.answerSent?.();
+      context?.responseSent?.();
     },
   }, { highWaterMark: 0 });
   const response = new Response(stream, {
     status,
     headers: { "content-type": "application/json" },
   });
-  if (context !== undefined) context.streamedAnswer = response;
+  if (context !== undefined) context.streamedResponse = response;
   return response;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-export { compressAnswer } from "./compression.ts";
+export { compressResponse } from "./compression.ts";
 export { checkOrigins, Cors } from "./cors.ts";
 export { cspHash, pagePolicy } from "./csp.ts";
 export {
@@ -20,7 +20,7 @@ export {
 } from "./errors.ts";
 export { escapeHtml } from "./escape_html.ts";
 export { withoutBody } from "./head.ts";
-export { type AnswerNotes, jsonResponse, streamedJsonResponse, stringifyJson } from "./json.ts";
+export { jsonResponse, type ResponseNotes, streamedJsonResponse, stringifyJson } from "./json.ts";
 export { qualityValues } from "./quality_values.ts";
 export { REQUEST_ID_HEADER, requestIdOf } from "./request_id.ts";
 export { hostName, pathOf, targetOf } from "./request_path.ts";

@@ -9,7 +9,7 @@
  * Many clients (Python's `requests`, most HTTP libraries, nginx towards its upstream) send the
  * whole body before they read any of the answer. Against such a client, pacing the reading by
  * the answer's would deadlock once the answer fills the sockets' buffers: so while the answer
- * waits for its client ({@link LogBody.answerWaiting}), the body is read ahead, up to
+ * waits for its client ({@link LogBody.responseWaiting}), the body is read ahead, up to
  * `readAheadBytes`; past that the stream fails (413). After a log ends early, the owner may
  * {@link LogBody.discardRest} so that such a client still gets to read its answer.
  *
@@ -138,7 +138,7 @@ export class LogBody {
    * client that sends all of it before it reads gets to the end of its upload; past
    * `readAheadBytes` the stream fails with 413.
    */
-  answerWaiting(waiting: boolean): void {
+  responseWaiting(waiting: boolean): void {
     this.#waiting = waiting;
     if (waiting && !this.#readingAhead) void this.#readAhead();
   }

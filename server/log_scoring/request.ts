@@ -145,7 +145,7 @@ export function readBatchRequest(request: Request): BatchRequest {
     caseColumn: query.case_column,
     activityColumn: query.activity_column,
     outputFormat: (query.output_format as OutputFormat | undefined) ??
-      negotiateAnswer(request.headers.get("accept")),
+      negotiateEncoding(request.headers.get("accept")),
     afterUpload: query.answer_after_upload === "true",
   };
 }
@@ -243,14 +243,14 @@ function readEncoding(value: string | null): boolean {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { negotiateAnswer } from "./request.ts";
- * assert.equal(negotiateAnswer(null), "json");
- * assert.equal(negotiateAnswer("application/x-ndjson, *\/*;q=0.1"), "jsonl");
- * assert.equal(negotiateAnswer("*\/*"), "json");
- * assert.throws(() => negotiateAnswer("text/html"), { status: 406 });
+ * import { negotiateEncoding } from "./request.ts";
+ * assert.equal(negotiateEncoding(null), "json");
+ * assert.equal(negotiateEncoding("application/x-ndjson, *\/*;q=0.1"), "jsonl");
+ * assert.equal(negotiateEncoding("*\/*"), "json");
+ * assert.throws(() => negotiateEncoding("text/html"), { status: 406 });
  * ```
  */
-export function negotiateAnswer(accept: string | null): OutputFormat {
+export function negotiateEncoding(accept: string | null): OutputFormat {
   if (accept === null || accept.trim() === "") return "json";
   // Bounded: only the first 32 ranges count.
   const weights = qualityValues(accept, 32);

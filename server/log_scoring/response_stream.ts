@@ -9,8 +9,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { AnswerStream } from "./response_stream.ts";
- * const answer = new AnswerStream(() => {});
+ * import { ResponseStream } from "./response_stream.ts";
+ * const answer = new ResponseStream(() => {});
  * const reading = new Response(answer.readable).text();
  * await answer.write("[\n  1");
  * answer.push("\n]\n");
@@ -27,7 +27,7 @@ const encoder = new TextEncoder();
 export const WAITING_MS = 100;
 
 /** See the module doc. */
-export class AnswerStream {
+export class ResponseStream {
   /** The answer's body. */
   readonly readable: ReadableStream<Uint8Array>;
   #controller!: ReadableStreamDefaultController<Uint8Array>;

@@ -48,7 +48,7 @@ import { type LogTally, scoreLog } from "../../core/batch/score_log.ts";
 import { type EntrySink, textSink } from "../../core/batch/text_sink.ts";
 import { ModelBusyError, type PackedInputs, RunCancelledError } from "../../core/runtime/mod.ts";
 import { readTraces, TraceReadError } from "../../core/traces/mod.ts";
-import { AnswerStream } from "./response_stream.ts";
+import { ResponseStream } from "./response_stream.ts";
 import { ANSWER_TYPES, type BatchRequest, readBatchRequest } from "./request.ts";
 import type { Readiness, RequestContext } from "../pipeline/mod.ts";
 import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "../http/mod.ts";
@@ -160,13 +160,13 @@ export class LogScoring {
     const { request } = context;
     const { readiness, metrics } = this.#options;
     if (readiness.draining) {
-      metrics?.recordShed("shutting_down");
+      metrics?.recordRefused("shutting_down");
       metrics?.recordLog("refused");
       throw shuttingDown();
     }
     const asked = readBatchRequest(request);
     if (this.#active >= this.#options.maxConcurrentLogs) {
-      metrics?.recordShed("logs_full");
+      metrics?.recordRefused("logs_full");
       metrics?.recordLog("refused");
       throw new HttpError(
         503,
@@ -215,9 +215,9 @@ export class LogScoring {
       readAheadBytes: this.#options.readAheadBytes,
       onFailure: () => ending.abort(),
     });
-    const answer = new AnswerStream(
+    const answer = new ResponseStream(
       (reason) => stop.abort(new ClientGone(String(reason))),
-      (waiting) => body.answerWaiting(waiting),
+      (waiting) => body.responseWaiting(waiting),
     );
     const pacing = new LogPacing(() => this.lastArrival, context.started);
     if (asked.afterUpload) {
@@ -307,7 +307,7 @@ export class LogScoring {
           answer.end();
           metrics?.recordLog("complete");
         } else if (stop.signal.reason instanceof ClientGone || answer.over) {
-          metrics?.recordShed("client_gone");
+          metrics?.recordRefused("client_gone");
           metrics?.recordLog("client_gone");
           answer.fail(stop.signal.reason ?? result.error);
         } else {
@@ -333,7 +333,7 @@ export class LogScoring {
       "cache-control": "no-store",
     };
     const response = new Response(answer.readable, { headers });
-    context.identityAnswer = response;
+    context.identityResponse = response;
     return response;
   }
 
@@ -365,7 +365,7 @@ export class LogScoring {
     }
     if (error instanceof TraceReadError) return new HttpError(400, error.message);
     if (error instanceof ModelBusyError) {
-      this.#options.metrics?.recordShed(error.reason);
+      this.#options.metrics?.recordRefused(error.reason);
       return new HttpError(503, error.message, { "retry-after": String(RETRY_AFTER_SECONDS) });
     }
     if (error instanceof RunCancelledError) return new HttpError(499, "The run was cancelled");

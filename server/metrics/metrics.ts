@@ -11,7 +11,7 @@
  * | `petri_serve_ort_in_place_runs_total` | counter | (runs made on the serving thread, not the worker) |
  * | `petri_serve_queue_rows` | gauge | (rows waiting for the next ORT run) |
  * | `petri_serve_queue_wait_seconds` | histogram | (time each request's rows waited in the queue) |
- * | `petri_serve_requests_shed_total` | counter | `reason` (`admission.ts`'s `ShedReason`) |
+ * | `petri_serve_requests_shed_total` | counter | `reason` (`admission.ts`'s `RefusalReason`) |
  * | `petri_serve_requests_in_flight` | gauge | (admitted model requests not answered yet) |
  * | `petri_serve_requests_waiting` | gauge | (model requests waiting for room to be admitted) |
  * | `petri_serve_held_body_bytes` | gauge | (bytes of bodies and answers admission holds) |
@@ -60,7 +60,7 @@ export interface Gauges {
   /** Model requests waiting for room to be admitted. */
   readonly waiting?: (() => number) | undefined;
   /** Bytes of request bodies and answers held by admitted requests. */
-  readonly heldBytes?: (() => number) | undefined;
+  readonly reservedBytes?: (() => number) | undefined;
   /** ORT sessions recreated after failed runs. */
   readonly restarts?: (() => number) | undefined;
   /** Logs `POST /batch` is scoring now. */
@@ -206,7 +206,7 @@ export class Metrics {
   }
 
   /** Counts one request that was not served, by reason. */
-  recordShed(reason: string): void {
+  recordRefused(reason: string): void {
     this.#shed.set(reason, (this.#shed.get(reason) ?? 0) + 1);
   }
 
@@ -292,7 +292,7 @@ export class Metrics {
     for (const [reason, n] of this.#shed) {
       out.push(`petri_serve_requests_shed_total{reason=${label(reason)}} ${n}`);
     }
-    const { inFlight, waiting, heldBytes, restarts } = this.#gauges;
+    const { inFlight, waiting, reservedBytes, restarts } = this.#gauges;
     if (inFlight) {
       head("petri_serve_requests_in_flight", "gauge", "Admitted model requests not answered yet.");
       out.push(`petri_serve_requests_in_flight ${number(inFlight())}`);
@@ -305,13 +305,13 @@ export class Metrics {
       );
       out.push(`petri_serve_requests_waiting ${number(waiting())}`);
     }
-    if (heldBytes) {
+    if (reservedBytes) {
       head(
         "petri_serve_held_body_bytes",
         "gauge",
         "Bytes of request bodies and large answers held by admitted requests.",
       );
-      out.push(`petri_serve_held_body_bytes ${number(heldBytes())}`);
+      out.push(`petri_serve_held_body_bytes ${number(reservedBytes())}`);
     }
     if (restarts) {
       head(

@@ -410,7 +410,7 @@ async function infer(
     return jsonResponse(200, answer(batch, output), undefined, context);
   }
   // Held until sent: the run's output arrays, which the stream reads from.
-  context.answerBytes = 4 * batch * (P + T);
+  context.responseBytes = 4 * batch * (P + T);
   return streamedJsonResponse(200, answer(batch, output), context);
 }
 

@@ -38,7 +38,7 @@
  * release();
  * assert.equal(await (await waiting).text(), "in");
  * assert.equal(await (await slow).text(), "done");
- * assert.equal(admission.heldBytes, 0);
+ * assert.equal(admission.reservedBytes, 0);
  * ```
  *
  * @module
@@ -56,8 +56,8 @@ import {
 import type { BodyMeter, RequestContext, RequestRunner } from "./context.ts";
 import { HttpError, jsonResponse, RETRY_AFTER_SECONDS, shuttingDown } from "../http/mod.ts";
 import type { Handler } from "./compose.ts";
-import { Turnstile } from "./work_queue.ts";
-import { WaitingLine } from "./admission_queue.ts";
+import { WorkQueue } from "./work_queue.ts";
+import { AdmissionQueue } from "./admission_queue.ts";
 
 /** The default of {@link AdmissionOptions.maxBodyMemoryBytes}: 16 bodies of the default 1 MiB limit. */
 export const DEFAULT_MAX_BODY_MEMORY_BYTES = 16 << 20;
@@ -102,7 +102,7 @@ const HEAVY_BODY_BYTES = 64 << 10;
 const HEAVY_RUN_ROWS = 1024;
 
 /** Why a request was not served (`client_gone`: it hung up before its rows ran). */
-export type ShedReason =
+export type RefusalReason =
   | "body_memory"
   | "queue_full"
   | "queue_timeout"
@@ -134,7 +134,7 @@ export interface AdmissionOptions {
   /** Aborts at the drain's deadline: admitted requests are answered 503, new ones refused. */
   readonly cutoff?: AbortSignal | undefined;
   /** Called once for each request not served, with the reason. */
-  readonly onShed?: ((reason: ShedReason) => void) | undefined;
+  readonly onRefused?: ((reason: RefusalReason) => void) | undefined;
 }
 
 /** The shutdown signal's reason, to tell it from a client hanging up. */
@@ -142,22 +142,22 @@ const SHUTTING_DOWN = "petri-serve: the drain's deadline has passed";
 
 /** See the module doc. */
 export class Admission implements RequestRunner, BodyMeter {
-  readonly #maxHeld: number;
+  readonly #maxReserved: number;
   readonly #maxBodyBytes: number;
   readonly #cutoff: AbortSignal;
-  readonly #onShed: (reason: ShedReason) => void;
-  readonly #turnstile = new Turnstile();
+  readonly #onRefused: (reason: RefusalReason) => void;
+  readonly #workQueue = new WorkQueue();
   /** One controller per admitted request, aborted at the drain's deadline. */
   readonly #live = new Set<AbortController>();
   readonly #queueTimeoutMs: number;
   readonly #queue: AdmissionOptions["queue"];
   readonly #model: OpsModel | undefined;
-  readonly #line: WaitingLine<number>;
+  readonly #line: AdmissionQueue<number>;
   #inTransitCount = 0;
   /** The recent rows of a request's first run (an average), to foresee what those will add. */
   #firstRunRows = 1;
   #pumpTimer: ReturnType<typeof setTimeout> | undefined;
-  #held = 0;
+  #reserved = 0;
   #inFlight = 0;
 
   /** Throws a RangeError when `maxBodyMemoryBytes` is not a positive integer. */
@@ -168,7 +168,7 @@ export class Admission implements RequestRunner, BodyMeter {
         `maxBodyMemoryBytes must be a positive integer, got ${maxBodyMemoryBytes}`,
       );
     }
-    this.#maxHeld = maxBodyMemoryBytes;
+    this.#maxReserved = maxBodyMemoryBytes;
     this.#maxBodyBytes = options.maxBodyBytes;
     const cutoff = new AbortController();
     // Aborted from here, not through AbortSignal.any: Deno keeps every dependent signal alive.
@@ -177,19 +177,19 @@ export class Admission implements RequestRunner, BodyMeter {
       for (const request of this.#live) request.abort(SHUTTING_DOWN);
       this.#line.close();
     };
-    this.#line = new WaitingLine(options.maxWaiting ?? DEFAULT_MAX_WAITING);
+    this.#line = new AdmissionQueue(options.maxWaiting ?? DEFAULT_MAX_WAITING);
     options.cutoff?.addEventListener("abort", cut, { once: true });
     if (options.cutoff?.aborted) cut();
     this.#cutoff = cutoff.signal;
-    this.#onShed = options.onShed ?? (() => {});
+    this.#onRefused = options.onRefused ?? (() => {});
     this.#queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
     this.#queue = options.queue;
     this.#model = options.model;
   }
 
   /** Bytes of bodies and answers held by admitted requests now. */
-  get heldBytes(): number {
-    return this.#held;
+  get reservedBytes(): number {
+    return this.#reserved;
   }
 
   /** Admitted requests not answered yet. */
@@ -243,7 +243,7 @@ export class Admission implements RequestRunner, BodyMeter {
       const outcome = await waiting;
       if (outcome === "closed") return this.#refuse(shuttingDown(), "shutting_down", errorKey);
       if (outcome === "gone") {
-        this.#onShed("client_gone");
+        this.#onRefused("client_gone");
         return jsonResponse(499, { [errorKey]: "The client closed the connection" });
       }
       if (outcome === "expired") {
@@ -266,7 +266,7 @@ export class Admission implements RequestRunner, BodyMeter {
     // The deadline counts again from when the body has arrived: the upload is not the queue's business.
     context.signal = controller.signal;
     context.deadline = performance.now() + this.#queueTimeoutMs;
-    context.heldBytes = reserved;
+    context.reservedBytes = reserved;
     context.meter = this;
     context.runner = this;
     context.model ??= this.#model;
@@ -285,28 +285,28 @@ export class Admission implements RequestRunner, BodyMeter {
       if (response.status === 400) {
         response = this.#cutResponse(context.bodyDone, errorKey) ?? response;
       }
-      const size = context.answerBytes;
+      const size = context.responseBytes;
       if (size === undefined || size < LARGE_ANSWER_BYTES || response.body === null) {
         return response;
       }
       // A large answer stays in memory until the socket has taken it: count it until then.
-      this.#held += size;
-      const total = context.heldBytes + size;
-      context.heldBytes = 0;
+      this.#reserved += size;
+      const total = context.reservedBytes + size;
+      context.reservedBytes = 0;
       const release = once(() => {
-        this.#held -= total;
+        this.#reserved -= total;
         this.#pump();
       });
-      if (context.streamedAnswer === response) {
+      if (context.streamedResponse === response) {
         // Its stream tells when it has been sent (or cancelled).
-        context.answerSent = release;
+        context.responseSent = release;
         return response;
       }
       return await releasedWhenSent(response, release);
     } finally {
       this.#inFlight--;
-      this.#held -= context.heldBytes;
-      context.heldBytes = 0;
+      this.#reserved -= context.reservedBytes;
+      context.reservedBytes = 0;
       this.#live.delete(controller);
       client?.removeEventListener("abort", hungUp);
       if (context.inTransit) this.#inTransitCount--;
@@ -318,10 +318,10 @@ export class Admission implements RequestRunner, BodyMeter {
   /** Counts a chunk of a body without a declared length; throws 503 past the limit. */
   received(context: RequestContext, bytes: number): void {
     if (!context.metered) return;
-    this.#held += bytes;
-    context.heldBytes += bytes;
-    if (this.#held > this.#maxHeld && context.heldBytes < this.#held) {
-      this.#onShed("body_memory");
+    this.#reserved += bytes;
+    context.reservedBytes += bytes;
+    if (this.#reserved > this.#maxReserved && context.reservedBytes < this.#reserved) {
+      this.#onRefused("body_memory");
       throw this.#busy();
     }
   }
@@ -357,7 +357,7 @@ export class Admission implements RequestRunner, BodyMeter {
    *   maxBodyMemoryBytes: 1 << 20,
    *   maxBodyBytes: 1 << 20,
    *   model: busy,
-   *   onShed: (reason) => shed.push(reason),
+   *   onRefused: (reason) => shed.push(reason),
    * });
    * const context = new RequestContext(new Request("http://localhost/forward"), false);
    * context.model = busy;
@@ -394,21 +394,21 @@ export class Admission implements RequestRunner, BodyMeter {
       throw this.#refusalFor(error);
     }
     // Rows of one run resolve together: their answers are written one per turn.
-    if (inputs.batch >= HEAVY_RUN_ROWS) await this.#turnstile.turn();
+    if (inputs.batch >= HEAVY_RUN_ROWS) await this.#workQueue.turn();
     return outputs;
   }
 
   /** What keeps a request with a body of `bodyBytes` out now, if anything. */
-  #blockedBy(bodyBytes: number): ShedReason | undefined {
-    if (this.#held > 0 && this.#held + bodyBytes > this.#maxHeld) return "body_memory";
+  #blockedBy(bodyBytes: number): RefusalReason | undefined {
+    if (this.#reserved > 0 && this.#reserved + bodyBytes > this.#maxReserved) return "body_memory";
     // Count the rows admitted requests are about to add: letting many more in would overfill it.
     const queue = this.#queue;
     const coming = this.#inTransitCount * this.#firstRunRows;
     if (queue !== undefined && queue.queuedRows + coming >= queue.limits.maxQueueRows) {
       return "queue_full";
     }
-    const turnstile = this.#turnstile;
-    const parsing = Math.max(turnstile.oldestWaitMs, turnstile.expectedWaitMs);
+    const workQueue = this.#workQueue;
+    const parsing = Math.max(workQueue.oldestWaitMs, workQueue.expectedWaitMs);
     if (bodyBytes >= HEAVY_BODY_BYTES && parsing >= this.#queueTimeoutMs / 2) {
       return "queue_timeout";
     }
@@ -418,7 +418,7 @@ export class Admission implements RequestRunner, BodyMeter {
   /** Admits a request with a body of `bodyBytes` if nothing keeps it out: reserves its bytes. */
   #take(bodyBytes: number): boolean {
     if (this.#blockedBy(bodyBytes) !== undefined) return false;
-    this.#held += bodyBytes;
+    this.#reserved += bodyBytes;
     return true;
   }
 
@@ -445,19 +445,19 @@ export class Admission implements RequestRunner, BodyMeter {
   #cutResponse(bodyDone: boolean, errorKey: "detail" | "error"): Response | undefined {
     const error = this.#cut(bodyDone);
     if (error === undefined) return undefined;
-    this.#onShed("shutting_down");
+    this.#onRefused("shutting_down");
     return jsonResponse(error.status, { [errorKey]: error.detail }, error.headers);
   }
 
   /** Why a request that waited `waitedMs` for room was refused. */
-  #waitedDetail(reason: ShedReason, waitedMs: number): string {
+  #waitedDetail(reason: RefusalReason, waitedMs: number): string {
     const waited = `The request waited ${Math.round(waitedMs)} ms for room, up to its deadline ` +
       `(the queue's time-out is ${this.#queueTimeoutMs} ms)`;
     const queue = this.#queue;
     switch (reason) {
       case "body_memory":
         return `${waited}: the request bodies and answers held stayed at their limit of ` +
-          `${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`;
+          `${this.#maxReserved} bytes (--max-body-memory-bytes); retry later`;
       case "queue_full":
         return `${waited}: the model's queue stayed full (${queue?.queuedRows} rows wait, its ` +
           `limit is ${queue?.limits.maxQueueRows} rows); retry later`;
@@ -469,7 +469,7 @@ export class Admission implements RequestRunner, BodyMeter {
   /** Waits for a large body's turn to be parsed, within the request's deadline. */
   async #parseTurn(signal: AbortSignal, deadline: number): Promise<void> {
     const since = performance.now();
-    if (await this.#turnstile.turnBefore(deadline, signal)) return;
+    if (await this.#workQueue.turnBefore(deadline, signal)) return;
     if (signal.aborted) throw this.#refusalFor(new RunCancelledError(signal.reason));
     throw this.#refusalFor(
       new ModelBusyError(
@@ -485,7 +485,7 @@ export class Admission implements RequestRunner, BodyMeter {
     return new HttpError(
       503,
       `The server is busy: this body would take the request bodies and answers it holds ` +
-        `past its limit of ${this.#maxHeld} bytes (--max-body-memory-bytes); retry later`,
+        `past its limit of ${this.#maxReserved} bytes (--max-body-memory-bytes); retry later`,
       {
         "retry-after": String(RETRY_AFTER_SECONDS),
         connection: "close",
@@ -496,22 +496,22 @@ export class Admission implements RequestRunner, BodyMeter {
   /** The HTTP error for a model refusal (counted), or `error` itself. */
   #refusalFor(error: unknown): unknown {
     if (error instanceof ModelBusyError) {
-      this.#onShed(error.reason);
+      this.#onRefused(error.reason);
       return new HttpError(503, error.message, { "retry-after": String(RETRY_AFTER_SECONDS) });
     }
     if (error instanceof RunCancelledError) {
       if (error.cause === SHUTTING_DOWN) {
-        this.#onShed("shutting_down");
+        this.#onRefused("shutting_down");
         return shuttingDown();
       }
-      this.#onShed("client_gone");
+      this.#onRefused("client_gone");
       return new HttpError(499, "The client closed the connection before its answer was ready");
     }
     return error;
   }
 
-  #refuse(error: HttpError, reason: ShedReason, errorKey: "detail" | "error"): Response {
-    this.#onShed(reason);
+  #refuse(error: HttpError, reason: RefusalReason, errorKey: "detail" | "error"): Response {
+    this.#onRefused(reason);
     return jsonResponse(error.status, { [errorKey]: error.detail }, error.headers);
   }
 
@@ -521,7 +521,7 @@ export class Admission implements RequestRunner, BodyMeter {
    */
   async #refuseUnread(
     request: Request,
-    reason: ShedReason,
+    reason: RefusalReason,
     detail: string,
     errorKey: "detail" | "error",
   ): Promise<Response> {
@@ -531,7 +531,7 @@ export class Admission implements RequestRunner, BodyMeter {
       const dropped = declared <= SMALL_BODY_BYTES && await dropWithin(request, 1_000);
       if (!dropped) headers.connection = "close";
     }
-    this.#onShed(reason);
+    this.#onRefused(reason);
     // A plain answer, no error object: refusals come by the thousand under a flood.
     return jsonResponse(503, { [errorKey]: detail }, headers);
   }

@@ -9,8 +9,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { WaitingLine } from "./admission_queue.ts";
- * const line = new WaitingLine<number>(10);
+ * import { AdmissionQueue } from "./admission_queue.ts";
+ * const line = new AdmissionQueue<number>(10);
  * let room = 0;
  * const waiting = line.wait(3, performance.now() + 60_000, new AbortController().signal);
  * line.pump((size) => size <= room); // no room yet
@@ -33,10 +33,10 @@ interface Waiter<T> {
 }
 
 /** See the module doc. */
-export class WaitingLine<T> {
+export class AdmissionQueue<T> {
   readonly #waiters: Waiter<T>[] = [];
 
-  /** @param capacity the most waiters; more are not taken ({@link WaitingLine.full}). */
+  /** @param capacity the most waiters; more are not taken ({@link AdmissionQueue.full}). */
   constructor(readonly capacity: number) {}
 
   /** Waiters now. */
@@ -50,15 +50,15 @@ export class WaitingLine<T> {
   }
 
   /**
-   * Waits in line with `item` until {@link WaitingLine.pump} lets it through (`"admitted"`),
+   * Waits in line with `item` until {@link AdmissionQueue.pump} lets it through (`"admitted"`),
    * `deadline` (a `performance.now()` time) passes (`"expired"`), `signal` aborts (`"gone"`),
    * or the line is closed (`"closed"`).
    *
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { WaitingLine } from "./admission_queue.ts";
-   * const line = new WaitingLine<number>(10);
+   * import { AdmissionQueue } from "./admission_queue.ts";
+   * const line = new AdmissionQueue<number>(10);
    * const gone = new AbortController();
    * const waiting = line.wait(1, performance.now() + 60_000, gone.signal);
    * gone.abort();
@@ -99,8 +99,8 @@ export class WaitingLine<T> {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { WaitingLine } from "./admission_queue.ts";
-   * const line = new WaitingLine<string>(10);
+   * import { AdmissionQueue } from "./admission_queue.ts";
+   * const line = new AdmissionQueue<string>(10);
    * const late = line.wait("late", performance.now() - 1, new AbortController().signal);
    * line.pump(() => false);
    * assert.equal(await late, "expired");
@@ -129,8 +129,8 @@ export class WaitingLine<T> {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { WaitingLine } from "./admission_queue.ts";
-   * const line = new WaitingLine<number>(10);
+   * import { AdmissionQueue } from "./admission_queue.ts";
+   * const line = new AdmissionQueue<number>(10);
    * const waiting = line.wait(1, performance.now() + 60_000, new AbortController().signal);
    * line.close();
    * assert.equal(await waiting, "closed");

@@ -18,7 +18,7 @@
 
 import type { OpsModel, Runner } from "../../core/ops/model.ts";
 import type { PackedInputs, PackedOutputs, RunOptions } from "../../core/runtime/mod.ts";
-import { type AnswerNotes, HttpError, pathOf, requestIdOf, targetOf } from "../http/mod.ts";
+import { HttpError, pathOf, requestIdOf, type ResponseNotes, targetOf } from "../http/mod.ts";
 import { tooManyRowsDetail } from "./request_limits.ts";
 
 /** What runs a request's rows: admission's guard around the model (`./admission.ts`). */
@@ -65,7 +65,7 @@ export function clientSignalOf(info: unknown): AbortSignal | undefined {
 }
 
 /** See the module doc. */
-export class RequestContext implements Runner, AnswerNotes {
+export class RequestContext implements Runner, ResponseNotes {
   /** The request as it arrived. */
   readonly request: Request;
   /** The request-target as the request line sent it (path and query). */
@@ -101,7 +101,7 @@ export class RequestContext implements Runner, AnswerNotes {
   /** Whether admission counts its body as it streams in (it declared no length). */
   metered = false;
   /** Bytes admission holds for it. */
-  heldBytes = 0;
+  reservedBytes = 0;
   /** Whether its body has been read to the end. */
   bodyDone = false;
   /** Follows its body's reading, once admitted. */
@@ -113,15 +113,15 @@ export class RequestContext implements Runner, AnswerNotes {
   /** The model its operation runs on. */
   model: OpsModel | undefined;
   /** Size of its JSON answer (`./json.ts`), for admission's count of large answers. */
-  answerBytes: number | undefined;
+  responseBytes: number | undefined;
   /** Its JSON answer when it has no extra headers: compression skips reading them. */
-  plainAnswer: Response | undefined;
+  plainResponse: Response | undefined;
   /** Its JSON answer when it is streamed: compression streams too. */
-  streamedAnswer: Response | undefined;
+  streamedResponse: Response | undefined;
   /** Called once its streamed answer has been sent or cancelled (admission releases it). */
-  answerSent: (() => void) | undefined;
+  responseSent: (() => void) | undefined;
   /** Its answer when it goes out as it is (`POST /batch`: compressing would hold entries back). */
-  identityAnswer: Response | undefined;
+  identityResponse: Response | undefined;
 
   /**
    * @param draining whether the request came on a connection opened during the drain

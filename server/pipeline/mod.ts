@@ -54,4 +54,4 @@ export {
   resolveRequestLimits,
   tooManyRowsDetail,
 } from "./request_limits.ts";
-export { answerErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";
+export { catchErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";

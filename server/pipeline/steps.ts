@@ -1,6 +1,6 @@
 /**
  * The steps of the app's pipeline (`./compose.ts`), in their order: {@link observe} counts
- * and logs every answer, {@link finish} applies the HTTP conventions to it, {@link answerErrors}
+ * and logs every answer, {@link finish} applies the HTTP conventions to it, {@link catchErrors}
  * turns a thrown error into its answer, and {@link route} finds the handler in the route table
  * (admission control first on the routes that run the model).
  *
@@ -8,12 +8,12 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { compose } from "./compose.ts";
- * import { answerErrors, route } from "./steps.ts";
+ * import { catchErrors, route } from "./steps.ts";
  * import { RequestContext } from "./context.ts";
  * const routes = (path: string) => path === "/hi"
  *   ? { template: "/hi", methods: { GET: () => Promise.resolve(new Response("hi")) }, admitted: false, errorKey: "detail" as const }
  *   : undefined;
- * const handle = compose([answerErrors(() => {}), route(routes)], (c) => c.handler!(c));
+ * const handle = compose([catchErrors(() => {}), route(routes)], (c) => c.handler!(c));
  * const post = await handle(new RequestContext(new Request("http://localhost/hi", { method: "POST" }), false));
  * assert.deepEqual([post.status, post.headers.get("allow")], [405, "GET, HEAD"]);
  * ```
@@ -24,7 +24,7 @@
 import type { Metrics, RequestRecord } from "../metrics/mod.ts";
 import type { Admission } from "./admission.ts";
 import {
-  compressAnswer,
+  compressResponse,
   type Cors,
   type ErrorLogger,
   errorResponse,
@@ -115,14 +115,16 @@ export function finish(conventions: Conventions, onError: ErrorLogger): Step {
     const { request } = context;
     const response = cors?.preflight(request) ?? await next(context);
     try {
-      const plain = context.plainAnswer === response ? context.answerBytes : undefined;
-      const streamed = context.streamedAnswer === response;
-      let answer = context.identityAnswer === response
+      const plain = context.plainResponse === response ? context.responseBytes : undefined;
+      const streamed = context.streamedResponse === response;
+      let answer = context.identityResponse === response
         ? response
-        : await compressAnswer(request, response, compressMinBytes, plain, streamed);
+        : await compressResponse(request, response, compressMinBytes, plain, streamed);
       if (cors) answer = cors.apply(request, answer);
       // A plain answer that went out as it was made carries its id already.
-      if (answer !== context.plainAnswer) answer.headers.set(REQUEST_ID_HEADER, context.requestId);
+      if (answer !== context.plainResponse) {
+        answer.headers.set(REQUEST_ID_HEADER, context.requestId);
+      }
       return request.method === "HEAD" ? await withoutBody(answer) : answer;
     } catch (error) {
       onError(error, request);
@@ -132,7 +134,7 @@ export function finish(conventions: Conventions, onError: ErrorLogger): Step {
 }
 
 /** Turns an error thrown by the steps after it into its answer, once. */
-export function answerErrors(onError: ErrorLogger): Step {
+export function catchErrors(onError: ErrorLogger): Step {
   return async (context, next) => {
     try {
       return await next(context);

@@ -4,7 +4,7 @@
  * accepts connections and answers `/healthz`; when several such requests become ready in the
  * same turn (their bodies completed together, or their rows shared one model run), their work
  * would run back to back and a health probe would wait for all of it. Each heavy section awaits
- * {@link Turnstile.turn} first: the turnstile releases one waiter per timer turn, so the event
+ * {@link WorkQueue.turn} first: the queue releases one waiter per timer turn, so the event
  * loop polls its sockets between two heavy sections and a probe waits for one at most.
  *
  * The waiters form the server's queue for its own thread: a waiter may carry a deadline and a
@@ -13,11 +13,11 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Turnstile } from "./work_queue.ts";
- * const turnstile = new Turnstile();
+ * import { WorkQueue } from "./work_queue.ts";
+ * const workQueue = new WorkQueue();
  * const order: number[] = [];
  * await Promise.all([1, 2, 3].map(async (n) => {
- *   await turnstile.turn();
+ *   await workQueue.turn();
  *   order.push(n);
  * }));
  * assert.deepEqual(order, [1, 2, 3]); // first come, first through
@@ -27,7 +27,7 @@
  */
 
 /** See the module doc. */
-export class Turnstile {
+export class WorkQueue {
   readonly #waiting: Waiter[] = [];
   #scheduled = false;
   /** When the last waiter was let through, while others waited; 0 when the line was empty. */
@@ -46,8 +46,8 @@ export class Turnstile {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Turnstile } from "./work_queue.ts";
-   * assert.equal(new Turnstile().oldestWaitMs, 0);
+   * import { WorkQueue } from "./work_queue.ts";
+   * assert.equal(new WorkQueue().oldestWaitMs, 0);
    * ```
    */
   get oldestWaitMs(): number {
@@ -62,8 +62,8 @@ export class Turnstile {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Turnstile } from "./work_queue.ts";
-   * assert.equal(new Turnstile().expectedWaitMs, 0);
+   * import { WorkQueue } from "./work_queue.ts";
+   * assert.equal(new WorkQueue().expectedWaitMs, 0);
    * ```
    */
   get expectedWaitMs(): number {
@@ -76,10 +76,10 @@ export class Turnstile {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Turnstile } from "./work_queue.ts";
-   * const turnstile = new Turnstile();
+   * import { WorkQueue } from "./work_queue.ts";
+   * const workQueue = new WorkQueue();
    * let through = false;
-   * const turn = turnstile.turn().then(() => (through = true));
+   * const turn = workQueue.turn().then(() => (through = true));
    * await Promise.resolve();
    * assert.equal(through, false); // not within the same turn
    * await turn;
@@ -99,16 +99,16 @@ export class Turnstile {
   }
 
   /**
-   * As {@link Turnstile.turn}, but gives up when `performance.now()` passes `deadline` or
+   * As {@link WorkQueue.turn}, but gives up when `performance.now()` passes `deadline` or
    * `signal` aborts before the turn comes: resolves `true` when let through, else `false`.
    *
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Turnstile } from "./work_queue.ts";
-   * const turnstile = new Turnstile();
-   * assert.equal(await turnstile.turnBefore(performance.now() + 60_000), true);
-   * assert.equal(await turnstile.turnBefore(performance.now() - 1), false); // already late
+   * import { WorkQueue } from "./work_queue.ts";
+   * const workQueue = new WorkQueue();
+   * assert.equal(await workQueue.turnBefore(performance.now() + 60_000), true);
+   * assert.equal(await workQueue.turnBefore(performance.now() - 1), false); // already late
    * ```
    */
   turnBefore(deadline: number, signal?: AbortSignal): Promise<boolean> {

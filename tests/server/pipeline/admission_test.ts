@@ -1,5 +1,5 @@
 /**
- * Admission control in `createApp` (server/admission.ts), without a socket: the body-memory
+ * Admission control in `createApp` (server/pipeline/admission.ts), without a socket: the body-memory
  * budget refuses a request before its body is read (by `Content-Length`) or while it streams
  * (without one), a large answer is held until it has been read, the drain's deadline answers
  * 503 with `Connection: close`, the probes never wait, and the new metrics count it all.
@@ -204,7 +204,7 @@ Deno.test("while the model's queue is full, requests wait unread and are refused
     queue,
     queueTimeoutMs: 300,
     maxWaiting: 1,
-    onShed: (reason) => shed.push(reason),
+    onRefused: (reason) => shed.push(reason),
   });
   const ok = () => Promise.resolve(new Response("ran"));
   const attempt = async (body = BODY) => {
