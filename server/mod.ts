@@ -1,9 +1,8 @@
 /**
  * The HTTP face of petri-serve (`@petri/serve/server`): {@link createApp} builds a web-standard
- * fetch handler for one loaded model, serving the four operations, `/healthz`, `/readyz`,
- * `/schema`, the OpenAPI document with its docs pages (`/docs`, `/redoc`), `/metrics` and the
- * Open Inference Protocol under `/v2`. It uses no `Deno.*`, so any runtime with web-standard
- * handlers can host it; `@petri/serve/deno` has the listener that drains on a signal.
+ * fetch handler for one loaded model (operations, probes, `/schema`, OpenAPI and its viewers,
+ * `/metrics`, the Open Inference Protocol under `/v2`). It uses no `Deno.*`; `@petri/serve/deno`
+ * has the listener that drains on a signal.
  *
  * @example
  * ```ts

@@ -1,22 +1,14 @@
 /**
- * Compression by `Accept-Encoding` with the web-standard `CompressionStream`: `gzip`
- * everywhere, `brotli` where the runtime has it. Static files are compressed once and kept,
- * brotli first; dynamic responses per request from {@link COMPRESS_MIN_BYTES} up, gzip first
- * (brotli costs twice the time for a barely smaller result). {@link compress} yields to the
- * event loop between pieces, so a large file never stalls other requests for long.
+ * Compression by `Accept-Encoding` with the web-standard `CompressionStream`: static files
+ * once and kept, brotli first; dynamic responses per request, gzip first (brotli costs twice
+ * the time for a barely smaller result). Large inputs yield to the event loop between pieces.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { compress, negotiateEncoding } from "./compression.ts";
  * assert.equal(negotiateEncoding("gzip, deflate, br", ["br", "gzip"]), "br");
- * const text = new TextEncoder().encode("abc".repeat(1000));
- * const packed = await compress(text, "gzip");
- * assert.ok(packed.length < 100);
- * const unpacked = await new Response(
- *   new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip")),
- * ).text();
- * assert.equal(unpacked, "abc".repeat(1000));
+ * assert.ok((await compress(new TextEncoder().encode("abc".repeat(1000)), "gzip")).length < 100);
  * ```
  *
  * @module
@@ -60,16 +52,6 @@ export const DYNAMIC_ENCODINGS: readonly Encoding[] = [...STATIC_ENCODINGS].reve
 /**
  * The first of `offered` that `acceptEncoding` accepts (q > 0, by name or by `*`), or
  * `undefined` for none; a malformed header accepts nothing.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { negotiateEncoding } from "./compression.ts";
- * assert.equal(negotiateEncoding("gzip;q=1.0, br;q=0", ["br", "gzip"]), "gzip");
- * assert.equal(negotiateEncoding("*", ["br", "gzip"]), "br");
- * assert.equal(negotiateEncoding(null, ["gzip"]), undefined);
- * assert.equal(negotiateEncoding("identity", ["gzip"]), undefined);
- * ```
  */
 export function negotiateEncoding(
   acceptEncoding: string | null,
@@ -104,15 +86,6 @@ export async function compress(
 /**
  * Whether responses of `contentType` are worth compressing (not images or archives, which are
  * compressed already).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { compressible } from "./compression.ts";
- * assert.equal(compressible("application/json"), true);
- * assert.equal(compressible("text/plain; version=0.0.4; charset=utf-8"), true);
- * assert.equal(compressible("image/png"), false);
- * ```
  */
 export function compressible(contentType: string | null): boolean {
   if (contentType === null) return false;
@@ -134,19 +107,6 @@ const COMPRESSIBLE = new Set([
  * A dynamic response, compressed when the client accepts it, its type is {@link compressible}
  * and its body has at least `minBytes`; every compressible one gets `Vary: Accept-Encoding`.
  * Responses with a `Content-Encoding` already, 204 and 304 pass unchanged.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { compressResponse } from "./compression.ts";
- * const request = new Request("http://localhost/x", { headers: { "accept-encoding": "gzip" } });
- * const big = await compressResponse(request, Response.json({ text: "x".repeat(50_000) }));
- * assert.equal(big.headers.get("content-encoding"), "gzip");
- * assert.equal(big.headers.get("vary"), "accept-encoding");
- * const small = await compressResponse(request, Response.json({ ok: true }));
- * assert.equal(small.headers.get("content-encoding"), null);
- * assert.deepEqual(await small.json(), { ok: true });
- * ```
  */
 export async function compressResponse(
   request: Request,

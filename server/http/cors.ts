@@ -9,16 +9,9 @@
  * import assert from "node:assert/strict";
  * import { Cors } from "./cors.ts";
  * const cors = new Cors(["http://localhost:3000"]);
- * const preflight = cors.preflight(new Request("http://127.0.0.1:8000/forward", {
- *   method: "OPTIONS",
- *   headers: {
- *     origin: "http://localhost:3000",
- *     "access-control-request-method": "POST",
- *     "access-control-request-headers": "content-type",
- *   },
- * }))!;
- * assert.equal(preflight.status, 204);
- * assert.equal(preflight.headers.get("access-control-allow-origin"), "http://localhost:3000");
+ * const headers = { origin: "http://localhost:3000", "access-control-request-method": "POST" };
+ * const request = new Request("http://h/forward", { method: "OPTIONS", headers });
+ * assert.equal(cors.preflight(request)?.status, 204);
  * ```
  *
  * @module
@@ -37,19 +30,7 @@ const HEADERS = "content-type, x-request-id";
 /** The answer headers a page may read beyond the CORS-safelisted ones. */
 const EXPOSED = "x-request-id, retry-after";
 
-/**
- * Checks the allowed origins: each is `*` or a bare origin (scheme, host, optional port).
- *
- * @throws {RangeError} naming the first origin that is not one.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { checkOrigins } from "./cors.ts";
- * assert.deepEqual(checkOrigins(["https://app.example", "*"]), ["https://app.example", "*"]);
- * assert.throws(() => checkOrigins(["https://app.example/"]), /not an origin/);
- * ```
- */
+/** Checks that each allowed origin is `*` or a bare origin; a RangeError names the first not. */
 export function checkOrigins(origins: readonly string[]): string[] {
   for (const origin of origins) {
     if (origin === "*") continue;
@@ -81,22 +62,7 @@ export class Cors {
     this.#origins = new Set(origins);
   }
 
-  /**
-   * The response to `request` when it is a preflight, else `undefined`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Cors } from "./cors.ts";
-   * const cors = new Cors(["https://app.example"]);
-   * const other = cors.preflight(new Request("http://localhost/forward", {
-   *   method: "OPTIONS",
-   *   headers: { origin: "https://evil.example", "access-control-request-method": "POST" },
-   * }))!;
-   * assert.equal(other.status, 403);
-   * assert.equal(cors.preflight(new Request("http://localhost/forward")), undefined);
-   * ```
-   */
+  /** The response to `request` when it is a preflight, else `undefined`. */
   preflight(request: Request): Response | undefined {
     const origin = request.headers.get("origin");
     if (
@@ -124,22 +90,7 @@ export class Cors {
     });
   }
 
-  /**
-   * `response` with the CORS headers for `request`'s origin, when it is allowed.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Cors } from "./cors.ts";
-   * const cors = new Cors(["*"]);
-   * const request = new Request("http://localhost/healthz", {
-   *   headers: { origin: "https://app.example" },
-   * });
-   * const response = cors.apply(request, Response.json({}));
-   * assert.equal(response.headers.get("access-control-allow-origin"), "*");
-   * assert.equal(response.headers.get("access-control-expose-headers"), "x-request-id, retry-after");
-   * ```
-   */
+  /** `response` with the CORS headers for `request`'s origin, when it is allowed. */
   apply(request: Request, response: Response): Response {
     const origin = request.headers.get("origin");
     if (response.headers.has("access-control-allow-origin")) return response; // a preflight

@@ -1,9 +1,7 @@
 /**
- * The Content-Security-Policy of each page the app serves, as strict as the page allows: no
- * source but the app's own origin, scripts and styles only from its files or, for the few
- * inline blocks of `/` and `/docs`, by their SHA-256 hash; no plugins, no `<base>`, no form
- * targets, no framing by other sites. A model's name or description, shown on every page, can
- * then never run as script, even where a renderer let markup through.
+ * The Content-Security-Policy of each page, as strict as the page allows: only the app's own
+ * files, inline blocks by their SHA-256 hash, no plugins, `<base>`, form targets or framing, so
+ * a model's name or description shown on a page can never run as script.
  *
  * @example
  * ```ts
@@ -16,16 +14,7 @@
  * @module
  */
 
-/**
- * The CSP source for an inline `<script>` or `<style>` block's exact text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { cspHash } from "./csp.ts";
- * assert.equal(await cspHash(""), "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='");
- * ```
- */
+/** The CSP source for an inline `<script>` or `<style>` block's exact text. */
 export async function cspHash(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`;
@@ -44,17 +33,6 @@ export interface PageSources {
 /**
  * A page's policy: `default-src 'none'`, the listed sources, and the directives every page
  * gets (`base-uri`, `form-action`, `frame-ancestors`, `object-src`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { pagePolicy } from "./csp.ts";
- * assert.equal(
- *   pagePolicy({ img: ["'self'"] }),
- *   "default-src 'none'; img-src 'self'; base-uri 'none'; form-action 'none'; " +
- *     "frame-ancestors 'none'; object-src 'none'",
- * );
- * ```
  */
 export function pagePolicy(sources: PageSources): string {
   const directives = Object.entries(sources)

@@ -10,30 +10,12 @@ import { RequestError } from "../../core/ops/errors.ts";
 import type { ValidationIssue } from "../../core/schemas.ts";
 import { jsonResponse, stringifyJson } from "./json.ts";
 
-/**
- * An HTTP error answered as `{"detail": message}` with `status` and optional headers.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { errorResponse, HttpError } from "./errors.ts";
- * const response = errorResponse(new HttpError(405, "Method Not Allowed", { allow: "POST" }), () => {});
- * assert.equal(response.status, 405);
- * assert.equal(response.headers.get("allow"), "POST");
- * assert.deepEqual(await response.json(), { detail: "Method Not Allowed" });
- * ```
- */
+/** An HTTP error answered as `{"detail": message}` with `status` and optional headers. */
 export class HttpError extends Error {
   /** Always `"HttpError"`. */
   override readonly name = "HttpError";
 
-  /**
-   * Builds the error.
-   *
-   * @param status the HTTP status
-   * @param detail the `detail` of the answer
-   * @param headers extra response headers (e.g. `Allow` for 405)
-   */
+  /** An error answered with `status`, `detail` and extra `headers` (e.g. `Allow` for 405). */
   constructor(
     readonly status: number,
     readonly detail: string,
@@ -54,26 +36,12 @@ export function shuttingDown(): HttpError {
   });
 }
 
-/**
- * A body that is not JSON or does not match the request schema (HTTP 422).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { ValidationError } from "./errors.ts";
- * const error = new ValidationError([{ type: "missing", loc: ["body"], msg: "Field required" }]);
- * assert.equal(error.message, "The request body is invalid: Field required");
- * ```
- */
+/** A body that is not JSON or does not match the request schema (HTTP 422). */
 export class ValidationError extends Error {
   /** Always `"ValidationError"`. */
   override readonly name = "ValidationError";
 
-  /**
-   * Builds the error and its message.
-   *
-   * @param issues FastAPI-shaped issues, at least one
-   */
+  /** The error of FastAPI-shaped `issues`, at least one. */
   constructor(readonly issues: readonly ValidationIssue[]) {
     super(`The request body is invalid: ${issues.map((i) => i.msg).join("; ")}`);
   }
@@ -88,23 +56,7 @@ export const logToConsole: ErrorLogger = (error, request) => {
   console.error(`petri-serve: unexpected error answering ${request.method} ${pathname}:`, error);
 };
 
-/**
- * The response for an error thrown while handling `request`.
- *
- * @example
- * ```ts
- * import { RequestError } from "../../core/ops/errors.ts";
- * import { errorResponse } from "./errors.ts";
- * import assert from "node:assert/strict";
- * const response = errorResponse(new RequestError("flip_place 'p_x' is not in the net's place set"), () => {});
- * assert.equal(response.status, 400);
- * assert.deepEqual(await response.json(), { detail: "flip_place 'p_x' is not in the net's place set" });
- * // Anything else is logged once and answered with a bare 500.
- * const logged: unknown[] = [];
- * const failure = errorResponse(new Error("boom"), (error) => logged.push(error));
- * assert.deepEqual([failure.status, await failure.json(), logged.length], [500, { detail: "Internal Server Error" }, 1]);
- * ```
- */
+/** The response for an error thrown while handling `request`. */
 export function errorResponse(
   error: unknown,
   log: (error: unknown) => void,

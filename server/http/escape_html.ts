@@ -20,16 +20,7 @@ const ENTITIES: Readonly<Record<string, string>> = {
   "'": "&#39;",
 };
 
-/**
- * `text` with `&`, `<`, `>`, `"` and `'` replaced by their entities.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { escapeHtml } from "./escape_html.ts";
- * assert.equal(escapeHtml("a < b"), "a &lt; b");
- * ```
- */
+/** `text` with `&`, `<`, `>`, `"` and `'` replaced by their entities. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }

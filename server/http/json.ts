@@ -19,20 +19,7 @@ export { stringifyJson };
 
 const encoder = new TextEncoder();
 
-/**
- * A JSON response (`application/json`) with the body written by {@link stringifyJson}, as
- * UTF-8 bytes with their `Content-Length` (so that the compression check and `HEAD` know the
- * size without reading the body).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { jsonResponse } from "./json.ts";
- * const response = jsonResponse(404, { detail: "Not Found" });
- * assert.deepEqual(response.headers.get("content-type"), "application/json");
- * assert.equal(response.headers.get("content-length"), "22");
- * ```
- */
+/** A JSON response as UTF-8 bytes with their `Content-Length`, so no one reads it to size it. */
 export function jsonResponse(
   status: number,
   body: unknown,
@@ -42,8 +29,7 @@ export function jsonResponse(
   const text = stringifyJson(body);
   const bytes = encoder.encode(text);
   const length = String(bytes.length);
-  // With no extra headers, compression knows all it needs without reading any, and the
-  // request id goes in now rather than by a later `headers.set`.
+  // The request id goes in now: compression then needs to read no header.
   const plain = context !== undefined && headers === NO_HEADERS;
   const response = new Response(bytes, {
     status,
@@ -82,20 +68,8 @@ export interface ResponseNotes {
 const PIECE_NUMBERS = 8192;
 
 /**
- * A JSON response whose body is written as the socket takes it: `body`'s large typed arrays
- * in pieces of {@link PIECE_NUMBERS} numbers, one per turn of the event loop, so that writing
- * a 60,000-row answer neither holds the thread (probes wait for no answer) nor the whole text
- * in memory. Sent chunked, without `Content-Length`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { streamedJsonResponse } from "./json.ts";
- * const response = streamedJsonResponse(200, { data: new Float32Array(20_000).fill(0.5) });
- * const answer = await response.json();
- * assert.equal(answer.data.length, 20_000);
- * assert.equal(response.headers.get("content-type"), "application/json");
- * ```
+ * A JSON response written as the socket takes it, its typed arrays {@link PIECE_NUMBERS}
+ * numbers per event-loop turn: a large one holds neither the thread nor its whole text.
  */
 export function streamedJsonResponse(
   status: number,

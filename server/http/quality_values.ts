@@ -1,8 +1,6 @@
 /**
- * The weights of a header that lists choices with quality values (RFC 9110 §12.4.2), such as
- * `Accept` and `Accept-Encoding`: each choice, lower-cased, with its `q` (1 when absent).
- * Choices with a `q` that is not a number are left out; only the first `most` count, so a
- * header of any length costs a bounded parse.
+ * The choices of a header with quality values (RFC 9110 §12.4.2, `Accept`, `Accept-Encoding`),
+ * lower-cased, with their `q`; only the first `most` count, so any header costs a bounded parse.
  *
  * @example
  * ```ts

@@ -9,7 +9,6 @@
  * import { pathOf, targetOf } from "./request_path.ts";
  * const tricked = new Request("http://x/metrics?/healthz", { headers: { host: "x/metrics?" } });
  * assert.equal(targetOf(tricked), "/healthz");
- * assert.equal(pathOf(targetOf(new Request("http://localhost:8000/v2/models/m/infer?x=1"))), "/v2/models/m/infer");
  * assert.equal(pathOf("/a/../forward"), "/forward");
  * assert.equal(pathOf("//forward"), "//forward");
  * ```
@@ -44,16 +43,7 @@ export function pathOf(target: string): string {
   return URL.parse(`http://localhost${target}`)?.pathname ?? target;
 }
 
-/**
- * The host name of a `Host` header value, lower-cased, without its port (`[::1]` for IPv6).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { hostName } from "./request_path.ts";
- * assert.deepEqual([hostName("LocalHost:8000"), hostName("[::1]:80"), hostName("a.b")], ["localhost", "[::1]", "a.b"]);
- * ```
- */
+/** The host name of a `Host` header value, lower-cased, without its port (`[::1]` for IPv6). */
 export function hostName(host: string): string {
   const lower = host.toLowerCase();
   if (lower.startsWith("[")) {

@@ -17,14 +17,6 @@
 /**
  * `response` with `headers` set (names in lower case); the same object when its headers are
  * mutable, else a copy with the same body.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { withHeaders } from "./response_headers.ts";
- * const response = withHeaders(Response.json({}), { "x-request-id": "abc" });
- * assert.equal(response.headers.get("x-request-id"), "abc");
- * ```
  */
 export function withHeaders(
   response: Response,
@@ -44,18 +36,7 @@ export function withHeaders(
   }
 }
 
-/**
- * The `Vary` value `existing` with `name` added when it is not listed yet (case-insensitive).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { addVary } from "./response_headers.ts";
- * assert.equal(addVary("Origin", "accept-encoding"), "Origin, accept-encoding");
- * assert.equal(addVary("origin, Accept-Encoding", "accept-encoding"), "origin, Accept-Encoding");
- * assert.equal(addVary("*", "origin"), "*");
- * ```
- */
+/** The `Vary` value `existing` with `name` added when it is not listed yet (case-insensitive). */
 export function addVary(existing: string | null, name: string): string {
   if (!existing) return name;
   const listed = existing.split(",").map((item) => item.trim().toLowerCase());

@@ -3,22 +3,6 @@
  * from the route table: per method, what zod-to-openapi's `registerPath` takes (path and method
  * aside), plus the document's tags and the shapes several routes' documentation share.
  *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { jsonContent, type RouteDoc, TAGS } from "./route_doc.ts";
- * const doc: RouteDoc = {
- *   GET: {
- *     tags: [TAGS.serving.name],
- *     operationId: "ping",
- *     summary: "Ping",
- *     description: "Answers pong.",
- *     responses: { 200: jsonContent("Pong", { const: "pong" }) },
- *   },
- * };
- * assert.equal(doc.GET?.responses[200] !== undefined, true);
- * ```
- *
  * @module
  */
 
@@ -44,16 +28,7 @@ export interface RouteDoc {
   readonly POST?: MethodDoc | undefined;
 }
 
-/**
- * The document's tags, each with its description, in the document's order.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { TAGS } from "./route_doc.ts";
- * assert.equal(TAGS.oip.name, "Open Inference Protocol v2");
- * ```
- */
+/** The document's tags, each with its description, in the document's order. */
 export const TAGS = {
   model: { name: "Model", description: "The served net: liveness, size and structure." },
   operations: {

@@ -7,19 +7,12 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { REVALIDATE, StaticAsset } from "./static_asset.ts";
- * const asset = new StaticAsset({
- *   contentType: "text/plain; charset=utf-8",
- *   cacheControl: REVALIDATE,
- *   read: () => Promise.resolve("hello ".repeat(1000)),
- * });
- * const first = await asset.respond(new Request("http://localhost/a.txt"));
- * const etag = first.headers.get("etag")!;
- * assert.equal(first.headers.get("content-length"), "6000");
+ * const read = () => Promise.resolve("hello");
+ * const asset = new StaticAsset({ contentType: "text/plain", cacheControl: REVALIDATE, read });
+ * const first = await asset.respond(new Request("http://h/a.txt"));
  * await first.body?.cancel();
- * const again = await asset.respond(
- *   new Request("http://localhost/a.txt", { headers: { "if-none-match": etag } }),
- * );
- * assert.equal(again.status, 304);
+ * const headers = { "if-none-match": first.headers.get("etag")! };
+ * assert.equal((await asset.respond(new Request("http://h/a.txt", { headers }))).status, 304);
  * ```
  *
  * @module
@@ -94,25 +87,6 @@ export class StaticAsset {
   /**
    * The response to a `GET` or `HEAD` of this file: 200 in the best encoding the client
    * accepts, or 304 when its validators match.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { REVALIDATE, StaticAsset } from "./static_asset.ts";
-   * const asset = new StaticAsset({
-   *   contentType: "text/css",
-   *   cacheControl: REVALIDATE,
-   *   read: () => Promise.resolve("body { margin: 0 }\n".repeat(500)),
-   * });
-   * const response = await asset.respond(
-   *   new Request("http://localhost/s.css", { headers: { "accept-encoding": "gzip" } }),
-   * );
-   * assert.equal(response.headers.get("content-encoding"), "gzip");
-   * assert.equal(response.headers.get("vary"), "accept-encoding");
-   * const text = await new Response(response.body!.pipeThrough(new DecompressionStream("gzip")))
-   *   .text();
-   * assert.equal(text.length, 9500);
-   * ```
    */
   async respond(request: Request): Promise<Response> {
     const identity = await this.#read();

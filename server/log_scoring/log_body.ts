@@ -90,16 +90,7 @@ export class LogBody {
   #readingAhead = false;
   #released = false;
 
-  /**
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { LogBody } from "./log_body.ts";
-   * const stalled = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
-   * const options = { signal: new AbortController().signal, idleMs: 10, readAheadBytes: 1024 };
-   * await assert.rejects(new Response(new LogBody(stalled, options).stream).text(), { status: 408 });
-   * ```
-   */
+  /** */
   constructor(body: ReadableStream<Uint8Array>, options: LogBodyOptions) {
     this.#reader = readerOf(body);
     this.#options = options;
@@ -264,7 +255,7 @@ export class LogBody {
     } catch (error) {
       if (error instanceof HttpError && error.status === 408) {
         // A stalled read stays pending: let go of the body without cancelling it, so that the
-        // listener can close the connection once the client sends again (as `./body.ts` does).
+        // listener can close the connection once the client sends again (as `../pipeline/body.ts` does).
         this.#release();
         throw error;
       }

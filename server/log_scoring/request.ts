@@ -102,22 +102,6 @@ const TYPES_HELP = "send Content-Type text/csv, application/xml (XES), applicati
  * one of its values.
  * @throws {HttpError} 415 for a `Content-Type` or `Content-Encoding` the server cannot read,
  * 406 for an `Accept` that takes neither JSON nor JSONL.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readBatchRequest } from "./request.ts";
- * const request = new Request("http://localhost/batch?format=xes.gz", {
- *   method: "POST",
- *   body: new Uint8Array([0x1f, 0x8b]),
- * });
- * const read = readBatchRequest(request);
- * assert.deepEqual([read.format, read.gzip, read.outputFormat], ["xes", true, "json"]);
- * assert.throws(
- *   () => readBatchRequest(new Request("http://localhost/batch?fromat=xes", { method: "POST" })),
- *   { name: "ValidationError" },
- * );
- * ```
  */
 export function readBatchRequest(request: Request): BatchRequest {
   const query = readQuery(new URL(request.url).searchParams);
@@ -239,16 +223,6 @@ function readEncoding(value: string | null): boolean {
  * The answer's format by `Accept` (RFC 9110 §12.5.1): the one with the higher weight, by the
  * most specific range that matches it; on a tie, the one named outright, else JSON (`batch`'s
  * default). No `Accept` is JSON; one that takes neither is a 406.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { negotiateEncoding } from "./request.ts";
- * assert.equal(negotiateEncoding(null), "json");
- * assert.equal(negotiateEncoding("application/x-ndjson, *\/*;q=0.1"), "jsonl");
- * assert.equal(negotiateEncoding("*\/*"), "json");
- * assert.throws(() => negotiateEncoding("text/html"), { status: 406 });
- * ```
  */
 export function negotiateEncoding(accept: string | null): OutputFormat {
   if (accept === null || accept.trim() === "") return "json";

@@ -121,26 +121,7 @@ export class LogScoring {
    */
   lastArrival = -Infinity;
 
-  /**
-   * @throws {RangeError} when `maxConcurrentLogs` is not a positive integer.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { LogScoring } from "./route.ts";
-   * import { Readiness } from "../pipeline/readiness.ts";
-   * import { loadOrt } from "../../adapter/deno/ort.ts";
-   * import { readBundle } from "../../adapter/deno/bundle_files.ts";
-   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
-   * const logs = new LogScoring(model, {
-   *   maxConcurrentLogs: 1,
-   *   idleMs: 30_000,
-   *   readAheadBytes: 64 << 20,
-   *   readiness: new Readiness(),
-   * });
-   * assert.equal(logs.inProgress, 0);
-   * ```
-   */
+  /** @throws {RangeError} when `maxConcurrentLogs` is not a positive integer. */
   constructor(model: Model, options: LogScoringOptions) {
     const max = options.maxConcurrentLogs;
     if (!Number.isSafeInteger(max) || max <= 0) {

@@ -32,7 +32,7 @@ export interface RequestRecord {
   readonly seconds: number;
   /** Model rows it ran; absent when it ran none. */
   readonly rows?: number | undefined;
-  /** Its `X-Request-Id` (given or generated: `./request_id.ts`); absent for none. */
+  /** Its `X-Request-Id` (given or generated: `../http/request_id.ts`); absent for none. */
   readonly requestId?: string | undefined;
 }
 
@@ -90,21 +90,7 @@ export class AccessLog {
     this.#write(text);
   }
 
-  /**
-   * Flushes and stops the interval; later records are written one by one.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { AccessLog } from "./access_log.ts";
-   * const chunks: string[] = [];
-   * const log = new AccessLog((text) => chunks.push(text));
-   * log.close();
-   * // After close, each record is written at once.
-   * log.record({ time: 0, method: "GET", path: "/", route: "unmatched", status: 404, seconds: 0 });
-   * assert.equal(chunks.length, 1);
-   * ```
-   */
+  /** Flushes and stops the interval; later records are written one by one. */
   close(): void {
     clearInterval(this.#timer);
     this.#closed = true;
@@ -112,30 +98,14 @@ export class AccessLog {
   }
 }
 
-/**
- * One line of the log, with its newline.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { formatLine } from "./access_log.ts";
- * assert.equal(
- *   formatLine({ time: 0, method: "POST", path: "/forward", route: "/forward", status: 200, seconds: 0.0012345, rows: 1 }),
- *   "1970-01-01T00:00:00.000Z POST /forward 200 1.234ms rows=1\n",
- * );
- * assert.equal(
- *   formatLine({ time: 0, method: "GET", path: "/", route: "/", status: 200, seconds: 0, requestId: "abc" }),
- *   "1970-01-01T00:00:00.000Z GET / 200 0.000ms - id=abc\n",
- * );
- * ```
- */
+/** One line of the log, with its newline. */
 export function formatLine(record: RequestRecord): string {
   const rows = record.rows === undefined ? "-" : `rows=${record.rows}`;
   // A URL's pathname is percent-encoded; anything else with a space is encoded so a request stays one line.
   const path = SPACE.test(record.path)
     ? record.path.replace(/\s/g, encodeURIComponent)
     : record.path;
-  // Request ids hold no space (`./request_id.ts` keeps only safe ones).
+  // Request ids hold no space (`../http/request_id.ts` keeps only safe ones).
   const id = record.requestId === undefined ? "" : ` id=${record.requestId}`;
   return `${isoTime(record.time)} ${record.method} ${path} ${record.status} ` +
     `${(record.seconds * 1000).toFixed(3)}ms ${rows}${id}\n`;

@@ -32,19 +32,7 @@ interface Family {
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 
-/**
- * `text` with `name="value"` added first to the labels of every sample line.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { withLabel } from "./exposition.ts";
- * assert.equal(
- *   withLabel('# TYPE q gauge\nq 3\nr{a="{b}"} 1\n', "instance_id", "x"),
- *   '# TYPE q gauge\nq{instance_id="x"} 3\nr{instance_id="x",a="{b}"} 1\n',
- * );
- * ```
- */
+/** `text` with `name="value"` added first to the labels of every sample line. */
 export function withLabel(text: string, name: string, value: string): string {
   const label = `${name}="${
     value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")
@@ -59,17 +47,7 @@ export function withLabel(text: string, name: string, value: string): string {
   }).join("\n");
 }
 
-/**
- * `text` with only the families `keep` accepts (by name).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { selectFamilies } from "./exposition.ts";
- * const text = "# HELP a A.\n# TYPE a gauge\na 1\n# HELP b B.\n# TYPE b gauge\nb 2\n";
- * assert.equal(selectFamilies(text, (name) => name === "b"), "# HELP b B.\n# TYPE b gauge\nb 2\n");
- * ```
- */
+/** `text` with only the families `keep` accepts (by name). */
 export function selectFamilies(text: string, keep: (family: string) => boolean): string {
   return render([...parse(text)].filter(([name]) => keep(name)).map(([, family]) => family));
 }
@@ -78,18 +56,6 @@ export function selectFamilies(text: string, keep: (family: string) => boolean):
  * One exposition with every family of `pieces` once; a family's comments come from the first
  * piece that has it, its samples from all of them in order (a sample line repeated verbatim is
  * kept once).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { mergeExpositions } from "./exposition.ts";
- * const mine = "# HELP p P.\n# TYPE p gauge\np 1\n";
- * const theirs = "# HELP p P.\n# TYPE p gauge\np 2\n# HELP q Q.\n# TYPE q gauge\nq 3\n";
- * assert.equal(
- *   mergeExpositions([mine, theirs]),
- *   "# HELP p P.\n# TYPE p gauge\np 1\np 2\n# HELP q Q.\n# TYPE q gauge\nq 3\n",
- * );
- * ```
  */
 export function mergeExpositions(pieces: readonly string[]): string {
   const merged = new Map<string, Family>();

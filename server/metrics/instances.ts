@@ -89,20 +89,7 @@ export class InstanceMetrics implements Disposable {
     this.#post({ kind: "hello", from: this.id });
   }
 
-  /**
-   * This instance's metrics and every known instance's, each labelled with its `instance_id`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { InstanceMetrics } from "./instances.ts";
-   * using alone = new InstanceMetrics(() => "# TYPE up gauge\nup 1\n", {
-   *   channel: `doc-${crypto.randomUUID()}`,
-   *   id: "solo",
-   * });
-   * assert.deepEqual(await alone.gather(), ['# TYPE up gauge\nup{instance_id="solo"} 1\n']);
-   * ```
-   */
+  /** This instance's metrics and every known instance's, each labelled with its `instance_id`. */
   async gather(): Promise<string[]> {
     const now = Date.now();
     for (const [id, peer] of this.#peers) if (now - peer.heard > FORGET_MS) this.#peers.delete(id);

@@ -11,7 +11,7 @@
  * | `petri_serve_ort_in_place_runs_total` | counter | (runs made on the serving thread, not the worker) |
  * | `petri_serve_queue_rows` | gauge | (rows waiting for the next ORT run) |
  * | `petri_serve_queue_wait_seconds` | histogram | (time each request's rows waited in the queue) |
- * | `petri_serve_requests_shed_total` | counter | `reason` (`admission.ts`'s `RefusalReason`) |
+ * | `petri_serve_requests_shed_total` | counter | `reason` (admission's `RefusalReason`) |
  * | `petri_serve_requests_in_flight` | gauge | (admitted model requests not answered yet) |
  * | `petri_serve_requests_waiting` | gauge | (model requests waiting for room to be admitted) |
  * | `petri_serve_held_body_bytes` | gauge | (bytes of bodies and answers admission holds) |
@@ -105,21 +105,6 @@ const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /**
  * Metrics for a model's `session`: every ORT run is recorded, and the queue and restart gauges
  * read the session.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { metricsFor } from "./metrics.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const metrics = metricsFor(model.session);
- * await model.run([{ marking: new Map() }], { withGradient: false });
- * // A loaded bundle's session reports each run and its queue.
- * const lines = metrics.render().split("\n");
- * assert.ok(lines.includes('petri_serve_ort_run_rows_count{gradient="false"} 1'));
- * assert.ok(lines.includes("petri_serve_queue_rows 0"));
- * ```
  */
 export function metricsFor(session: ModelSession, gauges: Gauges = {}): Metrics {
   const metrics = new Metrics({
@@ -167,19 +152,7 @@ export class Metrics {
     this.#gauges = gauges;
   }
 
-  /**
-   * Counts one answered request.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Metrics } from "./metrics.ts";
-   * const metrics = new Metrics();
-   * // A method outside the known set is counted as "other", so series stay bounded.
-   * metrics.recordRequest({ method: "BREW", route: "/healthz", status: 405, seconds: 1e-4 });
-   * assert.ok(metrics.render().includes('{method="other",route="/healthz",status="405"} 1'));
-   * ```
-   */
+  /** Counts one answered request. */
   recordRequest(sample: RequestSample): void {
     // Methods come from clients: unknown ones share one label value, so series stay bounded.
     const method = METHODS.has(sample.method) ? sample.method : "other";
@@ -272,7 +245,7 @@ export class Metrics {
     return out.join("\n") + "\n";
   }
 
-  /** The admission and model-health metrics (`admission.ts`, `model_health.ts`). */
+  /** The admission and model-health metrics (`../pipeline/admission.ts`, `../pipeline/model_health.ts`). */
   #renderAdmission(
     out: string[],
     head: (name: string, type: string, help: string) => void,
@@ -323,7 +296,7 @@ export class Metrics {
     }
   }
 
-  /** The metrics of `POST /batch` (`batch_route.ts`). */
+  /** The metrics of `POST /batch` (`../log_scoring/route.ts`). */
   #renderLogs(out: string[], head: (name: string, type: string, help: string) => void): void {
     const { logsInProgress } = this.#gauges;
     if (logsInProgress === undefined) return;

@@ -1,8 +1,7 @@
 /**
- * `GET /metrics`: the server's own metrics (`./metrics.ts`), the build info
- * (`./model_identity.ts`), extra text such as the process metrics, and, when asked, every
- * `deno serve --parallel` instance's metrics (`./instances.ts`), merged into one
- * exposition (`./exposition.ts`).
+ * `GET /metrics`: the server's own metrics (`./metrics.ts`), the build info, extra text such as
+ * the process metrics and, when asked, every `deno serve --parallel` instance's metrics
+ * (`./instances.ts`), merged into one exposition (`./exposition.ts`).
  *
  * @example
  * ```ts
@@ -56,20 +55,7 @@ export interface MetricsRouteOptions {
 /** Families that belong to the process, not to one instance: shown once, unlabelled. */
 const processWide = (family: string) => family.startsWith("process_");
 
-/**
- * The route's handler for `metrics` plus `buildInfo` (exposition text) and `options`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Metrics } from "./metrics.ts";
- * import { metricsRoute } from "./route.ts";
- * const route = metricsRoute(new Metrics(), "", { extraMetrics: () => "# TYPE x gauge\nx 2\n" });
- * const response = await route();
- * assert.equal(response.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
- * assert.ok((await response.text()).endsWith("x 2\n"));
- * ```
- */
+/** The route's handler for `metrics` plus `buildInfo` (exposition text) and `options`. */
 export function metricsRoute(
   metrics: Metrics,
   buildInfo: string,

@@ -8,7 +8,7 @@
  * import assert from "node:assert/strict";
  * import { oipDocs } from "./route_docs.ts";
  * const docs = oipDocs({ modelName: "loans", modelVersion: "1", places: 3, transitions: 2 });
- * assert.equal(docs["/v2/models/{name}/versions/{version}/infer"]?.POST?.operationId, "oipInferVersion");
+ * assert.equal(docs["/v2/models/{name}/infer"]?.POST?.operationId, "oipInfer");
  * ```
  *
  * @module

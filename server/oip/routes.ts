@@ -78,11 +78,11 @@ export interface OipInfo {
   readonly version: string;
   /** The model's version (`/v2/models/{name}/versions/{version}`, `model_version`). */
   readonly modelVersion: string;
-  /** The model metadata's `parameters`: who the model is (`./model_identity.ts`). */
+  /** The model metadata's `parameters`: who the model is (`../pipeline/model_identity.ts`). */
   readonly modelParameters?: Readonly<Record<string, string>> | undefined;
   readonly readiness: Readiness;
   readonly limits: BodyLimits;
-  /** Rows and answer size per request; default: the defaults of `./request_limits.ts`. */
+  /** Rows and response size per request; default: `../pipeline/request_limits.ts`'s defaults. */
   readonly requestLimits?: RequestLimits | undefined;
 }
 
@@ -94,33 +94,7 @@ export interface Oip {
   readonly documented: readonly Route[];
 }
 
-/**
- * Builds the routes for `model`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { createOip } from "./routes.ts";
- * import { Readiness } from "../pipeline/readiness.ts";
- * import { RequestContext } from "../pipeline/context.ts";
- * import { loadOrt } from "../../adapter/deno/ort.ts";
- * import { readBundle } from "../../adapter/deno/bundle_files.ts";
- * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
- * const oip = createOip(model, {
- *   name: "loans",
- *   version: "1",
- *   modelVersion: "1",
- *   readiness: new Readiness(),
- *   limits: { maxBytes: 1024, timeoutMs: 1000 },
- * });
- * assert.equal(oip.route("/healthz"), undefined); // not under /v2
- * const ready = oip.route("/v2/health/ready")!;
- * const context = new RequestContext(new Request("http://localhost/v2/health/ready"), false);
- * const response = await ready.methods.GET!(context);
- * assert.equal(response.status, 200);
- * assert.equal((await response.json()).ready, true);
- * ```
- */
+/** Builds the routes for `model`. */
 export function createOip(model: OpsModel, info: OipInfo): Oip {
   const P = model.net.places.length;
   const T = model.net.transitions.length;

@@ -4,28 +4,10 @@
  * @module
  */
 
-/**
- * The input tensors `infer` takes, in the graph contract's order.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { INPUTS } from "./tensors.ts";
- * assert.deepEqual(INPUTS, ["marking", "marking_mask", "values", "values_mask"]);
- * ```
- */
+/** The input tensors `infer` takes, in the graph contract's order. */
 export const INPUTS = ["marking", "marking_mask", "values", "values_mask"] as const;
 /** The name of an input tensor. */
 export type InputName = typeof INPUTS[number];
 
-/**
- * The output tensors `infer` returns (all of them unless the request names some).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { OUTPUTS } from "./tensors.ts";
- * assert.deepEqual(OUTPUTS, ["transitions", "places"]);
- * ```
- */
+/** The output tensors `infer` returns (all of them unless the request names some). */
 export const OUTPUTS = ["transitions", "places"] as const;

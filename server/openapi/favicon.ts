@@ -26,19 +26,7 @@ function covered(x: number, y: number): boolean {
   return (r >= 12 && r <= 15) || r <= 5.5;
 }
 
-/**
- * The icon's bytes.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { faviconIco } from "./favicon.ts";
- * const ico = faviconIco();
- * const view = new DataView(ico.buffer);
- * assert.equal(view.getUint32(6 + 8, true), ico.length - 22); // the image's byte count
- * assert.equal(view.getUint32(6 + 12, true), 22); // where the image starts
- * ```
- */
+/** The icon's bytes. */
 export function faviconIco(): Uint8Array<ArrayBuffer> {
   const pixels = SIZE * SIZE * 4;
   const mask = SIZE * 4; // one bit per pixel, rows padded to 32 bits

@@ -32,35 +32,13 @@ const STYLE = `
   li { margin: 0.25rem 0; }
 `;
 
-/**
- * The page's Content-Security-Policy: no script at all, its own style block, the favicon.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { HOME_CSP } from "./home.ts";
- * assert.ok(HOME_CSP.startsWith("default-src 'none'; style-src 'sha256-"));
- * ```
- */
+/** The page's Content-Security-Policy: no script at all, its own style block, the favicon. */
 export const HOME_CSP: string = pagePolicy({
   style: [await cspHash(STYLE)],
   img: ["'self'"],
 });
 
-/**
- * The page's HTML.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { homePage } from "./home.ts";
- * const html = homePage(
- *   { title: "A <b>", version: "1" },
- *   { name: "m", version: "1", scenario: null, sha256: null, savedAt: null },
- * );
- * assert.ok(html.includes("A &lt;b&gt;"));
- * ```
- */
+/** The page's HTML. */
 export function homePage(
   info: { readonly title: string; readonly version: string },
   model: ModelIdentity,

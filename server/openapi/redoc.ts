@@ -22,13 +22,6 @@ import { escapeHtml, pagePolicy } from "../http/mod.ts";
 /**
  * The page's Content-Security-Policy: everything from our origin only. Styles are inline
  * (styled-components, which ReDoc cannot do without); search runs in a `blob:` worker.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { REDOC_CSP } from "./redoc.ts";
- * assert.ok(REDOC_CSP.startsWith("default-src 'none'; script-src 'self'"));
- * ```
  */
 export const REDOC_CSP: string = pagePolicy({
   script: ["'self'"],
@@ -45,17 +38,7 @@ export const REDOC_CSP: string = pagePolicy({
  */
 const REDOCLY_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
 
-/**
- * ReDoc's files served under `/redoc/`, by file name.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { REDOC_ASSETS } from "./redoc.ts";
- * const script = await REDOC_ASSETS.get("redoc.standalone.js")?.load();
- * assert.ok(script!.length > 500_000); // about 1.1 MB
- * ```
- */
+/** ReDoc's files served under `/redoc/`, by file name. */
 export const REDOC_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([[
   "redoc.standalone.js",
   lazyAsset(
@@ -66,16 +49,7 @@ export const REDOC_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([[
   ),
 ]]);
 
-/**
- * The `/redoc` page. URLs are relative, so it also works under a path prefix.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { redocPage } from "./redoc.ts";
- * assert.ok(redocPage({ title: "Loans <beta>", version: "1" }).includes("Loans &lt;beta&gt;"));
- * ```
- */
+/** The `/redoc` page. URLs are relative, so it also works under a path prefix. */
 export function redocPage(info: { readonly title: string; readonly version: string }): string {
   const title = escapeHtml(`${info.title} ${info.version} - ReDoc`);
   return `<!doctype html>
@@ -95,18 +69,7 @@ export function redocPage(info: { readonly title: string; readonly version: stri
 `;
 }
 
-/**
- * The `/redoc` response for `page` (from {@link redocPage}), with {@link REDOC_CSP}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { redocPage, redocResponse } from "./redoc.ts";
- * const response = redocResponse(redocPage({ title: "t", version: "1" }));
- * assert.equal(response.headers.get("content-type"), "text/html; charset=utf-8");
- * assert.ok((await response.text()).startsWith("<!doctype html>"));
- * ```
- */
+/** The `/redoc` response for `page` (from {@link redocPage}), with {@link REDOC_CSP}. */
 export function redocResponse(page: string): Response {
   return new Response(page, {
     headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": REDOC_CSP },

@@ -41,17 +41,6 @@ export interface StaticRoute {
 /**
  * The static routes by path, for the app titled `info` serving `identity`; `openApi` writes
  * the OpenAPI document's text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { staticRoutes } from "./static_routes.ts";
- * const identity = { name: "m", version: "1", scenario: null, sha256: null, savedAt: null };
- * const routes = staticRoutes({ title: "T", version: "1" }, identity, () => "{}");
- * const page = await routes.get("/")!.asset.respond(new Request("http://localhost/"));
- * assert.equal(page.headers.get("cache-control"), "no-cache");
- * await page.body?.cancel();
- * ```
  */
 export function staticRoutes(
   info: { readonly title: string; readonly version: string },
@@ -141,13 +130,6 @@ export function staticRoutes(
 /**
  * The documentation of a handler mounted at `prefix` (the playground), documented as
  * `{prefix}/{path}`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { mountDoc } from "./static_routes.ts";
- * assert.equal(mountDoc("/playground").path, "/playground/{path}");
- * ```
  */
 export function mountDoc(prefix: string): RouteDoc {
   return {

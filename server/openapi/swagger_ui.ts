@@ -53,13 +53,6 @@ const SCRIPT = `
  * The page's Content-Security-Policy: Swagger UI's files and the page's two inline blocks by
  * hash; requests (the document, "Try it out") to the app only; images from the app or
  * `data:` URLs (Swagger UI's icons).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DOCS_CSP } from "./swagger_ui.ts";
- * assert.match(DOCS_CSP, /script-src 'self' 'sha256-/);
- * ```
  */
 export const DOCS_CSP: string = pagePolicy({
   script: ["'self'", await cspHash(SCRIPT)],
@@ -75,17 +68,7 @@ export interface DocsAsset {
   load(): Promise<string>;
 }
 
-/**
- * The Swagger UI files served under `/docs/`, by file name.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DOCS_ASSETS } from "./swagger_ui.ts";
- * const css = await DOCS_ASSETS.get("swagger-ui.css")!.load();
- * assert.ok(css.length > 100_000); // about 190 kB
- * ```
- */
+/** The Swagger UI files served under `/docs/`, by file name. */
 export const DOCS_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([
   [
     "swagger-ui.css",
@@ -109,16 +92,6 @@ export const DOCS_ASSETS: ReadonlyMap<string, DocsAsset> = new Map([
 /**
  * A static file whose text `importText` gives, imported on the first {@link DocsAsset.load}
  * and kept; a failed import is retried by the next load. `/docs` and `/redoc` serve theirs so.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { lazyAsset } from "./swagger_ui.ts";
- * let imports = 0;
- * const asset = lazyAsset("text/plain", () => Promise.resolve(`text ${++imports}`));
- * assert.equal(await asset.load(), "text 1");
- * assert.equal(await asset.load(), "text 1"); // imported once
- * ```
  */
 export function lazyAsset(contentType: string, importText: () => Promise<string>): DocsAsset {
   let text: Promise<string> | undefined;
@@ -137,14 +110,6 @@ export function lazyAsset(contentType: string, importText: () => Promise<string>
 /**
  * The `/docs` page. URLs are relative (`docs/...`, `openapi.json`), so the page also works
  * when the app is mounted under a path prefix.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { docsPage } from "./swagger_ui.ts";
- * const html = docsPage({ title: "Loans <beta>", version: "1.2.0" });
- * assert.deepEqual(html.includes("Loans &lt;beta&gt;"), true);
- * ```
  */
 export function docsPage(info: { readonly title: string; readonly version: string }): string {
   const title = escapeHtml(info.title);

@@ -71,14 +71,6 @@ const QUEUE_MEMORY_BYTES = 128 << 20;
 /**
  * The default bound of the model's queue, in rows: as many as fit in 128 MiB at an estimated
  * `100 × (places + transitions) + 200` bytes per queued row, and at least one default batch.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { defaultMaxQueueRows } from "./admission.ts";
- * assert.equal(defaultMaxQueueRows(3, 2), 191739); // the example nets: three 60k-row infers
- * assert.equal(defaultMaxQueueRows(5000, 3331), 1024);
- * ```
  */
 export function defaultMaxQueueRows(places: number, transitions: number): number {
   return Math.max(1024, Math.floor(QUEUE_MEMORY_BYTES / (100 * (places + transitions) + 200)));
@@ -90,7 +82,7 @@ export { RETRY_AFTER_SECONDS };
 const LARGE_ANSWER_BYTES = 64 << 10;
 /** The default of {@link AdmissionOptions.maxWaiting}. */
 export const DEFAULT_MAX_WAITING = 8192;
-/** How often the waiting line is checked for room while requests wait, in ms. */
+/** How often the admission queue is checked for room while requests wait, in ms. */
 const PUMP_MS = 5;
 /** The most waiters let through per check (their rows are not queued yet when it runs). */
 const PUMP_MOST = 64;
@@ -205,24 +197,6 @@ export class Admission implements RequestRunner, BodyMeter {
   /**
    * Answers `context`'s request with `next` if it fits, or refuses it with 503 under the
    * context's `errorKey`; errors of `next` pass through once the request's bytes are released.
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Admission } from "./admission.ts";
-   * import { RequestContext } from "./context.ts";
-   * const cutoff = new AbortController();
-   * const admission = new Admission({ maxBodyMemoryBytes: 1 << 20, maxBodyBytes: 1 << 20, cutoff: cutoff.signal });
-   * cutoff.abort(); // the drain's deadline
-   * const context = new RequestContext(
-   *   new Request("http://localhost/v2/models/m/infer", { method: "POST", body: "{}" }),
-   *   false,
-   * );
-   * context.errorKey = "error";
-   * const refused = await admission.admit(context, () => Promise.resolve(new Response()));
-   * assert.equal(refused.status, 503);
-   * assert.equal(refused.headers.get("connection"), "close");
-   * assert.deepEqual(await refused.json(), { error: "The server is shutting down" });
-   * ```
    */
   async admit(context: RequestContext, next: Handler): Promise<Response> {
     const { request, errorKey } = context;
@@ -339,35 +313,6 @@ export class Admission implements RequestRunner, BodyMeter {
   /**
    * Runs `context`'s rows on the model with its signal and deadline; the model's refusals
    * become 503 with `Retry-After`, or 499 for a client that hung up.
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Admission } from "./admission.ts";
-   * import { RequestContext } from "./context.ts";
-   * import { ModelBusyError } from "../../core/runtime/mod.ts";
-   * import { loadOrt } from "../../adapter/deno/ort.ts";
-   * import { readBundle } from "../../adapter/deno/bundle_files.ts";
-   * import { allocateInputs } from "../../core/runtime/mod.ts";
-   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
-   * const shed: string[] = [];
-   * const busy = Object.assign(Object.create(model), {
-   *   runPacked: () => Promise.reject(new ModelBusyError("queue_full", "full")),
-   * });
-   * const admission = new Admission({
-   *   maxBodyMemoryBytes: 1 << 20,
-   *   maxBodyBytes: 1 << 20,
-   *   model: busy,
-   *   onRefused: (reason) => shed.push(reason),
-   * });
-   * const context = new RequestContext(new Request("http://localhost/forward"), false);
-   * context.model = busy;
-   * await assert.rejects(admission.run(context, allocateInputs(1, 3, 2), { withGradient: false }), {
-   *   name: "HttpError",
-   *   status: 503,
-   *   headers: { "retry-after": "1" },
-   * });
-   * assert.deepEqual(shed, ["queue_full"]);
-   * ```
    */
   async run(
     context: RequestContext,

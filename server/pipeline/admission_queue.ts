@@ -1,10 +1,7 @@
 /**
- * The line of requests waiting for admission (`admission.ts`): a request that does not fit the
- * server's budgets now waits here, its body unread, until it fits, its deadline passes or its
- * client hangs up. The line is first come, first served, and bounded: past `capacity` waiters a
- * request is refused at once. Waiting costs the server nearly nothing (no body is read, nothing
- * is parsed), and a client that waits does not come back at once with another request, as a
- * refused one does.
+ * The queue of requests waiting for admission (`./admission.ts`), first come, first served
+ * and bounded: a request that does not fit waits here, its body unread, until it fits, its
+ * deadline passes or its client hangs up. Waiting is cheap, and unlike a refusal, no retry.
  *
  * @example
  * ```ts
@@ -53,18 +50,6 @@ export class AdmissionQueue<T> {
    * Waits in line with `item` until {@link AdmissionQueue.pump} lets it through (`"admitted"`),
    * `deadline` (a `performance.now()` time) passes (`"expired"`), `signal` aborts (`"gone"`),
    * or the line is closed (`"closed"`).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { AdmissionQueue } from "./admission_queue.ts";
-   * const line = new AdmissionQueue<number>(10);
-   * const gone = new AbortController();
-   * const waiting = line.wait(1, performance.now() + 60_000, gone.signal);
-   * gone.abort();
-   * assert.equal(await waiting, "gone");
-   * assert.equal(line.length, 0);
-   * ```
    */
   wait(item: T, deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
     const { promise, resolve } = Promise.withResolvers<WaitOutcome>();
@@ -95,16 +80,6 @@ export class AdmissionQueue<T> {
    * Lets waiters through in order while `take(item)` says they fit (`take` also reserves what
    * they take), at most `most` of them; waiters past their deadline at the head leave with
    * `"expired"`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { AdmissionQueue } from "./admission_queue.ts";
-   * const line = new AdmissionQueue<string>(10);
-   * const late = line.wait("late", performance.now() - 1, new AbortController().signal);
-   * line.pump(() => false);
-   * assert.equal(await late, "expired");
-   * ```
    */
   pump(take: (item: T) => boolean, most = Infinity): void {
     const now = performance.now();
@@ -123,19 +98,7 @@ export class AdmissionQueue<T> {
     }
   }
 
-  /**
-   * Sends every waiter away with `"closed"` (the drain's deadline).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { AdmissionQueue } from "./admission_queue.ts";
-   * const line = new AdmissionQueue<number>(10);
-   * const waiting = line.wait(1, performance.now() + 60_000, new AbortController().signal);
-   * line.close();
-   * assert.equal(await waiting, "closed");
-   * ```
-   */
+  /** Sends every waiter away with `"closed"` (the drain's deadline). */
   close(): void {
     for (const waiter of this.#waiters.splice(0)) waiter.settle("closed");
   }

@@ -63,16 +63,7 @@ export async function readJsonBody(
   }
 }
 
-/**
- * Why bytes are not a JSON value: which step failed, with that step's own message.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { NotJsonError, parseJsonBytes } from "./body.ts";
- * assert.throws(() => parseJsonBytes(new Uint8Array([0xff])), { name: "NotJsonError", step: "utf-8" });
- * ```
- */
+/** Why bytes are not a JSON value: which step failed, with that step's own message. */
 export class NotJsonError extends Error {
   /** An error of `step` with its message. */
   constructor(readonly step: "utf-8" | "json", message: string) {
@@ -88,14 +79,6 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * the Open Inference Protocol's `infer`, which word their errors differently.
  *
  * @throws {NotJsonError} when the bytes are not UTF-8 or the text is not JSON (empty included).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { NotJsonError, parseJsonBytes } from "./body.ts";
- * assert.deepEqual(parseJsonBytes(new TextEncoder().encode('{"a": [1]}')), { a: [1] });
- * assert.throws(() => parseJsonBytes(new TextEncoder().encode("NaN")), NotJsonError);
- * ```
  */
 export function parseJsonBytes(bytes: Uint8Array): unknown {
   let text: string;

@@ -49,15 +49,6 @@ export interface ClientInfo {
 /**
  * The hang-up signal of a host's second argument, if it is a {@link ClientInfo} with one
  * (`Deno.serve` passes its own info, which has none).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { clientSignalOf } from "./context.ts";
- * const { signal } = new AbortController();
- * assert.equal(clientSignalOf({ signal }), signal);
- * assert.equal(clientSignalOf({ remoteAddr: {} }), undefined);
- * ```
  */
 export function clientSignalOf(info: unknown): AbortSignal | undefined {
   if (typeof info !== "object" || info === null || !("signal" in info)) return undefined;
@@ -112,7 +103,7 @@ export class RequestContext implements Runner, ResponseNotes {
   handler: ((context: RequestContext) => Promise<Response>) | undefined;
   /** The model its operation runs on. */
   model: OpsModel | undefined;
-  /** Size of its JSON answer (`./json.ts`), for admission's count of large answers. */
+  /** Size of its JSON answer (`../http/json.ts`), for admission's count of large answers. */
   responseBytes: number | undefined;
   /** Its JSON answer when it has no extra headers: compression skips reading them. */
   plainResponse: Response | undefined;

@@ -1,9 +1,7 @@
 /**
- * Follows the model session's health (`core/runtime/healing.ts`) for the server: readiness
- * turns 503 while the session is recreated, and a burst of failures is logged as two lines, one
- * when it begins and one when it ends (recovered, or given up), with its counts and no stack
- * trace, however many requests it refused. When the session cannot be recreated, `onGaveUp` is
- * called (the CLI stops and exits 1, so that the orchestrator replaces the process).
+ * Follows the model session's health for the server: readiness is 503 while the session is
+ * recreated, a burst of failures is logged as two lines (when it begins and ends) whatever it
+ * refused, and `onGaveUp` is called when the session cannot be recreated.
  *
  * @example
  * ```ts

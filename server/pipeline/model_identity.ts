@@ -1,8 +1,6 @@
 /**
- * Which model a server serves, for `/v2/models/{name}` (its version and `parameters`), the
- * `petri_serve_build_info` metric and the `/` page: the bundle sidecar's `scenario_name`,
- * `onnx_sha256` and `saved_at`, and the version derived from the hash
- * (`core/model_version.ts`). A sidecar without a valid hash gives version `"1"`.
+ * Which model a server serves, from the sidecar (`scenario_name`, `onnx_sha256`, `saved_at`,
+ * the version from the hash, else `"1"`), for `/v2/models/{name}`, the build-info metric and `/`.
  *
  * @example
  * ```ts
@@ -42,16 +40,7 @@ export interface ModelIdentity {
   readonly savedAt: string | null;
 }
 
-/**
- * The identity of a bundle with `sidecar`, served as `name`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { modelIdentity } from "./model_identity.ts";
- * assert.equal(modelIdentity({ scenario_name: "loans" }, "loans").version, "1");
- * ```
- */
+/** The identity of a bundle with `sidecar`, served as `name`. */
 export function modelIdentity(
   sidecar: Readonly<Partial<Record<keyof Sidecar, unknown>>>,
   name: string,
@@ -74,14 +63,6 @@ export function modelIdentity(
 /**
  * The identity as the protocol's model metadata `parameters` (`scenario`, `onnx_sha256`,
  * `saved_at`; those that are known), or `undefined` when none is.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { identityParameters } from "./model_identity.ts";
- * const identity = { name: "m", version: "1", scenario: "loans", sha256: null, savedAt: null };
- * assert.deepEqual(identityParameters(identity), { scenario: "loans" });
- * ```
  */
 export function identityParameters(
   identity: ModelIdentity,
@@ -98,18 +79,6 @@ export function identityParameters(
  * The `petri_serve_build_info` gauge (always 1, the labels carry the information): the
  * server's `version`, the served `model` (its name under `/v2/models/`) and its
  * `model_sha256`, so dashboards and alerts can tell which build serves which model.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { buildInfoMetric } from "./model_identity.ts";
- * const identity = { name: "loans", version: "1", scenario: null, sha256: null, savedAt: null };
- * assert.ok(
- *   buildInfoMetric("0.1.0", identity).endsWith(
- *     'petri_serve_build_info{version="0.1.0",model="loans",model_sha256=""} 1\n',
- *   ),
- * );
- * ```
  */
 export function buildInfoMetric(serverVersion: string, identity: ModelIdentity): string {
   const label = (value: string) =>

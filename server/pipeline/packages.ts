@@ -1,8 +1,6 @@
 /**
- * The two packages the server loads lazily, zod and @asteasolutions/zod-to-openapi:
- * importing the server never loads them, `createApp` does, and a package that
- * cannot be loaded is reported by name. The loaders are injectable so tests can simulate a
- * missing package.
+ * zod and @asteasolutions/zod-to-openapi, loaded by `createApp` rather than on import; a
+ * package that cannot load is named. The loaders are injectable, to test a missing one.
  *
  * @example
  * ```ts
@@ -36,17 +34,7 @@ export interface Packages {
   readonly zodToOpenApi: ZodToOpenApiModule;
 }
 
-/**
- * A package the server needs could not be imported.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { MissingPackageError } from "./packages.ts";
- * const error = new MissingPackageError("zod", new TypeError("Module not found"));
- * assert.deepEqual(error.message, "Cannot create the app: the package 'zod' cannot be loaded (Module not found)");
- * ```
- */
+/** A package the server needs could not be imported. */
 export class MissingPackageError extends Error {
   /** Always `"MissingPackageError"`. */
   override readonly name = "MissingPackageError";
@@ -69,16 +57,6 @@ export class MissingPackageError extends Error {
  * Imports zod and zod-to-openapi (with the given loaders, else dynamic imports).
  *
  * @throws {MissingPackageError} naming the package that cannot be loaded.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { loadPackages } from "./packages.ts";
- * await assert.rejects(loadPackages({ zod: () => Promise.reject(new Error("gone")) }), {
- *   name: "MissingPackageError",
- *   packageName: "zod",
- * });
- * ```
  */
 export async function loadPackages(loaders: PackageLoaders = {}): Promise<Packages> {
   const zod = await load("zod", loaders.zod ?? (() => import("zod")));

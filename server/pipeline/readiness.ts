@@ -48,20 +48,7 @@ export class Readiness {
     return this.#cutoff.signal;
   }
 
-  /**
-   * Whether the model can run: `false` while its session is being recreated (or could not be).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Readiness } from "./readiness.ts";
-   * const readiness = new Readiness();
-   * readiness.modelAvailable(false);
-   * assert.deepEqual(await readiness.response().json(), { status: "model_unavailable" });
-   * readiness.modelAvailable(true);
-   * assert.equal(readiness.ready, true);
-   * ```
-   */
+  /** Whether the model can run: `false` while its session is being recreated (or could not be). */
   modelAvailable(available: boolean): void {
     this.#modelDown = !available;
   }
@@ -69,18 +56,6 @@ export class Readiness {
   /**
    * The response of `GET /readyz`: 200 `{"status":"ready"}`, or 503 with `draining` or
    * `model_unavailable`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Readiness } from "./readiness.ts";
-   * const readiness = new Readiness();
-   * assert.deepEqual(await readiness.response().json(), { status: "ready" });
-   * readiness.drain();
-   * const draining = readiness.response();
-   * assert.equal(draining.status, 503);
-   * assert.deepEqual(await draining.json(), { status: "draining" });
-   * ```
    */
   response(): Response {
     if (this.ready) return Response.json({ status: "ready" });

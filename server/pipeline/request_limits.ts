@@ -18,13 +18,6 @@ export const DEFAULT_MAX_REQUEST_ROWS = 1 << 19;
 /**
  * The longest JSON text of a float32 value with its comma (`-0.0000015212857533697388,`), so a
  * response estimated at this many bytes per number is never underestimated.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { FLOAT32_JSON_BYTES } from "./request_limits.ts";
- * const longest = Math.fround(-0.0000015212857533697388);
- * assert.equal(JSON.stringify([longest, longest]).length, 2 * FLOAT32_JSON_BYTES + 1);
- * ```
  */
 export const FLOAT32_JSON_BYTES = 26;
 
@@ -58,16 +51,6 @@ export interface NetWidths {
 /**
  * The default limit on a `/v2` infer response for a net of P places and T transitions: the
  * largest response a 1 MiB body can ask for, and at least {@link MIN_DEFAULT_MAX_RESPONSE_BYTES}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { defaultMaxResponseBytes } from "./request_limits.ts";
- * // The example: 3 places, 2 transitions.
- * assert.equal(defaultMaxResponseBytes({ places: 3, transitions: 2 }), 64 << 20);
- * // One place, nine transitions: 2^19 rows of 10 numbers, 26 bytes each, and the framing.
- * assert.equal(defaultMaxResponseBytes({ places: 1, transitions: 9 }), 524_288 * 10 * 26 + 65_536);
- * ```
  */
 export function defaultMaxResponseBytes({ places, transitions }: NetWidths): number {
   const rows = Math.ceil(DEFAULT_BODY_BYTES / (2 * Math.max(1, places)));
@@ -79,15 +62,6 @@ export function defaultMaxResponseBytes({ places, transitions }: NetWidths): num
  * The limits with defaults filled in.
  *
  * @throws {RangeError} naming the option when one is not a positive integer.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { resolveRequestLimits } from "./request_limits.ts";
- * const limits = resolveRequestLimits({ maxRequestRows: 1000 }, { places: 3, transitions: 2 });
- * assert.equal(limits.maxRequestRows, 1000);
- * assert.throws(() => resolveRequestLimits({ maxTraceEvents: 0 }, { places: 3, transitions: 2 }), RangeError);
- * ```
  */
 export function resolveRequestLimits(
   options: RequestLimitOptions,
@@ -118,35 +92,12 @@ const SET_WITH: Readonly<Record<keyof RequestLimits, string>> = {
  * Applies the limits a body of operation `name` can break before it is validated.
  *
  * @throws {HttpError} 413 as {@link checkTraceEvents}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { checkRequestBody, resolveRequestLimits } from "./request_limits.ts";
- * const limits = resolveRequestLimits({ maxTraceEvents: 1 }, { places: 3, transitions: 2 });
- * const body = { events: [{ name: "a" }, { name: "b" }] };
- * checkRequestBody("forward", body, limits); // only /anomaly has events
- * assert.throws(() => checkRequestBody("anomaly", body, limits), { status: 413 });
- * ```
  */
 export function checkRequestBody(name: string, body: unknown, limits: RequestLimits): void {
   if (name === "anomaly") checkTraceEvents(body, limits.maxTraceEvents);
 }
 
-/**
- * What else than its body's size makes operation `name` answer 413, for its documentation.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { requestLimitNote } from "./request_limits.ts";
- * assert.equal(requestLimitNote("forward", {}), "");
- * assert.equal(
- *   requestLimitNote("anomaly", { maxTraceEvents: 10 }),
- *   ", or the trace has more events than the limit of 10",
- * );
- * ```
- */
+/** What else than its body's size makes operation `name` answer 413, for its documentation. */
 export function requestLimitNote(name: string, limits: Partial<RequestLimits>): string {
   if (name !== "anomaly") return "";
   const limit = limits.maxTraceEvents ?? DEFAULT_MAX_TRACE_EVENTS;
@@ -157,18 +108,6 @@ export function requestLimitNote(name: string, limits: Partial<RequestLimits>): 
  * Refuses a trace with more events than the limit, before the costly validation of each event.
  *
  * @throws {HttpError} 413 naming the count, the limit and its flag.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { checkTraceEvents } from "./request_limits.ts";
- * checkTraceEvents({ events: [{ name: "a" }] }, 1); // within the limit
- * assert.throws(() => checkTraceEvents({ events: [{ name: "a" }, { name: "b" }] }, 1), {
- *   status: 413,
- *   detail: "The trace has 2 events, more than the limit of 1 " +
- *     "(serve --max-trace-events, PETRI_SERVE_MAX_TRACE_EVENTS)",
- * });
- * ```
  */
 export function checkTraceEvents(body: unknown, maxTraceEvents: number): void {
   const events = typeof body === "object" && body !== null
@@ -203,17 +142,6 @@ export function tooManyRowsDetail(rows: number, maxRequestRows: number): string 
  * bytes plus {@link FLOAT32_JSON_BYTES} per number.
  *
  * @throws {HttpError} 413 naming the estimate, the rows, the limit and its flag.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { checkResponseBytes } from "./request_limits.ts";
- * checkResponseBytes({ framing: 200, rows: 1000, numbersPerRow: 5 }, 1 << 20);
- * assert.throws(
- *   () => checkResponseBytes({ framing: 200, rows: 100_000, numbersPerRow: 5 }, 1 << 20),
- *   { status: 413 },
- * );
- * ```
  */
 export function checkResponseBytes(
   answer: { readonly framing: number; readonly rows: number; readonly numbersPerRow: number },

@@ -1,14 +1,7 @@
 /**
- * Lets heavy requests through one per turn of the event loop. Parsing a 1 MiB body, or writing
- * a 60,000-row answer, is tens to hundreds of milliseconds of work on the thread that also
- * accepts connections and answers `/healthz`; when several such requests become ready in the
- * same turn (their bodies completed together, or their rows shared one model run), their work
- * would run back to back and a health probe would wait for all of it. Each heavy section awaits
- * {@link WorkQueue.turn} first: the queue releases one waiter per timer turn, so the event
- * loop polls its sockets between two heavy sections and a probe waits for one at most.
- *
- * The waiters form the server's queue for its own thread: a waiter may carry a deadline and a
- * signal, and one whose deadline passes, or whose signal aborts, leaves the line with `false`.
+ * Lets heavy sections (parsing a large body, writing a large response) through one per turn of
+ * the event loop, so that several ready at once do not run back to back while a health probe
+ * waits for all of them. A waiter whose deadline passes or signal aborts leaves with `false`.
  *
  * @example
  * ```ts
@@ -40,16 +33,7 @@ export class WorkQueue {
     return this.#waiting.length;
   }
 
-  /**
-   * How long the first waiter in line has waited, in ms; 0 when nobody waits.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { WorkQueue } from "./work_queue.ts";
-   * assert.equal(new WorkQueue().oldestWaitMs, 0);
-   * ```
-   */
+  /** How long the first waiter in line has waited, in ms; 0 when nobody waits. */
   get oldestWaitMs(): number {
     const first = this.#waiting[0];
     return first === undefined ? 0 : performance.now() - first.since;
@@ -58,34 +42,12 @@ export class WorkQueue {
   /**
    * How long a newcomer would wait, in ms: the waiters ahead of it times the recent time
    * between two releases (which holds the heavy section each release lets run).
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { WorkQueue } from "./work_queue.ts";
-   * assert.equal(new WorkQueue().expectedWaitMs, 0);
-   * ```
    */
   get expectedWaitMs(): number {
     return this.#waiting.length * this.#turnMs;
   }
 
-  /**
-   * Resolves on a turn of the event loop of its own, after the waiters that came before.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { WorkQueue } from "./work_queue.ts";
-   * const workQueue = new WorkQueue();
-   * let through = false;
-   * const turn = workQueue.turn().then(() => (through = true));
-   * await Promise.resolve();
-   * assert.equal(through, false); // not within the same turn
-   * await turn;
-   * assert.equal(through, true);
-   * ```
-   */
+  /** Resolves on a turn of the event loop of its own, after the waiters that came before. */
   turn(): Promise<void> {
     const { promise, resolve } = Promise.withResolvers<void>();
     this.#waiting.push({
@@ -101,15 +63,6 @@ export class WorkQueue {
   /**
    * As {@link WorkQueue.turn}, but gives up when `performance.now()` passes `deadline` or
    * `signal` aborts before the turn comes: resolves `true` when let through, else `false`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { WorkQueue } from "./work_queue.ts";
-   * const workQueue = new WorkQueue();
-   * assert.equal(await workQueue.turnBefore(performance.now() + 60_000), true);
-   * assert.equal(await workQueue.turnBefore(performance.now() - 1), false); // already late
-   * ```
    */
   turnBefore(deadline: number, signal?: AbortSignal): Promise<boolean> {
     const { promise, resolve } = Promise.withResolvers<boolean>();
