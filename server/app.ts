@@ -185,7 +185,7 @@ export interface AppOptions {
    */
   readonly corsOrigins?: readonly string[] | undefined;
   /**
-   * Host names the server answers for; others get 421, against DNS rebinding.
+   * Host names the server responds for; others get 421, against DNS rebinding.
    * @default any host
    */
   readonly allowedHosts?: readonly string[] | undefined;

@@ -135,7 +135,7 @@ export async function compressResponse(
     return withHeaders(response, { vary });
   }
   if (streamed && response.body !== null) {
-    // A streamed answer (no length): compressed as it streams, never held whole.
+    // A streamed response (no length): compressed as it streams, never held whole.
     const out = new Response(
       response.body.pipeThrough(new CompressionStream(FORMATS[encoding] as CompressionFormat)),
       { status: response.status, statusText: response.statusText, headers },

@@ -27,7 +27,7 @@ export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 const METHODS = "GET, HEAD, POST";
 /** The request headers a page may send beyond the CORS-safelisted ones. */
 const HEADERS = "content-type, x-request-id";
-/** The answer headers a page may read beyond the CORS-safelisted ones. */
+/** The response headers a page may read beyond the CORS-safelisted ones. */
 const EXPOSED = "x-request-id, retry-after";
 
 /** Checks that each allowed origin is `*` or a bare origin; a RangeError names the first not. */

@@ -47,7 +47,7 @@ export class ValidationError extends Error {
   }
 }
 
-/** Called once for every error that is not a client's fault (the answer is a 500). */
+/** Called once for every error that is not a client's fault (the response is a 500). */
 export type ErrorLogger = (error: unknown, request: Request) => void;
 
 /** Logs to stderr with the request's method and path. */

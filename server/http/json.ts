@@ -1,5 +1,5 @@
 /**
- * JSON answers: {@link jsonResponse} sends a body written by `core/json.ts`'s
+ * JSON responses: {@link jsonResponse} sends a body written by `core/json.ts`'s
  * `stringifyJson` (Maps as objects with sorted keys, non-finite numbers as `null`).
  *
  * @example
@@ -50,21 +50,21 @@ export function jsonResponse(
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 
-/** Where {@link jsonResponse} notes its answer's size (a request's context). */
+/** Where {@link jsonResponse} notes its response's size (a request's context). */
 export interface ResponseNotes {
-  /** The request's id, which a plain answer carries from the start. */
+  /** The request's id, which a plain response carries from the start. */
   readonly requestId: string;
-  /** The answer's size in bytes. */
+  /** The response's size in bytes. */
   responseBytes: number | undefined;
-  /** The answer, when it has no extra headers but the request id (compression reads none). */
+  /** The response, when it has no extra headers but the request id (compression reads none). */
   plainResponse: Response | undefined;
-  /** The answer, when its body is written as it is sent (compression then streams too). */
+  /** The response, when its body is written as it is sent (compression then streams too). */
   streamedResponse: Response | undefined;
-  /** Called once a streamed answer has been sent, or its client has gone. */
+  /** Called once a streamed response has been sent, or its client has gone. */
   responseSent: (() => void) | undefined;
 }
 
-/** Numbers per piece of a streamed answer: about 150 KB of text, a few ms to write. */
+/** Numbers per piece of a streamed response: about 150 KB of text, a few ms to write. */
 const PIECE_NUMBERS = 8192;
 
 /**

@@ -18,7 +18,7 @@
 /** The longest id kept. */
 export const MAX_REQUEST_ID_LENGTH = 128;
 
-/** The request and answer header. */
+/** The request and response header. */
 export const REQUEST_ID_HEADER = "x-request-id";
 
 const SAFE = /^[A-Za-z0-9._~:\/+=@-]+$/;

@@ -1,6 +1,6 @@
 /**
- * Setting headers on an answer that may have been built elsewhere: {@link withHeaders} sets
- * them in place, or on a copy when the headers are immutable (an answer passed through from
+ * Setting headers on a response that may have been built elsewhere: {@link withHeaders} sets
+ * them in place, or on a copy when the headers are immutable (a response passed through from
  * `fetch`), and {@link addVary} adds a name to a `Vary` list once.
  *
  * @example

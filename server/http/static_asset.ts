@@ -36,7 +36,7 @@ export const REVALIDATE = "no-cache";
 export interface StaticFile {
   readonly contentType: string;
   readonly cacheControl: string;
-  /** Sent with every answer, e.g. a `Content-Security-Policy`. */
+  /** Sent with every response, e.g. a `Content-Security-Policy`. */
   readonly headers?: Readonly<Record<string, string>>;
   /** The content, bytes or text; read for the validators and each compressed copy. */
   readonly read: () => Promise<Uint8Array | string>;

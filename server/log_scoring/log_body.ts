@@ -7,11 +7,11 @@
  * coming.
  *
  * Many clients (Python's `requests`, most HTTP libraries, nginx towards its upstream) send the
- * whole body before they read any of the answer. Against such a client, pacing the reading by
- * the answer's would deadlock once the answer fills the sockets' buffers: so while the answer
+ * whole body before they read any of the response. Against such a client, pacing the reading by
+ * the response's would deadlock once the response fills the sockets' buffers: so while the response
  * waits for its client ({@link LogBody.responseWaiting}), the body is read ahead, up to
  * `readAheadBytes`; past that the stream fails (413). After a log ends early, the owner may
- * {@link LogBody.discardRest} so that such a client still gets to read its answer.
+ * {@link LogBody.discardRest} so that such a client still gets to read its response.
  *
  * The body is read 512 KiB at a time and handed on 32 KiB at a time.
  *
@@ -39,19 +39,19 @@ export interface LogBodyOptions {
   readonly signal: AbortSignal;
   /** Time allowed between two chunks of the body, in ms; a longer wait is a 408. */
   readonly idleMs: number;
-  /** Bytes of the body read ahead of the reader at most, while the answer waits. */
+  /** Bytes of the body read ahead of the reader at most, while the response waits. */
   readonly readAheadBytes: number;
   /**
    * Told once when the stream fails, at once (the reader may be waiting elsewhere, on an
-   * answer its client does not read).
+   * response its client does not read).
    */
   readonly onFailure?: ((error: unknown) => void) | undefined;
 }
 
 /**
  * Bytes a read asks for. Deno reads a request body 64 KiB at a time by default, and while the
- * answer streams out on the same connection each read costs the serving thread milliseconds
- * (its share of the connection's writes): eight times fewer reads made a log's answer several
+ * response streams out on the same connection each read costs the serving thread milliseconds
+ * (its share of the connection's writes): eight times fewer reads made a log's response several
  * times faster.
  */
 const READ_BYTES = 512 * 1024;
@@ -125,7 +125,7 @@ export class LogBody {
   }
 
   /**
-   * Whether the answer waits for its client. While it does, the body is read ahead, so that a
+   * Whether the response waits for its client. While it does, the body is read ahead, so that a
    * client that sends all of it before it reads gets to the end of its upload; past
    * `readAheadBytes` the stream fails with 413.
    */
@@ -135,8 +135,8 @@ export class LogBody {
   }
 
   /**
-   * Reads the whole body ahead, for an answer that must not begin before the upload ends (a
-   * proxy such as nginx stops relaying the request once the answer begins).
+   * Reads the whole body ahead, for a response that must not begin before the upload ends (a
+   * proxy such as nginx stops relaying the request once the response begins).
    *
    * @throws {HttpError} 413 past `readAheadBytes`; 408 or 400 as the stream would fail.
    */
@@ -166,7 +166,7 @@ export class LogBody {
   /**
    * After the log ended early: reads the rest of the body and drops it (up to 1 GiB, each
    * chunk within `idleMs`, until `signal` aborts), so that a client still sending gets to read
-   * its answer; cancels the body if it did not end.
+   * its response; cancels the body if it did not end.
    */
   async discardRest(): Promise<void> {
     this.#queue.length = 0;

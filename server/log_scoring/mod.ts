@@ -4,6 +4,6 @@
  * @module
  */
 
-export { ANSWER_TYPES, BATCH_PARAMETERS } from "./request.ts";
+export { BATCH_PARAMETERS, RESPONSE_TYPES } from "./request.ts";
 export { batchDoc } from "./route_doc.ts";
 export { DEFAULT_LOG_READ_AHEAD_BYTES, DEFAULT_MAX_CONCURRENT_LOGS, LogScoring } from "./route.ts";

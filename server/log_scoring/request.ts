@@ -2,7 +2,7 @@
  * What a `POST /batch` asks for, read from its query and headers before its body: the log's
  * format (`?format=`, else `Content-Type`), whether it is gzipped (`Content-Encoding: gzip`;
  * the reader also knows gzip by its magic bytes), the CSV columns (`?case_column=`,
- * `?activity_column=`), the answer's format (`?output_format=`, else `Accept`) and whether it
+ * `?activity_column=`), the response's format (`?output_format=`, else `Accept`) and whether it
  * waits for the whole log (`?answer_after_upload=`). A query
  * parameter that is unknown, repeated, empty or not one of its values is a 422 in FastAPI's
  * shape (`loc: ["query", name]`); a type or an encoding the server cannot read is a 415, an
@@ -45,9 +45,9 @@ export interface BatchRequest {
   readonly caseColumn: string | undefined;
   /** The CSV column of activities; undefined: `batch`'s default. */
   readonly activityColumn: string | undefined;
-  /** The answer's layout. */
+  /** The response's layout. */
   readonly outputFormat: OutputFormat;
-  /** Whether the answer waits for the whole log (`?answer_after_upload=true`). */
+  /** Whether the response waits for the whole log (`?answer_after_upload=true`). */
   readonly afterUpload: boolean;
 }
 
@@ -85,8 +85,8 @@ const OPAQUE_TYPES = new Set(["application/octet-stream", "text/plain", ""]);
 /** Types of a gzipped file: `?format=` names what is inside. */
 const GZIP_TYPES = new Set(["application/gzip", "application/x-gzip"]);
 
-/** The media types of the answer's formats, first the one `Content-Type` says. */
-export const ANSWER_TYPES: Readonly<Record<OutputFormat, readonly string[]>> = {
+/** The media types of the response's formats, first the one `Content-Type` says. */
+export const RESPONSE_TYPES: Readonly<Record<OutputFormat, readonly string[]>> = {
   json: ["application/json"],
   jsonl: ["application/x-ndjson", "application/jsonl", "application/x-jsonlines"],
 };
@@ -220,7 +220,7 @@ function readEncoding(value: string | null): boolean {
 }
 
 /**
- * The answer's format by `Accept` (RFC 9110 §12.5.1): the one with the higher weight, by the
+ * The response's format by `Accept` (RFC 9110 §12.5.1): the one with the higher weight, by the
  * most specific range that matches it; on a tie, the one named outright, else JSON (`batch`'s
  * default). No `Accept` is JSON; one that takes neither is a 406.
  */
@@ -229,7 +229,7 @@ export function negotiateEncoding(accept: string | null): OutputFormat {
   // Bounded: only the first 32 ranges count.
   const weights = qualityValues(accept, 32);
   const weigh = (format: OutputFormat) => {
-    const exact = ANSWER_TYPES[format].find((type) => weights.has(type));
+    const exact = RESPONSE_TYPES[format].find((type) => weights.has(type));
     if (exact !== undefined) return { q: weights.get(exact)!, exact: true };
     return { q: weights.get("application/*") ?? weights.get("*/*") ?? 0, exact: false };
   };

@@ -1,8 +1,8 @@
 /**
- * A streamed answer: text is written in, and the client reads it as bytes at its own pace. A
+ * A streamed response: text is written in, and the client reads it as bytes at its own pace. A
  * write waits until the client has taken what came before (one chunk may wait in the stream),
  * so the writer goes no faster than the client reads and memory holds one chunk whatever the
- * answer's length; `onWaiting` is told when a write has waited a while (the client may send
+ * response's length; `onWaiting` is told when a write has waited a while (the client may send
  * its whole request before it reads). A client that goes away cancels the stream: `onCancel` is
  * told, and writes from then on are dropped.
  *
@@ -10,11 +10,11 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { ResponseStream } from "./response_stream.ts";
- * const answer = new ResponseStream(() => {});
- * const reading = new Response(answer.readable).text();
- * await answer.write("[\n  1");
- * answer.push("\n]\n");
- * answer.end();
+ * const stream = new ResponseStream(() => {});
+ * const reading = new Response(stream.readable).text();
+ * await stream.write("[\n  1");
+ * stream.push("\n]\n");
+ * stream.end();
  * assert.equal(await reading, "[\n  1\n]\n");
  * ```
  *
@@ -28,7 +28,7 @@ export const WAITING_MS = 100;
 
 /** See the module doc. */
 export class ResponseStream {
-  /** The answer's body. */
+  /** The response's body. */
   readonly readable: ReadableStream<Uint8Array>;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   /** Wakes a write waiting for room. */
@@ -64,7 +64,7 @@ export class ResponseStream {
 
   /**
    * Queues `text` once the client has taken what came before, or at once when `signal` has
-   * aborted (the answer is being cut: its last bytes must not wait); resolves when queued.
+   * aborted (the response is being cut: its last bytes must not wait); resolves when queued.
    */
   async write(text: string, signal?: AbortSignal): Promise<void> {
     if (text === "" || this.#over) return;
@@ -88,19 +88,19 @@ export class ResponseStream {
     if (!this.#over) this.#controller.enqueue(bytes);
   }
 
-  /** Queues `text` whatever the client has read (the last bytes of an answer being cut). */
+  /** Queues `text` whatever the client has read (the last bytes of a response being cut). */
   push(text: string): void {
     if (text !== "" && !this.#over) this.#controller.enqueue(encoder.encode(text));
   }
 
-  /** Ends the answer. */
+  /** Ends the response. */
   end(): void {
     if (this.#over) return;
     this.#over = true;
     this.#controller.close();
   }
 
-  /** Ends the answer as broken (the client sees its connection fail). */
+  /** Ends the response as broken (the client sees its connection fail). */
   fail(reason: unknown): void {
     if (this.#over) return;
     this.#over = true;

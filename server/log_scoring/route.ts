@@ -1,12 +1,12 @@
 /**
  * `POST /batch`: scores a whole event log sent as the body and streams the entries back, with
- * the pipeline `cli.ts batch` runs (`core/batch/score_log.ts`): the answer is byte for byte
+ * the pipeline `cli.ts batch` runs (`core/batch/score_log.ts`): the response is byte for byte
  * what `batch` writes for the same log (`Accept: application/json`, the default) or
  * `batch --output-format jsonl` (`Accept: application/x-ndjson`). What the request asks is read
  * by `./request.ts`.
  *
  * - **Streaming with backpressure**: the body is parsed as it arrives, a chunk at a time, and
- *   read only as fast as scoring and the client's reading of the answer allow
+ *   read only as fast as scoring and the client's reading of the response allow
  *   (`./log_body.ts`, `./response_stream.ts`); memory holds a few batches whatever the log's size.
  * - **Fair**: at most `maxConcurrentLogs` logs at once (503 with `Retry-After` beyond); runs go
  *   to the model's queue like any request's, never in place on the serving thread, and a log
@@ -15,11 +15,11 @@
  * - **Stopping**: a client that hangs up stops the work at once (its queued rows are withdrawn,
  *   the body is no longer read); new logs are refused once a drain begins, and the drain's
  *   deadline cuts the logs still being scored.
- * - **Errors**: anything wrong before the first entry is an error answer (400 for a log that
+ * - **Errors**: anything wrong before the first entry is an error response (400 for a log that
  *   cannot be read, naming where); a trace that cannot be scored is an error entry, as `batch`
  *   writes it; a log that breaks after entries went out ends with a final record, the
  *   layout's `stopped` record (`error`, `incomplete: true`, `traces_written`, no
- *   `trace_index`), so a cut answer is never mistaken for a whole one.
+ *   `trace_index`), so a cut response is never mistaken for a whole one.
  *
  * @example
  * ```ts
@@ -49,7 +49,7 @@ import { type EntrySink, textSink } from "../../core/batch/text_sink.ts";
 import { ModelBusyError, type PackedInputs, RunCancelledError } from "../../core/runtime/mod.ts";
 import { readTraces, TraceReadError } from "../../core/traces/mod.ts";
 import { ResponseStream } from "./response_stream.ts";
-import { ANSWER_TYPES, type BatchRequest, readBatchRequest } from "./request.ts";
+import { type BatchRequest, readBatchRequest, RESPONSE_TYPES } from "./request.ts";
 import type { Readiness, RequestContext } from "../pipeline/mod.ts";
 import { HttpError, RETRY_AFTER_SECONDS, shuttingDown } from "../http/mod.ts";
 import { LogPacing } from "./pacing.ts";
@@ -84,7 +84,7 @@ export interface LogScoringOptions {
   /** Time allowed between two chunks of a log's body, in ms (`--body-timeout-ms`). */
   readonly idleMs: number;
   /**
-   * Bytes of a log's body read ahead while its answer waits for the client (one that sends all
+   * Bytes of a log's body read ahead while its response waits for the client (one that sends all
    * of its log before it reads: `./log_body.ts`); past it the log is cut.
    */
   readonly readAheadBytes: number;
@@ -92,7 +92,7 @@ export interface LogScoringOptions {
   readonly readiness: Readiness;
   /** Counts logs, traces and refusals. */
   readonly metrics?: Metrics | undefined;
-  /** Told of each unexpected error (the log's answer then ends, or is a 500). */
+  /** Told of each unexpected error (the log's response then ends, or is a 500). */
   readonly onError?: ((error: unknown, request: Request) => void) | undefined;
 }
 
@@ -131,7 +131,7 @@ export class LogScoring {
     this.#options = options;
   }
 
-  /** Logs being scored now (their answers still streaming). */
+  /** Logs being scored now (their responses still streaming). */
   get inProgress(): number {
     return this.#active;
   }
@@ -169,14 +169,14 @@ export class LogScoring {
   };
 
   /**
-   * Scores the log of `context`'s body and answers once the first entries are ready (or with
+   * Scores the log of `context`'s body and responds once the first entries are ready (or with
    * the error that came first); the rest streams on, and the log's slot is freed when it ends.
    */
   async #score(context: RequestContext, asked: BatchRequest): Promise<Response> {
     const { metrics, readiness } = this.#options;
     // The client hung up or the drain's deadline came: stop now, and drop the body.
     const stop = new AbortController();
-    // The log ends early, for any reason: the answer's writes stop waiting for the client.
+    // The log ends early, for any reason: the response's writes stop waiting for the client.
     const ending = new AbortController();
     stop.signal.addEventListener("abort", () => ending.abort(), { once: true });
     const hungUp = () => stop.abort(new ClientGone("the client closed the connection"));
@@ -274,7 +274,7 @@ export class LogScoring {
       const error = "error" in first
         ? this.#problem(first.error, stop.signal, context.request)
         : new HttpError(400, `${LOG_NAME}: no traces parsed from the log`);
-      // A client that sends all of its log before it reads gets to read this answer.
+      // A client that sends all of its log before it reads gets to read this response.
       if (error.status !== 499 && error.status !== 503) await body.discardRest();
       release();
       metrics?.recordLog(error.status === 499 ? "client_gone" : "refused");
@@ -296,7 +296,7 @@ export class LogScoring {
           cutting = true;
           await text.write([layout.stopped(error.detail, written)]);
           await text.close();
-          // A client that sends all of its log before it reads gets to read this answer.
+          // A client that sends all of its log before it reads gets to read this response.
           if (error.status !== 503) await body.discardRest();
           answer.end();
           metrics?.recordLog("cut");
@@ -310,7 +310,7 @@ export class LogScoring {
       }
     })();
     const headers = {
-      "content-type": ANSWER_TYPES[asked.outputFormat][0]!,
+      "content-type": RESPONSE_TYPES[asked.outputFormat][0]!,
       "cache-control": "no-store",
     };
     const response = new Response(answer.readable, { headers });

@@ -15,7 +15,7 @@
  */
 
 import { lateBodyDetail } from "../pipeline/mod.ts";
-import { ANSWER_TYPES, BATCH_PARAMETERS } from "./request.ts";
+import { BATCH_PARAMETERS, RESPONSE_TYPES } from "./request.ts";
 import { type RouteDoc, TAGS } from "../http/mod.ts";
 
 /** What the route's documentation states. */
@@ -121,11 +121,11 @@ export function batchDoc(info: BatchInfo): RouteDoc {
         200: {
           description: "The entries, streamed",
           content: {
-            [ANSWER_TYPES.json[0]!]: {
+            [RESPONSE_TYPES.json[0]!]: {
               schema: { type: "array", items: entry },
               example: [example],
             },
-            [ANSWER_TYPES.jsonl[0]!]: {
+            [RESPONSE_TYPES.jsonl[0]!]: {
               schema: { ...entry, description: `One a line. ${entry.description}` },
               example,
             },

@@ -26,9 +26,9 @@ export interface RequestRecord {
   readonly path: string;
   /** The route template it matched (`unmatched` for none). */
   readonly route: string;
-  /** The answer's HTTP status. */
+  /** The response's HTTP status. */
   readonly status: number;
-  /** From arrival to answer. */
+  /** From arrival to response. */
   readonly seconds: number;
   /** Model rows it ran; absent when it ran none. */
   readonly rows?: number | undefined;

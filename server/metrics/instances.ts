@@ -1,8 +1,8 @@
 /**
  * One `/metrics` for all the instances of `deno serve --parallel`: the shared port hands each
  * scrape to one isolate, so the one answering asks the others over a `BroadcastChannel` and
- * answers with every instance's series labelled `instance_id` (random per instance, so each
- * stays monotonic). Instances slow to answer show their last report; silent ones are forgotten.
+ * responds with every instance's series labelled `instance_id` (random per instance, so each
+ * stays monotonic). Instances slow to respond show their last report; silent ones are forgotten.
  *
  * @example
  * ```ts

@@ -14,10 +14,10 @@
  * | `petri_serve_requests_shed_total` | counter | `reason` (admission's `RefusalReason`) |
  * | `petri_serve_requests_in_flight` | gauge | (admitted model requests not answered yet) |
  * | `petri_serve_requests_waiting` | gauge | (model requests waiting for room to be admitted) |
- * | `petri_serve_held_body_bytes` | gauge | (bytes of bodies and answers admission holds) |
+ * | `petri_serve_held_body_bytes` | gauge | (bytes of bodies and responses admission holds) |
  * | `petri_serve_model_restarts_total` | counter | (ORT sessions recreated after failed runs) |
  * | `petri_serve_batch_logs_in_progress` | gauge | (logs `POST /batch` is scoring now) |
- * | `petri_serve_batch_logs_total` | counter | `outcome`: `complete`, `cut` (ended by a final error record), `client_gone`, `refused` (an error answer) |
+ * | `petri_serve_batch_logs_total` | counter | `outcome`: `complete`, `cut` (ended by a final error record), `client_gone`, `refused` (an error response) |
  * | `petri_serve_batch_traces_total` | counter | (entries `POST /batch` has written, error entries included) |
  * | `process_resident_memory_bytes` | gauge | (when the runtime reports it) |
  *
@@ -59,7 +59,7 @@ export interface Gauges {
   readonly inFlight?: (() => number) | undefined;
   /** Model requests waiting for room to be admitted. */
   readonly waiting?: (() => number) | undefined;
-  /** Bytes of request bodies and answers held by admitted requests. */
+  /** Bytes of request bodies and responses held by admitted requests. */
   readonly reservedBytes?: (() => number) | undefined;
   /** ORT sessions recreated after failed runs. */
   readonly restarts?: (() => number) | undefined;

@@ -2,7 +2,7 @@
  * The Open Inference Protocol v2 (KServe / Triton's REST API), so that their clients can call
  * the served model:
  *
- * | route | answer |
+ * | route | response |
  * |---|---|
  * | `GET /v2/health/live` | 200 `{"live":true}` |
  * | `GET /v2/health/ready` | 200 `{"ready":true}`, 503 while draining |
@@ -21,7 +21,7 @@
  *
  * `parameters` (of the request, of a tensor, of a requested output) must be an object of
  * strings, numbers and booleans, as the protocol defines them. Parameters that would change the
- * answer's form and are not implemented here (Triton's binary-data and classification
+ * response's form and are not implemented here (Triton's binary-data and classification
  * extensions: `binary_data`, `binary_data_output`, `binary_data_size`, `classification`) are
  * refused with 400 rather than silently ignored; any other parameter is accepted and has no
  * effect.
@@ -88,7 +88,7 @@ export interface OipInfo {
 
 /** The Open Inference Protocol's routes. */
 export interface Oip {
-  /** The route of `pathname` if it is under `/v2` (an unmatched one answers 404), else undefined. */
+  /** The route of `pathname` if it is under `/v2` (an unmatched one gets 404), else undefined. */
   route(pathname: string): Route | undefined;
   /** The routes with their documentation, in the OpenAPI document's order. */
   readonly documented: readonly Route[];
@@ -99,7 +99,7 @@ export function createOip(model: OpsModel, info: OipInfo): Oip {
   const P = model.net.places.length;
   const T = model.net.transitions.length;
   const limits = info.requestLimits ?? resolveRequestLimits({}, { places: P, transitions: T });
-  // The constant answers, written once; the readiness ones once per state.
+  // The constant responses, written once; the readiness ones once per state.
   const fixedJson = (status: number, body: unknown): Handler => {
     const text = stringifyJson(body);
     return () =>
@@ -308,7 +308,7 @@ async function infer(
       throw new HttpError(400, `Input ${name} has ${rows} rows, the other inputs ${batch}`);
     }
     if (batch === undefined) {
-      // Refused before any data is read or run: too many rows, or an answer too large.
+      // Refused before any data is read or run: too many rows, or a response too large.
       checkRequestRows(rows, limits.maxRequestRows);
       checkResponseBytes({
         framing: stringifyJson(answer(rows, () => [])).length,
@@ -379,7 +379,7 @@ async function infer(
     return data;
   };
   const numbers = batch * wanted.reduce((sum, name) => sum + width(name), 0);
-  // A large answer is sent as it is written, a piece per turn: probes do not wait for it.
+  // A large response is sent as it is written, a piece per turn: probes do not wait for it.
   if (numbers <= STREAMED_NUMBERS) {
     return jsonResponse(200, answer(batch, output), undefined, context);
   }
@@ -426,8 +426,8 @@ function requestedOutputs(outputs: unknown): OutputName[] {
 }
 
 /**
- * Parameters the protocol's extensions define that would change the answer's form (binary
- * tensor data, Triton's classification): refused, since this server answers JSON tensors only.
+ * Parameters the protocol's extensions define that would change the response's form (binary
+ * tensor data, Triton's classification): refused, since this server sends JSON tensors only.
  */
 const UNSUPPORTED_PARAMETERS = new Set([
   "binary_data",

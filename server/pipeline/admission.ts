@@ -90,7 +90,7 @@ const PUMP_MOST = 64;
 const SMALL_BODY_BYTES = 64 << 10;
 /** Bodies of at least this many bytes wait for their turn to be parsed (`./work_queue.ts`). */
 const HEAVY_BODY_BYTES = 64 << 10;
-/** Runs of at least this many rows wait for their turn before their answer is written. */
+/** Runs of at least this many rows wait for their turn before their response is written. */
 const HEAVY_RUN_ROWS = 1024;
 
 /** Why a request was not served (`client_gone`: it hung up before its rows ran). */
@@ -105,7 +105,7 @@ export type RefusalReason =
 
 /** Settings of an {@link Admission}. */
 export interface AdmissionOptions {
-  /** Bytes of request bodies and large answers held at once (one request is always admitted). */
+  /** Bytes of request bodies and large responses held at once (one request is always admitted). */
   readonly maxBodyMemoryBytes: number;
   /** The body limit: a larger declared body is left to the handler's 413 and holds nothing. */
   readonly maxBodyBytes: number;
@@ -179,7 +179,7 @@ export class Admission implements RequestRunner, BodyMeter {
     this.#model = options.model;
   }
 
-  /** Bytes of bodies and answers held by admitted requests now. */
+  /** Bytes of bodies and responses held by admitted requests now. */
   get reservedBytes(): number {
     return this.#reserved;
   }
@@ -263,7 +263,7 @@ export class Admission implements RequestRunner, BodyMeter {
       if (size === undefined || size < LARGE_ANSWER_BYTES || response.body === null) {
         return response;
       }
-      // A large answer stays in memory until the socket has taken it: count it until then.
+      // A large response stays in memory until the socket has taken it: count it until then.
       this.#reserved += size;
       const total = context.reservedBytes + size;
       context.reservedBytes = 0;
@@ -338,7 +338,7 @@ export class Admission implements RequestRunner, BodyMeter {
     } catch (error) {
       throw this.#refusalFor(error);
     }
-    // Rows of one run resolve together: their answers are written one per turn.
+    // Rows of one run resolve together: their responses are written one per turn.
     if (inputs.batch >= HEAVY_RUN_ROWS) await this.#workQueue.turn();
     return outputs;
   }
@@ -477,7 +477,7 @@ export class Admission implements RequestRunner, BodyMeter {
       if (!dropped) headers.connection = "close";
     }
     this.#onRefused(reason);
-    // A plain answer, no error object: refusals come by the thousand under a flood.
+    // A plain response, no error object: refusals come by the thousand under a flood.
     return jsonResponse(503, { [errorKey]: detail }, headers);
   }
 

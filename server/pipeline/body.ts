@@ -173,7 +173,7 @@ async function readStreamed(context: RequestContext, limits: BodyLimits): Promis
       // Let go of the stalled body without cancelling it: Deno closes the connection once its read ends.
       reader.releaseLock();
     } else {
-      // Stop the client's upload; the answer is already decided.
+      // Stop the client's upload; the response is already decided.
       reader.cancel().catch(() => {});
     }
     if (error instanceof HttpError) throw error;

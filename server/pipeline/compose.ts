@@ -1,7 +1,7 @@
 /**
  * The request pipeline: an ordered list of steps, each `(context, next) => Response`, composed
- * once when the app is built (no closure per request). A step may answer at once, or call
- * `next` and work on its answer, as Hono's and Koa's middleware do.
+ * once when the app is built (no closure per request). A step may respond at once, or call
+ * `next` and work on its response, as Hono's and Koa's middleware do.
  *
  * @example
  * ```ts
@@ -27,7 +27,7 @@ import type { RequestContext } from "./context.ts";
 /** Answers a request, from its context. */
 export type Handler = (context: RequestContext) => Promise<Response>;
 
-/** One step of the pipeline: answers, or passes the request on to `next`. */
+/** One step of the pipeline: responds, or passes the request on to `next`. */
 export type Step = (context: RequestContext, next: Handler) => Promise<Response>;
 
 /** `steps` in order, ending in `last`, as one handler. */

@@ -63,7 +63,7 @@ export class RequestContext implements Runner, ResponseNotes {
   readonly target: string;
   /** The request-target's path. */
   readonly path: string;
-  /** The request's id, echoed on the answer and logged. */
+  /** The request's id, echoed on the response and logged. */
   readonly requestId: string;
   /** Wall-clock time it arrived, ms since the epoch (for the access log). */
   readonly time: number = Date.now();
@@ -79,7 +79,7 @@ export class RequestContext implements Runner, ResponseNotes {
   rows: number | undefined;
   /** Most rows its runs may take in all. */
   maxRows = Infinity;
-  /** Error answers' key: `detail`, or `error` for the Open Inference Protocol. */
+  /** Error responses' key: `detail`, or `error` for the Open Inference Protocol. */
   errorKey: "detail" | "error" = "detail";
   /** Aborts when the client hangs up or the drain's deadline passes; set by admission. */
   signal: AbortSignal | undefined;
@@ -103,15 +103,15 @@ export class RequestContext implements Runner, ResponseNotes {
   handler: ((context: RequestContext) => Promise<Response>) | undefined;
   /** The model its operation runs on. */
   model: OpsModel | undefined;
-  /** Size of its JSON answer (`../http/json.ts`), for admission's count of large answers. */
+  /** Size of its JSON response (`../http/json.ts`), for admission's count of large responses. */
   responseBytes: number | undefined;
-  /** Its JSON answer when it has no extra headers: compression skips reading them. */
+  /** Its JSON response when it has no extra headers: compression skips reading them. */
   plainResponse: Response | undefined;
-  /** Its JSON answer when it is streamed: compression streams too. */
+  /** Its JSON response when it is streamed: compression streams too. */
   streamedResponse: Response | undefined;
-  /** Called once its streamed answer has been sent or cancelled (admission releases it). */
+  /** Called once its streamed response has been sent or cancelled (admission releases it). */
   responseSent: (() => void) | undefined;
-  /** Its answer when it goes out as it is (`POST /batch`: compressing would hold entries back). */
+  /** Its response when it goes out as it is (`POST /batch`: compressing would hold entries back). */
   identityResponse: Response | undefined;
 
   /**

@@ -33,14 +33,14 @@ export interface RequestLimits {
   readonly maxTraceEvents: number;
   /** Most model rows one request runs (a `/v2` infer's B, a counterfactual's probes). */
   readonly maxRequestRows: number;
-  /** Largest estimated `/v2` infer answer, in bytes. */
+  /** Largest estimated `/v2` infer response, in bytes. */
   readonly maxResponseBytes: number;
 }
 
 /** The limits as given; each one left out takes its default. */
 export type RequestLimitOptions = { readonly [K in keyof RequestLimits]?: number | undefined };
 
-/** The net's tensor widths, which size the default answer limit. */
+/** The net's tensor widths, which size the default response limit. */
 export interface NetWidths {
   /** Number of places (P). */
   readonly places: number;
@@ -97,7 +97,7 @@ export function checkRequestBody(name: string, body: unknown, limits: RequestLim
   if (name === "anomaly") checkTraceEvents(body, limits.maxTraceEvents);
 }
 
-/** What else than its body's size makes operation `name` answer 413, for its documentation. */
+/** What else than its body's size makes operation `name` respond 413, for its documentation. */
 export function requestLimitNote(name: string, limits: Partial<RequestLimits>): string {
   if (name !== "anomaly") return "";
   const limit = limits.maxTraceEvents ?? DEFAULT_MAX_TRACE_EVENTS;

@@ -23,7 +23,7 @@ import { jsonContent, objectSchema, type RouteDoc, TAGS } from "../http/mod.ts";
 import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./body.ts";
 import { requestLimitNote, type RequestLimits } from "./request_limits.ts";
 
-/** `GET /healthz` and `GET /schema`, whose answers have zod schemas. */
+/** `GET /healthz` and `GET /schema`, whose responses have zod schemas. */
 export function modelDocs(schemas: Schemas): { healthz: RouteDoc; schema: RouteDoc } {
   const get = (operationId: string, summary: string, description: string, body: unknown) => ({
     GET: {
@@ -53,7 +53,7 @@ export function modelDocs(schemas: Schemas): { healthz: RouteDoc; schema: RouteD
   };
 }
 
-/** An operation's `POST`: its body, its answer and the errors 400, 408, 413 and 422. */
+/** An operation's `POST`: its body, its response and the errors 400, 408, 413 and 422. */
 export function operationDoc(
   operation: OperationTable[number],
   { requests, responses }: Schemas,

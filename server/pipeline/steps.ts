@@ -1,7 +1,7 @@
 /**
  * The steps of the app's pipeline (`./compose.ts`), in their order: {@link observe} counts
- * and logs every answer, {@link finish} applies the HTTP conventions to it, {@link catchErrors}
- * turns a thrown error into its answer, and {@link route} finds the handler in the route table
+ * and logs every response, {@link finish} applies the HTTP conventions to it, {@link catchErrors}
+ * turns a thrown error into its response, and {@link route} finds the handler in the route table
  * (admission control first on the routes that run the model).
  *
  * @example
@@ -50,7 +50,7 @@ export interface Route {
   readonly notAllowed?: ((method: string) => HttpError) | undefined;
   /** Whether the route runs the model, and so passes admission control first. */
   readonly admitted: boolean;
-  /** Error answers' key: `detail`, or `error` for the Open Inference Protocol. */
+  /** Error responses' key: `detail`, or `error` for the Open Inference Protocol. */
   readonly errorKey: "detail" | "error";
   /** The route in the OpenAPI document; undocumented when absent. */
   readonly docs?: RouteDoc | undefined;
@@ -69,7 +69,7 @@ export interface Observers {
   readonly onRequest?: ((record: RequestRecord) => void) | undefined;
 }
 
-/** Counts every answer in the metrics and hands its record to the access log. */
+/** Counts every response in the metrics and hands its record to the access log. */
 export function observe({ metrics, onRequest }: Observers): Step {
   return async (context, next) => {
     const response = await next(context);
@@ -101,13 +101,13 @@ export function observe({ metrics, onRequest }: Observers): Step {
 export interface Conventions {
   /** The CORS policy; none adds no header. */
   readonly cors?: Cors | undefined;
-  /** Dynamic answers at least this long are compressed (default `COMPRESS_MIN_BYTES`). */
+  /** Dynamic responses at least this long are compressed (default `COMPRESS_MIN_BYTES`). */
   readonly compressMinBytes?: number | undefined;
 }
 
 /**
- * Answers a CORS preflight at once; on every other answer, in this order: compression of a
- * large one, the CORS headers, the request id, and `HEAD`'s answer without its body.
+ * Answers a CORS preflight at once; on every other response, in this order: compression of a
+ * large one, the CORS headers, the request id, and `HEAD`'s response without its body.
  */
 export function finish(conventions: Conventions, onError: ErrorLogger): Step {
   const { cors, compressMinBytes } = conventions;
@@ -121,7 +121,7 @@ export function finish(conventions: Conventions, onError: ErrorLogger): Step {
         ? response
         : await compressResponse(request, response, compressMinBytes, plain, streamed);
       if (cors) answer = cors.apply(request, answer);
-      // A plain answer that went out as it was made carries its id already.
+      // A plain response that went out as it was made carries its id already.
       if (answer !== context.plainResponse) {
         answer.headers.set(REQUEST_ID_HEADER, context.requestId);
       }
@@ -133,7 +133,7 @@ export function finish(conventions: Conventions, onError: ErrorLogger): Step {
   };
 }
 
-/** Turns an error thrown by the steps after it into its answer, once. */
+/** Turns an error thrown by the steps after it into its response, once. */
 export function catchErrors(onError: ErrorLogger): Step {
   return async (context, next) => {
     try {
