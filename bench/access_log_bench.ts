@@ -12,7 +12,7 @@
 
 import * as ort from "onnxruntime-web";
 import { EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
-import { AccessLog } from "../server/access_log.ts";
+import { AccessLog } from "../server/metrics/access_log.ts";
 import { createApp } from "../server/mod.ts";
 
 ort.env.wasm.numThreads = 1;

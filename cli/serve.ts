@@ -37,16 +37,16 @@ import {
   DEFAULT_MAX_BODY_MEMORY_BYTES,
   DEFAULT_QUEUE_TIMEOUT_MS,
   defaultMaxQueueRows,
-} from "../server/admission.ts";
-import { Readiness } from "../server/readiness.ts";
+} from "../server/pipeline/mod.ts";
+import { Readiness } from "../server/pipeline/mod.ts";
 import {
   DEFAULT_LOG_READ_AHEAD_BYTES,
   DEFAULT_MAX_CONCURRENT_LOGS,
-} from "../server/batch_route.ts";
-import { checkOrigins } from "../server/cors.ts";
+} from "../server/log_scoring/mod.ts";
+import { checkOrigins } from "../server/http/mod.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
-import { loadPackages } from "../server/packages.ts";
-import { AccessLog } from "../server/access_log.ts";
+import { loadPackages } from "../server/pipeline/mod.ts";
+import { AccessLog } from "../server/metrics/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, InputError } from "./command.ts";
 import { readRuntime, RUNTIME_OPTIONS, runtimeHelp, runtimeLoaders } from "./runtime_flags.ts";
@@ -56,7 +56,7 @@ import {
   DEFAULT_MAX_REQUEST_ROWS,
   DEFAULT_MAX_TRACE_EVENTS,
   MIN_DEFAULT_MAX_RESPONSE_BYTES,
-} from "../server/request_limits.ts";
+} from "../server/pipeline/mod.ts";
 
 const OPTIONS = {
   host: { type: "string" },

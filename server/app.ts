@@ -1,45 +1,64 @@
 /**
- * `createApp`: the HTTP face of one loaded model, as a web-standard fetch handler with no
- * socket, so it runs under `Deno.serve`, Deno Deploy or a test's `app.fetch(new Request(...))`.
- * Errors are mapped in one place (`./errors.ts`).
+ * `createApp`, the composition root: the route table of one loaded model, each route with its
+ * handler and its documentation, and the pipeline around it, as a web-standard fetch handler.
  *
  * @module
  */
 
 import type { Model } from "../core/bundle/mod.ts";
 import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
-import { createSchemas, parseWithSchema } from "../core/schemas/mod.ts";
-import { type BodyLimits, readJsonBody } from "./body.ts";
-import { DOCS_ASSETS } from "./docs.ts";
-import { type ErrorLogger, HttpError, logToConsole, ValidationError } from "./errors.ts";
-import { jsonResponse, stringifyJson } from "./json.ts";
-import { buildOpenApiDocument } from "./openapi.ts";
-import { loadPackages, type PackageLoaders } from "./packages.ts";
-import { Readiness } from "./readiness.ts";
-import type { RequestRecord } from "./access_log.ts";
-import { metricsFor } from "./metrics.ts";
-import { createOip } from "./oip.ts";
-import { REDOC_ASSETS } from "./redoc.ts";
-import { checkRequestBody, resolveRequestLimits } from "./request_limits.ts";
-import { Cors } from "./cors.ts";
-import { buildInfoMetric, identityParameters, modelIdentity } from "./model_identity.ts";
-import { metricsRoute } from "./metrics_route.ts";
-import { staticRoutes } from "./static_routes.ts";
+import { createSchemas } from "../core/schemas/mod.ts";
+import { parseWithSchema } from "../core/schemas/mod.ts";
 import {
   Admission,
+  type BodyLimits,
+  buildInfoMetric,
+  catchErrors,
+  checkHost,
+  checkRequestBody,
+  type ClientInfo,
+  clientSignalOf,
+  compose,
   DEFAULT_MAX_BODY_MEMORY_BYTES,
   DEFAULT_QUEUE_TIMEOUT_MS,
   defaultMaxQueueRows,
-} from "./admission.ts";
-import { watchModelHealth } from "./model_health.ts";
-import { type ClientInfo, clientSignalOf, RequestContext } from "./context.ts";
-import { compose, type Handler } from "./pipeline.ts";
-import { answerErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";
+  finish,
+  type Handler,
+  identityParameters,
+  loadPackages,
+  modelDocs,
+  modelIdentity,
+  observe,
+  operationDoc,
+  type PackageLoaders,
+  Readiness,
+  readJsonBody,
+  READYZ_DOC,
+  RequestContext,
+  resolveRequestLimits,
+  type Route,
+  route,
+  watchModelHealth,
+} from "./pipeline/mod.ts";
+import { buildOpenApiDocument, mountDoc, staticRoutes } from "./openapi/mod.ts";
 import {
+  Cors,
+  type ErrorLogger,
+  HttpError,
+  jsonResponse,
+  logToConsole,
+  type RouteDoc,
+  stringifyJson,
+  ValidationError,
+} from "./http/mod.ts";
+import { METRICS_DOC, metricsFor, metricsRoute, type RequestRecord } from "./metrics/mod.ts";
+import { createOip } from "./oip/mod.ts";
+import {
+  batchDoc,
   DEFAULT_LOG_READ_AHEAD_BYTES,
   DEFAULT_MAX_CONCURRENT_LOGS,
   LogScoring,
-} from "./batch_route.ts";
+} from "./log_scoring/mod.ts";
 
 /** The default title. */
 export const DEFAULT_TITLE = "Petri-net Inference REST API";
@@ -83,8 +102,7 @@ export interface AppOptions {
    */
   readonly bodyTimeoutMs?: number | undefined;
   /**
-   * Bytes of request bodies and large responses the model routes hold at once; a request past
-   * it waits unread for room until its deadline, then is answered 503.
+   * Bytes of bodies and large responses the model routes hold at once; past it requests wait.
    * @default {DEFAULT_MAX_BODY_MEMORY_BYTES}
    */
   readonly maxBodyMemoryBytes?: number | undefined;
@@ -125,10 +143,7 @@ export interface AppOptions {
    * @default the model's `scenario_name`, else its file's stem
    */
   readonly modelName?: string | undefined;
-  /**
-   * A handler mounted at a path prefix, counted and logged like the routes; one that declines
-   * (`undefined`) gives 404.
-   */
+  /** A handler mounted at a path prefix, counted and logged; one that declines gives 404. */
   readonly mount?:
     | readonly [prefix: string, handler: (request: Request) => Promise<Response | undefined>]
     | undefined;
@@ -138,8 +153,7 @@ export interface AppOptions {
    */
   readonly maxConcurrentLogs?: number | undefined;
   /**
-   * Bytes of a log `POST /batch` reads ahead for clients that send all before reading; past it
-   * the log is cut.
+   * Bytes of a log `POST /batch` reads ahead of its response; past it the log is cut.
    * @default 64 MiB
    */
   readonly logReadAheadBytes?: number | undefined;
@@ -171,15 +185,14 @@ export interface AppOptions {
    */
   readonly corsOrigins?: readonly string[] | undefined;
   /**
-   * Host names the server answers for; others get 421, against DNS rebinding.
+   * Host names the server responds for; others get 421, against DNS rebinding.
    * @default any host
    */
   readonly allowedHosts?: readonly string[] | undefined;
   /** More exposition text for `/metrics`, read at each scrape (e.g. the process metrics). */
   readonly extraMetrics?: (() => string) | undefined;
   /**
-   * Gather the metrics of every `deno serve --parallel` instance into each scrape until
-   * `signal` aborts (abort it at shutdown: the channel keeps an isolate alive).
+   * Gather every `deno serve --parallel` instance's metrics until `signal` aborts (at shutdown).
    * @default off
    */
   readonly metricsInstances?: { readonly signal: AbortSignal } | undefined;
@@ -188,44 +201,29 @@ export interface AppOptions {
 /** A web-standard HTTP handler. */
 export interface App {
   /**
-   * Answers one request; never rejects. A bound function: pass it as `Deno.serve`'s handler.
-   * `info.signal` aborts when the client hangs up, which withdraws its queued rows.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { type App, createApp } from "./app.ts";
-   * import { loadOrt } from "../adapter/deno/ort.ts";
-   * import { readBundle } from "../adapter/deno/bundle_files.ts";
-   * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
-   * const app: App = await createApp(model);
-   * const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
-   * const response = await fetch(`http://127.0.0.1:${server.addr.port}/schema`);
-   * assert.deepEqual((await response.json()).places, ["p_application", "p_approved", "p_declined"]);
-   * await server.shutdown();
-   * ```
+   * Responds to one request; never rejects. A bound function: pass it as `Deno.serve`'s
+   * handler. `info.signal` aborts when the client hangs up, which withdraws its queued rows.
    */
   readonly fetch: (request: Request, info?: ClientInfo | object) => Promise<Response>;
   /**
-   * Answers a request on a new connection while the server drains: probes as usual, so an
+   * Responds to a request on a new connection while the server drains: probes as usual, so an
    * orchestrator sees "alive, not ready", anything else 503.
    *
    * @example
    * ```ts
    * import assert from "node:assert/strict";
    * import { createApp } from "./app.ts";
-   * import { Readiness } from "./readiness.ts";
+   * import { Readiness } from "./pipeline/readiness.ts";
    * import { loadOrt } from "../adapter/deno/ort.ts";
    * import { readBundle } from "../adapter/deno/bundle_files.ts";
    * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
    * const readiness = new Readiness();
    * const app = await createApp(model, { readiness });
    * readiness.drain();
-   * const health = await app.fetchWhileDraining(new Request("http://localhost/healthz"));
-   * const ready = await app.fetchWhileDraining(new Request("http://localhost/readyz"));
-   * const schema = await app.fetchWhileDraining(new Request("http://localhost/schema"));
-   * assert.deepEqual([health.status, ready.status, schema.status], [200, 503, 503]);
-   * await Promise.all([health, ready, schema].map((r) => r.body?.cancel()));
+   * const get = (path: string) => app.fetchWhileDraining(new Request(`http://h${path}`));
+   * const responses = await Promise.all(["/healthz", "/readyz", "/schema"].map(get));
+   * assert.deepEqual(responses.map((r) => r.status), [200, 503, 503]);
+   * await Promise.all(responses.map((r) => r.body?.cancel()));
    * ```
    */
   readonly fetchWhileDraining: (
@@ -237,10 +235,8 @@ export interface App {
 }
 
 /**
- * Builds the app for `model`: loads zod and zod-to-openapi, makes the route table and composes
- * the pipeline once.
- *
- * @throws {import("./packages.ts").MissingPackageError} when zod or zod-to-openapi cannot load.
+ * Builds the app for `model`: loads zod and zod-to-openapi, then composes the pipeline once.
+ * @throws {import("./pipeline/mod.ts").MissingPackageError} when zod or zod-to-openapi is missing.
  * @throws {RangeError} when a size, time or row limit is not a positive number.
  *
  * @example
@@ -251,23 +247,10 @@ export interface App {
  * import { readBundle } from "../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * const app = await createApp(model);
- * const response = await app.fetch(
- *   new Request("http://localhost/forward", {
- *     method: "POST",
- *     body: JSON.stringify({ input_marking: { p_application: 1 } }),
- *   }),
- * );
+ * const body = JSON.stringify({ input_marking: { p_application: 1 } });
+ * const response = await app.fetch(new Request("http://h/forward", { method: "POST", body }));
  * assert.equal(response.status, 200);
  * assert.ok((await response.json()).transition_activations.t_approve > 0.99);
- * const unknown = await app.fetch(
- *   new Request("http://localhost/forward", {
- *     method: "POST",
- *     body: JSON.stringify({ input_marking: { p_x: 1 } }),
- *   }),
- * );
- * assert.deepEqual([unknown.status, await unknown.json()], [400, {
- *   detail: "input_marking has ids that are not in the net's place set: 'p_x'",
- * }]);
  * ```
  */
 export async function createApp(model: Model, options: AppOptions = {}): Promise<App> {
@@ -309,15 +292,15 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     queue: session.queue,
     model,
     cutoff: readiness.cutoff,
-    onShed(reason) {
-      metrics.recordShed(reason);
+    onRefused(reason) {
+      metrics.recordRefused(reason);
       if (reason === "model_unavailable") health.refused();
     },
   });
   const metrics = metricsFor(session, {
     inFlight: () => admission.inFlight,
     waiting: () => admission.waiting,
-    heldBytes: () => admission.heldBytes,
+    reservedBytes: () => admission.reservedBytes,
     logsInProgress: () => logs.inProgress,
   });
   const maxConcurrentLogs = options.maxConcurrentLogs ?? DEFAULT_MAX_CONCURRENT_LOGS;
@@ -364,19 +347,11 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   });
   // Built on the first request for it: start-up should not wait for a document few fetch.
   const openApi = () =>
-    stringifyJson(
-      buildOpenApiDocument(schemas, zodToOpenApi, info, { ...limits, ...requestLimits }, {
-        modelName,
-        modelVersion: identity.version,
-        places: net.places.length,
-        transitions: net.transitions.length,
-        requestLimits,
-        docsFiles: [...DOCS_ASSETS.keys()],
-        redocFiles: [...REDOC_ASSETS.keys()],
-        mountPrefix: options.mount?.[0],
-        batch: { maxConcurrentLogs, idleMs: limits.timeoutMs },
-      }, operations),
-    );
+    stringifyJson(buildOpenApiDocument(zodToOpenApi, info, [
+      ...routes.values(),
+      ...(mounted === undefined ? [] : [mounted]),
+      ...oip.documented,
+    ]));
 
   // Read → parse → operate: the handler of each operation's POST route.
   const operate = (row: OperationTable[number]): Handler => async (context) => {
@@ -389,20 +364,24 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     return jsonResponse(200, await row.run(model, parsed.data, context), undefined, context);
   };
 
-  // The route table: exact paths, then the mount and the Open Inference Protocol's prefixes.
+  // Exact paths in the OpenAPI document's order, then the mount and the `/v2` prefix.
   const routes = new Map<string, Route>();
-  const add = (path: string, methods: Route["methods"], admitted = false) =>
-    routes.set(path, { template: path, methods, admitted, errorKey: "detail" });
-  add("/healthz", { GET: json(healthText) });
-  add("/readyz", { GET: () => Promise.resolve(readiness.response()) });
-  add("/schema", { GET: json(schemaText) });
-  for (const row of operations) add(row.path, { POST: operate(row) }, true);
+  const add = (path: string, methods: Route["methods"], docs: RouteDoc, admitted = false) =>
+    routes.set(path, { template: path, methods, admitted, errorKey: "detail", docs });
+  const docs = modelDocs(schemas);
+  add("/healthz", { GET: json(healthText) }, docs.healthz);
+  add("/schema", { GET: json(schemaText) }, docs.schema);
+  const documentedLimits = { ...limits, ...requestLimits };
+  for (const row of operations) {
+    add(row.path, { POST: operate(row) }, operationDoc(row, schemas, documentedLimits), true);
+  }
   // A whole log, streamed in and out: its own bound, outside admission's.
-  add("/batch", { POST: logs.handle });
+  add("/batch", { POST: logs.handle }, batchDoc({ maxConcurrentLogs, idleMs: limits.timeoutMs }));
+  add("/readyz", { GET: () => Promise.resolve(readiness.response()) }, READYZ_DOC);
   const metricsHandler = metricsRoute(metrics, buildInfoMetric(info.version, identity), options);
-  add("/metrics", { GET: () => metricsHandler() });
-  for (const [path, asset] of staticRoutes(info, identity, openApi)) {
-    add(path, { GET: (context) => asset.respond(context.request) });
+  add("/metrics", { GET: () => metricsHandler() }, METRICS_DOC);
+  for (const [path, { asset, docs }] of staticRoutes(info, identity, openApi)) {
+    add(path, { GET: (context) => asset.respond(context.request) }, docs);
   }
   const [prefix, mountHandler] = options.mount ?? [];
   const mounted: Route | undefined = prefix === undefined ? undefined : {
@@ -415,6 +394,7 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
     },
     admitted: false,
     errorKey: "detail",
+    docs: mountDoc(prefix),
   };
   const find = (path: string): Route | undefined => {
     if (mounted !== undefined && (path === prefix || path.startsWith(`${prefix}/`))) {
@@ -429,7 +409,7 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   const handle = compose([
     observe({ metrics, onRequest: options.onRequest }),
     finish({ cors }, onError),
-    answerErrors(onError),
+    catchErrors(onError),
     ...(anyHost ? [] : [checkHost(allowedHosts)]),
     route(find, admission),
   ], (context) => context.handler!(context));

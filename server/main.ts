@@ -64,10 +64,10 @@ import { loadNativeOrt, MAX_ORT_THREADS, NativeRuntimeError } from "../adapter/d
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
 import { createApp } from "./mod.ts";
 import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
-import { checkOrigins } from "./cors.ts";
+import { checkOrigins } from "./http/mod.ts";
 import { processMetrics } from "../adapter/deno/process_metrics.ts";
 import { answersWhileStopping } from "../adapter/deno/stopping_answers.ts";
-import { AccessLog } from "./access_log.ts";
+import { AccessLog } from "./metrics/mod.ts";
 
 const limits = {
   maxTraceEvents: integerEnv("PETRI_SERVE_MAX_TRACE_EVENTS", 1),

@@ -1,9 +1,8 @@
 /**
  * The HTTP face of petri-serve (`@petri/serve/server`): {@link createApp} builds a web-standard
- * fetch handler for one loaded model, serving the four operations, `/healthz`, `/readyz`,
- * `/schema`, the OpenAPI document with its docs pages (`/docs`, `/redoc`), `/metrics` and the
- * Open Inference Protocol under `/v2`. It uses no `Deno.*`, so any runtime with web-standard
- * handlers can host it; `@petri/serve/deno` has the listener that drains on a signal.
+ * fetch handler for one loaded model (operations, probes, `/schema`, OpenAPI and its viewers,
+ * `/metrics`, the Open Inference Protocol under `/v2`). It uses no `Deno.*`; `@petri/serve/deno`
+ * has the listener that drains on a signal.
  *
  * @example
  * ```ts
@@ -31,19 +30,20 @@ export {
   DEFAULT_TITLE,
   DEFAULT_VERSION,
 } from "./app.ts";
-export type { ClientInfo } from "./context.ts";
-export { type ErrorLogger, HttpError, ValidationError } from "./errors.ts";
-export { MissingPackageError, type PackageLoaders } from "./packages.ts";
-export type { ZodToOpenApiModule } from "./packages.ts";
-export { Readiness } from "./readiness.ts";
 export {
+  type ClientInfo,
   DEFAULT_MAX_REQUEST_ROWS,
   DEFAULT_MAX_TRACE_EVENTS,
   defaultMaxResponseBytes,
+  MissingPackageError,
   type NetWidths,
+  type PackageLoaders,
+  Readiness,
   type RequestLimits,
-} from "./request_limits.ts";
-export { AccessLog, type AccessLogOptions, type RequestRecord } from "./access_log.ts";
+  type ZodToOpenApiModule,
+} from "./pipeline/mod.ts";
+export { type ErrorLogger, HttpError, ValidationError } from "./http/mod.ts";
+export { AccessLog, type AccessLogOptions, type RequestRecord } from "./metrics/mod.ts";
 
 // The core's types that the server's API names, so that this entry point documents them too.
 export type {

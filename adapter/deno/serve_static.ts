@@ -41,8 +41,8 @@
 import type { AnyBundleFiles } from "../../core/bundle/open_bundle.ts";
 import { type FileBody, PLAYGROUND_FILES, PLAYGROUND_SOURCES } from "./playground_site.ts";
 import { servedModelFiles } from "./served_model.ts";
-import { IMMUTABLE, REVALIDATE, StaticAsset } from "../../server/static_asset.ts";
-import { withoutBody } from "../../server/head.ts";
+import { IMMUTABLE, REVALIDATE, StaticAsset } from "../../server/http/mod.ts";
+import { withoutBody } from "../../server/http/mod.ts";
 
 /** The default prefix. */
 export const PLAYGROUND_PREFIX = "/playground";

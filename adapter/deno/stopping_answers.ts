@@ -23,7 +23,7 @@
  * @module
  */
 
-import { INCOMPLETE_BODY_DETAIL } from "../../server/body.ts";
+import { INCOMPLETE_BODY_DETAIL } from "../../server/pipeline/mod.ts";
 import { withConnectionClose } from "./closing_response.ts";
 
 /**

@@ -11,9 +11,9 @@ import assert from "node:assert/strict";
 import { LINGER_MS, listen } from "../../adapter/deno/listen.ts";
 import { listenShared } from "../../adapter/deno/listen_shared.ts";
 import { complete, RawConnection, readUntilClosed } from "../serve/raw_http.ts";
-import { readBody } from "../../server/body.ts";
-import { RequestContext } from "../../server/context.ts";
-import { HttpError } from "../../server/errors.ts";
+import { readBody } from "../../server/pipeline/body.ts";
+import { RequestContext } from "../../server/pipeline/context.ts";
+import { HttpError } from "../../server/http/errors.ts";
 
 const ok = { fetch: () => Promise.resolve(new Response("ok")) };
 

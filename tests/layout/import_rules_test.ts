@@ -7,6 +7,11 @@
  * - `server/` imports only `server/` and `core/` and uses no `Deno.*`: it stays runtime-free.
  *   The one exception is `server/main.ts`, the Deno Deploy entry, which may import
  *   `adapter/deno/` and use `Deno.*` (it is the edge that listens).
+ * - `server/` is in rooms, one folder each, entered through its `mod.ts`: `http/` (conventions),
+ *   `metrics/`, `pipeline/`, then `oip/`, `log_scoring/` and `openapi/` side by side. A room
+ *   imports another only through its `mod.ts`, and only a room listed before its own; nothing
+ *   outside `server/` (tests and benchmarks aside) reaches past a room's `mod.ts`; only
+ *   `server/`'s own top-level modules (`mod.ts`, `app.ts`, the composition root) import rooms.
  * - `web/` imports only `web/` and `core/` and the npm packages of `web/deno.browser.json`; no
  *   `node:`, no `Deno.*`.
  * - `cli/` and `cli.ts` reach the core directly or through `adapter/deno/`, never through
@@ -105,6 +110,22 @@ async function importMap(path: string): Promise<Set<string>> {
   return new Set(Object.keys(config.imports));
 }
 
+/** `server/`'s rooms, each with its level: a room imports only rooms of a lower level. */
+const SERVER_ROOMS: Readonly<Record<string, number>> = {
+  http: 0,
+  metrics: 1,
+  pipeline: 2,
+  oip: 3,
+  log_scoring: 3,
+  openapi: 3,
+};
+
+/** The room of `server/` that holds `path`, if any. */
+function serverRoom(path: string): string | undefined {
+  const match = /^server\/([^/]+)\//.exec(path);
+  return match && Object.hasOwn(SERVER_ROOMS, match[1]!) ? match[1] : undefined;
+}
+
 /** One rule: which files it governs and what each of their references may be. */
 interface Rule {
   readonly name: string;
@@ -148,6 +169,27 @@ async function rules(): Promise<Rule[]> {
         return onlyFolders(folders)(path, specifier, to);
       },
       denoAllowed: (p) => p === "server/main.ts",
+    },
+    {
+      name: "server/'s rooms are entered through their mod.ts, lower rooms only",
+      governs: (p) => !inside(p, "tests") && !inside(p, "bench"),
+      refuse: (path, specifier, to) => {
+        const toRoom = serverRoom(to);
+        if (!isRelative(specifier) || toRoom === undefined) {
+          return inside(path, "server") && serverRoom(path) !== undefined &&
+              isRelative(specifier) && /^server\/[^/]+$/.test(to)
+            ? `reaches ${to}, above its room`
+            : undefined;
+        }
+        const fromRoom = serverRoom(path);
+        if (fromRoom === toRoom) return undefined;
+        if (to !== `server/${toRoom}/mod.ts`) return `reaches ${to}, not its room's mod.ts`;
+        if (fromRoom === undefined) return undefined;
+        return SERVER_ROOMS[toRoom]! < SERVER_ROOMS[fromRoom]!
+          ? undefined
+          : `reaches ${to}, a room not below ${fromRoom}/`;
+      },
+      denoAllowed: () => true,
     },
     {
       name: "web/ is browser code",
@@ -277,7 +319,7 @@ Deno.test("every tracked module keeps the layout's import rules", async (t) => {
 });
 
 Deno.test("the rules refuse what the layout forbids", async () => {
-  const [core, server, web, cli, entry, runtime, schemas] = await rules();
+  const [core, server, rooms, web, cli, entry, runtime, schemas] = await rules();
   assert.match(core!.refuse("core/a.ts", "../server/app.ts", "server/app.ts") ?? "", /reaches/);
   assert.match(core!.refuse("core/a.ts", "node:fs", "node:fs") ?? "", /browser map/);
   assert.match(
@@ -313,6 +355,18 @@ Deno.test("the rules refuse what the layout forbids", async () => {
   assert.match(parse("server/app.ts", "core/schemas/parse.ts") ?? "", /not core\/schemas\/mod.ts/);
   assert.equal(parse("server/app.ts", "core/schemas/mod.ts"), undefined);
   assert.equal(parse("core/schemas/define.ts", "core/ops/operations.ts"), undefined);
+  const enter = (from: string, to: string) => rooms!.refuse(from, "../x.ts", to);
+  assert.equal(enter("server/pipeline/steps.ts", "server/http/mod.ts"), undefined);
+  assert.equal(enter("server/pipeline/steps.ts", "server/pipeline/context.ts"), undefined);
+  assert.match(enter("server/pipeline/steps.ts", "server/http/cors.ts") ?? "", /mod\.ts/);
+  assert.match(enter("server/http/cors.ts", "server/pipeline/mod.ts") ?? "", /not below/);
+  assert.match(enter("server/oip/routes.ts", "server/log_scoring/mod.ts") ?? "", /not below/);
+  assert.match(enter("server/openapi/document.ts", "server/oip/mod.ts") ?? "", /not below/);
+  assert.match(enter("server/http/json.ts", "server/app.ts") ?? "", /above its room/);
+  assert.match(enter("cli/serve.ts", "server/pipeline/body.ts") ?? "", /mod\.ts/);
+  assert.equal(enter("cli/serve.ts", "server/pipeline/mod.ts"), undefined);
+  assert.equal(enter("server/app.ts", "server/openapi/mod.ts"), undefined);
+  assert.equal(rooms!.governs("tests/server/json_test.ts"), false);
   const reach = (from: string, to: string) => runtime!.refuse(from, "../x.ts", to);
   assert.match(reach("server/app.ts", "core/runtime/scheduler.ts") ?? "", /reaches/);
   assert.match(reach("core/ops/forward.ts", "core/runtime/session.ts") ?? "", /reaches/);

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { AccessLog, formatLine } from "../../server/access_log.ts";
+import { AccessLog, formatLine } from "../../server/metrics/access_log.ts";
 import { startServerProcess } from "./server_process.ts";
 import { runDeno } from "../run_deno.ts";
 

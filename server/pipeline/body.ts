@@ -1,0 +1,236 @@
+/**
+ * Reads a request body as JSON within the server's limits: at most `maxBytes` (a larger
+ * `Content-Length` is refused unread) and within `timeoutMs`. JSON is read whatever the
+ * `Content-Type` says.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readJsonBody } from "./body.ts";
+ * import { RequestContext } from "./context.ts";
+ * const request = new Request("http://localhost/forward", {
+ *   method: "POST",
+ *   body: '{"input_marking": {}}',
+ * });
+ * assert.deepEqual(await readJsonBody(new RequestContext(request, false), { maxBytes: 1 << 20, timeoutMs: 30_000 }), { input_marking: {} });
+ * ```
+ *
+ * @module
+ */
+
+import { jsonInvalid, missingBody } from "../../core/schemas/mod.ts";
+import { HttpError, ValidationError } from "../http/mod.ts";
+import { DeadlineSweep } from "./deadline_sweep.ts";
+import { concatBytes } from "../../core/bytes/concat_bytes.ts";
+import type { RequestContext } from "./context.ts";
+
+/** One sweep per time-out length (a server has one), shared by all its requests. */
+const sweeps = new Map<number, DeadlineSweep>();
+
+function sweepFor(timeoutMs: number): DeadlineSweep {
+  let sweep = sweeps.get(timeoutMs);
+  if (sweep === undefined) sweeps.set(timeoutMs, sweep = new DeadlineSweep(timeoutMs));
+  return sweep;
+}
+
+/** Limits on reading one request body. */
+export interface BodyLimits {
+  /** Largest accepted body in bytes; a larger one is answered 413. */
+  readonly maxBytes: number;
+  /** Time allowed for the whole body to arrive; a slower one is answered 408. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * Reads the body and parses it as JSON.
+ *
+ * @throws {HttpError} 413 over `maxBytes`, 408 past `timeoutMs`, 400 on a broken connection.
+ * @throws {ValidationError} 422 when the body is empty, not UTF-8 or not JSON.
+ */
+export async function readJsonBody(
+  context: RequestContext,
+  limits: BodyLimits,
+): Promise<unknown> {
+  const bytes = await readBody(context, limits);
+  if (bytes.length === 0) throw new ValidationError([missingBody()]);
+  try {
+    return parseJsonBytes(bytes);
+  } catch (error) {
+    if (!(error instanceof NotJsonError)) throw error;
+    // V8 gives a position for some syntax errors only: it goes in the message, not in loc.
+    const message = error.step === "utf-8" ? "The body is not valid UTF-8" : error.message;
+    throw new ValidationError([jsonInvalid(0, message)]);
+  }
+}
+
+/** Why bytes are not a JSON value: which step failed, with that step's own message. */
+export class NotJsonError extends Error {
+  /** An error of `step` with its message. */
+  constructor(readonly step: "utf-8" | "json", message: string) {
+    super(message);
+    this.name = "NotJsonError";
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Decodes `bytes` as strict UTF-8 and parses them as JSON: shared by {@link readJsonBody} and
+ * the Open Inference Protocol's `infer`, which word their errors differently.
+ *
+ * @throws {NotJsonError} when the bytes are not UTF-8 or the text is not JSON (empty included).
+ */
+export function parseJsonBytes(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch (error) {
+    throw new NotJsonError("utf-8", messageOf(error));
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new NotJsonError("json", messageOf(error));
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Reads the whole body as bytes, within the limits.
+ *
+ * @throws {HttpError} 413, 408 or 400, as {@link readJsonBody}.
+ */
+export async function readBody(
+  context: RequestContext,
+  limits: BodyLimits,
+): Promise<Uint8Array> {
+  const { request } = context;
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
+  // A small declared body (reserved by admission) is read in one call, no stream; large ones
+  // stream, which holds less memory in a flood of them.
+  const bytes = declared <= ONE_READ_MAX_BYTES
+    ? await readDeclared(context, limits)
+    : await readStreamed(context, limits);
+  // The time-out starts after a wait for the parse turn: the server's backlog is not the client's.
+  await context.meter?.complete(context);
+  return bytes;
+}
+
+/** Largest declared body read in one call. */
+const ONE_READ_MAX_BYTES = 64 << 10;
+
+async function readDeclared(context: RequestContext, limits: BodyLimits): Promise<Uint8Array> {
+  const read = context.request.bytes();
+  let cancel: (() => void) | undefined;
+  try {
+    const bytes = await settlesAtOnce(read)
+      ? await read
+      : await Promise.race([read, lateBody(limits.timeoutMs, (stop) => cancel = stop)]);
+    context.bodyBytes = bytes.byteLength;
+    context.meter?.received(context, bytes.byteLength);
+    return bytes;
+  } catch (error) {
+    // A late body's read stays pending: Deno.serve closes the connection once it is done.
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, INCOMPLETE_BODY_DETAIL, { connection: "close" });
+  } finally {
+    cancel?.();
+  }
+}
+
+async function readStreamed(context: RequestContext, limits: BodyLimits): Promise<Uint8Array> {
+  const { request } = context;
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const meter = context.meter;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // The time-out is armed only for a read still pending after a few microtasks (most bodies have arrived).
+  let cancel: (() => void) | undefined;
+  let timeout: Promise<never> | undefined;
+  try {
+    while (true) {
+      const read = reader.read();
+      if (timeout === undefined && !(await settlesAtOnce(read))) {
+        timeout = lateBody(limits.timeoutMs, (stop) => cancel = stop);
+      }
+      const { done, value } = timeout === undefined
+        ? await read
+        : await Promise.race([read, timeout]);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limits.maxBytes) throw tooLarge(limits.maxBytes);
+      context.bodyBytes = size;
+      meter?.received(context, value.byteLength);
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 408) {
+      // Let go of the stalled body without cancelling it: Deno closes the connection once its read ends.
+      reader.releaseLock();
+    } else {
+      // Stop the client's upload; the response is already decided.
+      reader.cancel().catch(() => {});
+    }
+    if (error instanceof HttpError) throw error;
+    // The stream itself failed: the connection broke (or the server shut down) mid-body.
+    throw new HttpError(400, INCOMPLETE_BODY_DETAIL, { connection: "close" });
+  } finally {
+    cancel?.();
+  }
+  return concatBytes(chunks, size);
+}
+
+/** Rejects with 408 after `timeoutMs`, unless the function handed to `onCancel` is called. */
+function lateBody(timeoutMs: number, onCancel: (cancel: () => void) => void): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    onCancel(
+      sweepFor(timeoutMs).add(() =>
+        reject(
+          // Deno.serve adds `Connection: close` itself for 413, not for 408.
+          new HttpError(408, lateBodyDetail(timeoutMs), { connection: "close" }),
+        )
+      ),
+    );
+  });
+}
+
+/** The 400 detail for a body whose stream failed before its end (connection broken or drained). */
+export const INCOMPLETE_BODY_DETAIL =
+  "The request body could not be read to its end: the connection failed before it was complete";
+
+/** Microtask turns a read of bytes already received takes to settle in Deno, with some margin. */
+const AT_ONCE_TURNS = 4;
+
+/** Whether `read` settles (either way) within {@link AT_ONCE_TURNS} microtask turns. */
+async function settlesAtOnce(read: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  const mark = () => {
+    settled = true;
+  };
+  read.then(mark, mark);
+  for (let turn = 0; turn < AT_ONCE_TURNS && !settled; turn++) await null;
+  return settled;
+}
+
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, tooLargeDetail(maxBytes));
+}
+
+/** The 413 detail for a body over `maxBytes`. */
+export function tooLargeDetail(maxBytes: number): string {
+  return `The request body is larger than the limit of ${maxBytes} bytes`;
+}
+
+/** The 408 detail for a body that has not arrived within `timeoutMs`. */
+export function lateBodyDetail(timeoutMs: number): string {
+  return `The request body did not arrive within ${formatSeconds(timeoutMs)}`;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
