@@ -48,12 +48,16 @@ export class LogPacing {
     this.#start = start;
   }
 
+  /** Whether other requests are coming (one arrived in the last second, besides the log's own). */
+  get busy(): boolean {
+    const last = this.#lastArrival();
+    return last > this.#start && performance.now() - last < BUSY_FOR_MS;
+  }
+
   /** A turn of the event loop once the slice is over (resolving when it is taken); else none. */
   pause(): Promise<void> | undefined {
     const now = performance.now();
-    const last = this.#lastArrival();
-    const busy = last > this.#start && now - last < BUSY_FOR_MS;
-    const slice = busy ? BUSY_SLICE_MS : IDLE_SLICE_MS;
+    const slice = this.busy ? BUSY_SLICE_MS : IDLE_SLICE_MS;
     if (now - this.#since < slice) return undefined;
     return new Promise((resolve) =>
       setTimeout(() => {
