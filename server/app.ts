@@ -35,7 +35,15 @@ import {
 import { watchModelHealth } from "./model_health.ts";
 import { type ClientInfo, clientSignalOf, RequestContext } from "./context.ts";
 import { compose, type Handler } from "./pipeline.ts";
-import { answerErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";
+import {
+  answerErrors,
+  checkHost,
+  finish,
+  observe,
+  type Route,
+  route,
+  wantsLogPacing,
+} from "./steps.ts";
 import {
   DEFAULT_LOG_READ_AHEAD_BYTES,
   DEFAULT_MAX_CONCURRENT_LOGS,
@@ -437,8 +445,9 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   return {
     fetch: (request, info) => {
       const context = new RequestContext(request, false, clientSignalOf(info));
-      // A log being scored yields the thread more often while requests come.
-      logs.lastArrival = context.started;
+      // A log being scored yields the thread more often while requests come; a probe or a
+      // scrape now and then does not count, it can wait for the log's next turn.
+      if (wantsLogPacing(context.path)) logs.lastArrival = context.started;
       return handle(context);
     },
     fetchWhileDraining: (request, info) =>
