@@ -38,6 +38,7 @@ import {
   resolveRequestLimits,
   type Route,
   route,
+  wantsLogPacing,
   watchModelHealth,
 } from "./pipeline/mod.ts";
 import { buildOpenApiDocument, mountDoc, staticRoutes } from "./openapi/mod.ts";
@@ -416,8 +417,9 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   return {
     fetch: (request, info) => {
       const context = new RequestContext(request, false, clientSignalOf(info));
-      // A log being scored yields the thread more often while requests come.
-      logs.lastArrival = context.started;
+      // A log being scored yields the thread more often while requests come; a probe or a
+      // scrape now and then does not count, it can wait for the log's next turn.
+      if (wantsLogPacing(context.path)) logs.lastArrival = context.started;
       return handle(context);
     },
     fetchWhileDraining: (request, info) =>

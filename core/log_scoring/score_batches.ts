@@ -28,8 +28,8 @@ export interface TraceFilter {
 export interface ScoreBatchesOptions {
   /** Traces to score per model run. */
   readonly batchSize: number;
-  /** Batches in flight at once (scoring while the next is read). */
-  readonly depth: number;
+  /** Batches in flight at once (scoring while the next is read); asked again after each batch. */
+  readonly depth: number | (() => number);
   /**
    * Which traces to score.
    * @default all
@@ -93,6 +93,8 @@ export async function scoreBatches(
     ((inputs: PackedInputs) => model.session.runPacked(inputs, { withGradient: false }));
   const batch = new EntryBatch(model, options.batchSize, tally, run);
   const inFlight: Submitted[] = [];
+  const { depth } = options;
+  const depthOf = typeof depth === "number" ? () => depth : depth;
   const hand = async (submitted: Submitted) => {
     const outputs = await submitted.outputs;
     await onBatch({
@@ -126,7 +128,7 @@ export async function scoreBatches(
       if (!batch.add(trace, index)) continue;
       signal?.throwIfAborted();
       submit();
-      while (inFlight.length > options.depth) await drainOne();
+      while (inFlight.length > depthOf()) await drainOne();
     }
     submit();
     while (inFlight.length > 0) await drainOne();

@@ -4,7 +4,7 @@
  * third of a millisecond of work for a small net) it may give the thread up for a turn of the
  * event loop. While other requests come (one arrived in the last second, besides the log's
  * own), it does at every point, so that a request waits for a fraction of a millisecond of log
- * work; while none comes, once it has held the thread for 20 ms, so that a log alone goes
+ * work; while none comes, once it has held the thread for 50 ms, so that a log alone goes
  * nearly at full speed and a request that comes is still answered within about that long.
  *
  * The turn is a timer's: Deno's event loop polls its sockets when it waits for a timer, but
@@ -28,7 +28,7 @@
 /** The slice while other requests come, in ms: a turn at every pause point. */
 export const BUSY_SLICE_MS = 0;
 /** The slice while none comes, in ms. */
-export const IDLE_SLICE_MS = 20;
+export const IDLE_SLICE_MS = 50;
 /** Other requests count as coming for this long after the last one arrived, in ms. */
 const BUSY_FOR_MS = 1000;
 
@@ -48,12 +48,16 @@ export class LogPacing {
     this.#start = start;
   }
 
+  /** Whether other requests are coming (one arrived in the last second, besides the log's own). */
+  get busy(): boolean {
+    const last = this.#lastArrival();
+    return last > this.#start && performance.now() - last < BUSY_FOR_MS;
+  }
+
   /** A turn of the event loop once the slice is over (resolving when it is taken); else none. */
   pause(): Promise<void> | undefined {
     const now = performance.now();
-    const last = this.#lastArrival();
-    const busy = last > this.#start && now - last < BUSY_FOR_MS;
-    const slice = busy ? BUSY_SLICE_MS : IDLE_SLICE_MS;
+    const slice = this.busy ? BUSY_SLICE_MS : IDLE_SLICE_MS;
     if (now - this.#since < slice) return undefined;
     return new Promise((resolve) =>
       setTimeout(() => {

@@ -63,10 +63,11 @@ export const DEFAULT_MAX_CONCURRENT_LOGS = 2;
 export const DEFAULT_LOG_READ_AHEAD_BYTES = 64 << 20;
 
 /**
- * Batches in flight per log while the next is read: one (`batch` runs two), so that another
- * request's rows rarely find a log's batch waiting in the model's queue before them.
+ * Batches in flight per log while the next is read: two, as `batch` runs, while the log is
+ * alone; one while other requests come, so that their rows rarely find a log's batch waiting
+ * in the model's queue before them.
  */
-const PIPELINE_DEPTH = 1;
+const depthOf = (pacing: LogPacing) => pacing.busy ? 1 : 2;
 
 /**
  * The most traces per run: a batch's entries are formatted in one go on the serving thread,
@@ -244,7 +245,7 @@ export class LogScoring {
       const batchSize = await this.#batchSizeOf();
       return await scoreLog(this.#model, traces, sink, {
         batchSize,
-        depth: PIPELINE_DEPTH,
+        depth: () => depthOf(pacing),
         layout,
         signal: stop.signal,
         writeChars: 0,

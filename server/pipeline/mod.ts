@@ -54,4 +54,12 @@ export {
   resolveRequestLimits,
   tooManyRowsDetail,
 } from "./request_limits.ts";
-export { catchErrors, checkHost, finish, observe, type Route, route } from "./steps.ts";
+export {
+  catchErrors,
+  checkHost,
+  finish,
+  observe,
+  type Route,
+  route,
+  wantsLogPacing,
+} from "./steps.ts";

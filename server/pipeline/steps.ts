@@ -60,7 +60,20 @@ export interface Route {
 const MIN_ERROR_BYTES = 4096;
 
 /** The probes answered as usual on connections opened during a drain. */
-const PROBES = new Set(["/healthz", "/readyz", "/v2/health/live", "/v2/health/ready"]);
+const PROBES: ReadonlySet<string> = new Set([
+  "/healthz",
+  "/readyz",
+  "/v2/health/live",
+  "/v2/health/ready",
+]);
+
+/**
+ * Whether a request to `path` counts as traffic a log being scored makes room for at once
+ * (`../log_scoring/pacing.ts`): probes and scrapes, which come now and then, wait for its next turn.
+ */
+export function wantsLogPacing(path: string): boolean {
+  return !PROBES.has(path) && path !== "/metrics";
+}
 
 /** Where {@link observe} sends what it sees. */
 export interface Observers {
