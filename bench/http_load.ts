@@ -31,7 +31,7 @@
 
 import { compileBundle } from "../core/bundle.ts";
 import { EXAMPLE_BUNDLE_URL, writeBundle } from "../adapter/deno/bundle_files.ts";
-import { startServerProcess } from "../tests/serve/server_process.ts";
+import { startServerProcess } from "../tests/cli/serve/server_process.ts";
 import { replaceSection } from "./batch_rss.ts";
 import { check, type Endpoint, ENDPOINTS, EXAMPLE_BODIES, layeredBodies } from "./http_bodies.ts";
 import { machine } from "./machine.ts";

@@ -16,7 +16,7 @@
  * @module
  */
 
-import { type ServerProcess, startServerProcess } from "../tests/serve/server_process.ts";
+import { type ServerProcess, startServerProcess } from "../tests/cli/serve/server_process.ts";
 import { nativeLockFlag } from "./native_lock.ts";
 
 /** The faces of the served model, from any checkout. */

@@ -4,7 +4,7 @@
  * (the runtime then sends `content-length: 0`), so {@link withoutBody} carries the length
  * over: the answer's own `Content-Length` when it has one, else the length of its body,
  * counted and dropped. `Deno.serve` keeps a `Content-Length` that a body-less answer to `HEAD`
- * states (checked on a raw socket: `tests/serve/http_conventions_test.ts`).
+ * states (checked on a raw socket: `tests/cli/serve/http_conventions_test.ts`).
  *
  * @example
  * ```ts

@@ -1,7 +1,7 @@
 /**
  * Ends the connection an answer goes out on, which `Deno.serve` offers no way to ask for.
  *
- * What Deno 2.9.6 does (checked on raw sockets, pinned in `tests/adapter/listen_test.ts`): after
+ * What Deno 2.9.6 does (checked on raw sockets, pinned in `tests/adapter/deno/listen_test.ts`): after
  * answering a request whose body has not arrived whole, it keeps the connection open, reading
  * and discarding the rest of the body for as long as the client keeps sending it, or waiting
  * forever for a client that stopped; a `Connection: close` header on the answer (which Deno

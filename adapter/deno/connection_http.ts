@@ -13,7 +13,7 @@
  * The binding is Deno's `serveHttpOnConnection`, which Deno 2.9 exposes only on its internal
  * namespace (`Deno[Deno.internal]`), not as a public API: {@link serveConnection} is undefined
  * on a Deno without it, and `listen.ts` then falls back to `Deno.serve` (see its module doc).
- * `tests/adapter/connection_http_test.ts` pins what this module relies on.
+ * `tests/adapter/deno/connection_http_test.ts` pins what this module relies on.
  *
  * @example
  * ```ts

@@ -83,7 +83,7 @@ export function nativeRuntimeProblem(choice: NativeChoice): string | undefined {
  *
  * @example
  * ```ts ignore
- * // Not a doc test: it would add the package to deno.lock; tests/serve runs it in subprocesses.
+ * // Not a doc test: it would add the package to deno.lock; tests/cli/serve runs it in subprocesses.
  * import assert from "node:assert/strict";
  * import { loadNativeOrt } from "./native_ort.ts";
  * import { readBundle } from "./bundle_files.ts";

@@ -17,7 +17,7 @@ import { writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { CONFORMANCE, readConformanceDescription } from "../conformance/fixtures.ts";
 import { fixtureEntries, fixtureSidecar, Pickle, replaceValueOf, torchZip } from "../pt/pickles.ts";
 import { runDeno } from "../run_deno.ts";
-import { tempDir } from "../serve/server_process.ts";
+import { tempDir } from "./serve/server_process.ts";
 
 const DENO = ["run", "-A", "--v8-flags=--max-old-space-size=256", "cli.ts"];
 const TRACES = new URL("paint_shop/traces.json", CONFORMANCE).pathname;

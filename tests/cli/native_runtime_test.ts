@@ -10,8 +10,8 @@
 
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
-import { assertInputFailure } from "../batch/helpers.ts";
-import { startServerProcess } from "../serve/server_process.ts";
+import { assertInputFailure } from "./batch/helpers.ts";
+import { startServerProcess } from "./serve/server_process.ts";
 import { nativeRun } from "../runtimes.ts";
 
 const NO_FFI = ["run", "--allow-read", "--allow-net", "--allow-env", "cli.ts"];
