@@ -1,7 +1,7 @@
 /**
  * The playground's files as `cli.ts serve` serves them at `/playground/`, with no build step
  * and no `dist/`: the page and stylesheet from `web/`, the committed bundle from `web/bundle/`
- * (all text imports, see `playground_bundle.ts`), ONNX Runtime's `.wasm` files straight from
+ * (all text imports, see `web/bundle/mod.ts`), ONNX Runtime's `.wasm` files straight from
  * the `onnxruntime-web` npm package (under the content-hashed names the bundle loads them by,
  * `PLAYGROUND_WASM`), and the example bundle from `examples/`.
  *
@@ -24,7 +24,7 @@
  * @module
  */
 
-import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "./playground_bundle.ts";
+import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "../../web/bundle/mod.ts";
 import { EXAMPLE_BUNDLE_URL } from "./bundle_files.ts";
 
 /** A file's body: text, or a byte stream read on request. */
@@ -37,7 +37,7 @@ export type FileBody = string | ReadableStream<Uint8Array>;
  * ```ts
  * import assert from "node:assert/strict";
  * import { PLAYGROUND_FILES } from "./playground_site.ts";
- * import { PLAYGROUND_WASM } from "./playground_bundle.ts";
+ * import { PLAYGROUND_WASM } from "../../web/bundle/mod.ts";
  * for (const hashed of PLAYGROUND_WASM.keys()) {
  *   assert.ok([...PLAYGROUND_FILES.keys()].includes(`ort/${hashed}`));
  * }
@@ -74,7 +74,7 @@ export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = ne
 /**
  * The URL of the file each path is read from (a `file:` URL in a clone, whose time is the
  * path's `Last-Modified`; another URL from JSR). The bundle's scripts are stored as NAME.txt
- * (`playground_bundle.ts`).
+ * (`web/bundle/mod.ts`).
  *
  * @example
  * ```ts

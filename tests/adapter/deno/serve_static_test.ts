@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { playgroundHandler } from "../../../adapter/deno/serve_static.ts";
-import { PLAYGROUND_WASM } from "../../../adapter/deno/playground_bundle.ts";
+import { PLAYGROUND_WASM } from "../../../web/bundle/mod.ts";
 
 async function withSite(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "petri-static-" });
