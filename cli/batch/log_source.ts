@@ -34,7 +34,7 @@
 import { TraceReadError } from "../../core/traces/errors.ts";
 import { streamFrom } from "../../core/traces/input.ts";
 import type { ByteSource } from "../../core/traces/range.ts";
-import { FETCH_TIMEOUT_MS, fetchFailure } from "./fetch_failure.ts";
+import { FETCH_TIMEOUT_MS, fetchFailure } from "../../adapter/deno/fetch_failure.ts";
 
 /**
  * An event log to read.

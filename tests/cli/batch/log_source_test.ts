@@ -9,9 +9,9 @@
  */
 
 import assert from "node:assert/strict";
-import { fileLogSource, urlLogSource } from "../../../adapter/deno/log_source.ts";
+import { fileLogSource, urlLogSource } from "../../../cli/batch/log_source.ts";
 import { TraceReadError } from "../../../core/traces/errors.ts";
-import { serveLog } from "../../cli/batch/log_server.ts";
+import { serveLog } from "./log_server.ts";
 
 const LOG = new TextEncoder().encode("0123456789".repeat(600_000)); // 6,000,000 bytes
 
