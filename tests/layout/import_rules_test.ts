@@ -267,7 +267,10 @@ Deno.test("the rules refuse what the layout forbids", async () => {
   );
   assert.match(server!.refuse("server/app.ts", "../web/x.ts", "web/x.ts") ?? "", /reaches/);
   assert.match(web!.refuse("web/a.ts", "swagger-ui-dist", "swagger-ui-dist") ?? "", /browser map/);
-  assert.match(cli!.refuse("cli/batch.ts", "../server/mod.ts", "server/mod.ts") ?? "", /reaches/);
+  assert.match(
+    cli!.refuse("cli/batch/mod.ts", "../server/mod.ts", "server/mod.ts") ?? "",
+    /reaches/,
+  );
   assert.equal(cli!.refuse("cli/serve.ts", "../server/mod.ts", "server/mod.ts"), undefined);
   assert.equal(web!.denoAllowed("web/main.ts"), false);
   assert.match(entry!.refuse("mod.ts", "./server/mod.ts", "server/mod.ts") ?? "", /reaches/);

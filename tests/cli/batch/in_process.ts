@@ -17,7 +17,7 @@
  * @module
  */
 
-import { batchWithModel } from "../../../cli/batch.ts";
+import { batchWithModel } from "../../../cli/batch/mod.ts";
 import { mergeCommand } from "../../../cli/merge.ts";
 import type { Command } from "../../../cli/command.ts";
 import type { Model } from "../../../core/bundle.ts";

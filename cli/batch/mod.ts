@@ -21,7 +21,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { batchCommand } from "./batch.ts";
+ * import { batchCommand } from "./mod.ts";
  * const dir = await Deno.makeTempDir();
  * const log = "examples/rest_serving/applications.json";
  * const code = await batchCommand.run(
@@ -38,37 +38,37 @@
  * @module
  */
 
-import type { Model } from "../core/bundle.ts";
-import type { OrtModule } from "../core/runtime/mod.ts";
-import { readTraces, type Trace, TraceReadError } from "../core/traces/mod.ts";
-import { quoteId } from "../core/net/quote_id.ts";
-import { bundleLocation, readBundle, resolveBundlePath } from "../adapter/deno/bundle_files.ts";
+import type { Model } from "../../core/bundle.ts";
+import type { OrtModule } from "../../core/runtime/mod.ts";
+import { readTraces, type Trace, TraceReadError } from "../../core/traces/mod.ts";
+import { quoteId } from "../../core/net/quote_id.ts";
+import { bundleLocation, readBundle, resolveBundlePath } from "../../adapter/deno/bundle_files.ts";
 import {
   readRuntime,
   RUNTIME_OPTIONS,
   type RuntimeChoice,
   runtimeHelp,
   runtimeLoaders,
-} from "./runtime_flags.ts";
-import { parseArgs, UsageError } from "./args.ts";
-import { type CliIo, type Command, InputError } from "./command.ts";
-import { sameFile } from "./file_problems.ts";
-import { AtomicFile } from "./batch/atomic_file.ts";
+} from "../runtime_flags.ts";
+import { parseArgs, UsageError } from "../args.ts";
+import { type CliIo, type Command, InputError } from "../command.ts";
+import { sameFile } from "../file_problems.ts";
+import { AtomicFile } from "./atomic_file.ts";
 import {
   type EntryLayout,
   entryLayout,
   OUTPUT_FORMATS,
   type OutputFormat,
-} from "../core/batch/entry_layout.ts";
-import { type EntrySink, openEntrySink } from "./batch/entry_sink.ts";
-import { measureBatchSize } from "../core/batch/measure_batch_size.ts";
-import { readingPasses } from "../core/batch/byte_counter.ts";
-import { ByteCounter, Progress } from "./batch/progress.ts";
-import { type LogTally, scoreLog } from "../core/batch/score_log.ts";
-import { Shard } from "./batch/shard.ts";
-import { type OpenedLog, openLog, SHARD_MODES, type ShardMode } from "./batch/log_plan.ts";
-import { headerEntry, type PartHeader, type PartTrailer, trailerEntry } from "./batch/part_meta.ts";
-import { LogTap } from "./batch/log_identity.ts";
+} from "../../core/batch/entry_layout.ts";
+import { type EntrySink, openEntrySink } from "./entry_sink.ts";
+import { measureBatchSize } from "../../core/batch/measure_batch_size.ts";
+import { readingPasses } from "../../core/batch/byte_counter.ts";
+import { ByteCounter, Progress } from "./progress.ts";
+import { type LogTally, scoreLog } from "../../core/batch/score_log.ts";
+import { Shard } from "./shard.ts";
+import { type OpenedLog, openLog, SHARD_MODES, type ShardMode } from "./log_plan.ts";
+import { headerEntry, type PartHeader, type PartTrailer, trailerEntry } from "./part_meta.ts";
+import { LogTap } from "./log_identity.ts";
 
 const FORMATS = ["auto", "xes", "csv", "json", "jsonl"] as const;
 const MAX_BATCH_SIZE = 65536;
@@ -190,7 +190,7 @@ interface Settings {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { batchCommand } from "./batch.ts";
+ * import { batchCommand } from "./mod.ts";
  * assert.equal(batchCommand.name, "batch");
  * ```
  */
@@ -222,9 +222,9 @@ export const batchCommand: Command = {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { batchWithModel } from "./batch.ts";
- * import { loadOrt } from "../adapter/deno/ort.ts";
- * import { readBundle } from "../adapter/deno/bundle_files.ts";
+ * import { batchWithModel } from "./mod.ts";
+ * import { loadOrt } from "../../adapter/deno/ort.ts";
+ * import { readBundle } from "../../adapter/deno/bundle_files.ts";
  * await using model = await readBundle(await loadOrt(), "examples/rest_serving");
  * let out = "";
  * const args = ["-", "--traces", "examples/rest_serving/applications.json", "--batch-size", "8"];
@@ -383,7 +383,7 @@ function specNotes(model: Model): string[] {
 // The run
 
 /** This package's root: the ORT worker's modules are read from under it. */
-const PACKAGE_ROOT = new URL("../", import.meta.url);
+const PACKAGE_ROOT = new URL("../../", import.meta.url);
 
 /**
  * ORT in a worker, so scoring overlaps reading and writing; in this thread when the worker
