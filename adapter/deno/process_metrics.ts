@@ -1,6 +1,6 @@
 /**
  * The standard `process_*` metrics of Prometheus client libraries, for `/metrics` (passed to
- * `createApp` as `extraMetrics` by `cli.ts serve` and `server/main.ts`):
+ * `createApp` as `extraMetrics` by `cli.ts serve` and `adapter/deno/main.ts`):
  *
  * | metric | type | source |
  * |---|---|---|

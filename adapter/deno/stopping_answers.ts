@@ -1,5 +1,5 @@
 /**
- * What the `deno serve` entry (`server/main.ts`) answers once SIGINT or SIGTERM has come.
+ * What the `deno serve` entry (`adapter/deno/main.ts`) answers once SIGINT or SIGTERM has come.
  * `deno serve` owns the listening socket and stops the server itself on those signals
  * (denoland/deno#32862): its `shutdown()` closes the socket and every idle keep-alive connection
  * at once, and the bodies of requests still arriving become unreadable (denoland/deno#36809).

@@ -66,10 +66,10 @@ Deno.test("cli.ts inspect says which kind of bundle it read", async () => {
   assert.match(onnx.stdout, /^kind +petri-serve \.onnx$/m);
 });
 
-Deno.test("server/main.ts serves the .pt named by PETRI_SERVE_BUNDLE", async () => {
+Deno.test("adapter/deno/main.ts serves the .pt named by PETRI_SERVE_BUNDLE", async () => {
   const pt = new URL("triage_softmax_ste/model.pt", CONFORMANCE).pathname;
   await using server = await startServerProcess(
-    ["serve", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+    ["serve", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"],
     { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: pt } },
   );
   const schema = await (await fetch(`${server.origin}/schema`)).json();

@@ -1,6 +1,6 @@
 /**
  * The access log: its line format and buffering (unit), and on a real `cli.ts serve` process
- * and a real `deno serve --parallel server/main.ts` one line per request on stdout, with its
+ * and a real `deno serve --parallel adapter/deno/main.ts` one line per request on stdout, with its
  * request id, none lost when SIGTERM comes before the next flush, and nothing with
  * `--access-log off` (`PETRI_SERVE_ACCESS_LOG=off`).
  *
@@ -74,8 +74,15 @@ const FACES = [
     message: /--access-log must be on or off, got 'maybe'/,
   },
   {
-    name: "deno serve --parallel server/main.ts",
-    args: ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+    name: "deno serve --parallel adapter/deno/main.ts",
+    args: [
+      "serve",
+      "--parallel",
+      "--allow-read",
+      "--allow-env",
+      "--allow-net",
+      "adapter/deno/main.ts",
+    ],
     off: { args: [], env: { PETRI_SERVE_ACCESS_LOG: "off" } },
     bad: { args: [], env: { PETRI_SERVE_ACCESS_LOG: "maybe" } },
     message: /PETRI_SERVE_ACCESS_LOG must be on or off, got 'maybe'/,

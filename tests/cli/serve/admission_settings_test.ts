@@ -1,6 +1,6 @@
 /**
  * The admission settings of both server entries: `cli.ts serve`'s flags (help text, refusal of
- * bad values with exit code 2) and `server/main.ts`'s environment variables (a bad value stops
+ * bad values with exit code 2) and `adapter/deno/main.ts`'s environment variables (a bad value stops
  * start-up with exit code 2; a good one is applied).
  *
  * @module
@@ -33,10 +33,10 @@ Deno.test("cli.ts serve refuses admission flags that are not positive whole numb
   }
 });
 
-const MAIN = ["serve", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"];
+const MAIN = ["serve", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"];
 const ADDRESS = { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0" };
 
-Deno.test("server/main.ts stops with exit code 2 on an admission variable that is not a positive whole number", async () => {
+Deno.test("adapter/deno/main.ts stops with exit code 2 on an admission variable that is not a positive whole number", async () => {
   const { code, stderr } = await runDeno(MAIN, {
     env: { ...ADDRESS, PETRI_SERVE_QUEUE_TIMEOUT_MS: "soon" },
   });
@@ -44,7 +44,7 @@ Deno.test("server/main.ts stops with exit code 2 on an admission variable that i
   assert.match(stderr, /PETRI_SERVE_QUEUE_TIMEOUT_MS must be an integer of at least 1, got 'soon'/);
 });
 
-Deno.test("server/main.ts applies PETRI_SERVE_MAX_BODY_MEMORY_BYTES and PETRI_SERVE_QUEUE_TIMEOUT_MS", async () => {
+Deno.test("adapter/deno/main.ts applies PETRI_SERVE_MAX_BODY_MEMORY_BYTES and PETRI_SERVE_QUEUE_TIMEOUT_MS", async () => {
   await using server = await startServerProcess(MAIN, {
     env: {
       ...ADDRESS,

@@ -1,7 +1,7 @@
 /**
  * `POST /batch` gives `cli.ts batch`'s bytes: every conformance log (JSON, CSV, XES, and JSONL
  * made from the JSON one), posted to a real `cli.ts serve` and to `deno serve --parallel
- * server/main.ts` on the same compiled bundle, plain and gzipped (`Content-Encoding: gzip`, and
+ * adapter/deno/main.ts` on the same compiled bundle, plain and gzipped (`Content-Encoding: gzip`, and
  * `application/gzip` with `?format=`, told by the magic bytes), is answered with exactly what
  * `cli.ts batch` prints for it (`Accept: application/json`, the default) and what
  * `batch --output-format jsonl` prints (`Accept: application/x-ndjson`).
@@ -113,12 +113,19 @@ Deno.test("POST /batch on cli.ts serve answers every conformance log with cli.ts
   });
 });
 
-Deno.test("POST /batch under deno serve --parallel server/main.ts gives cli.ts batch's bytes", async (t) => {
+Deno.test("POST /batch under deno serve --parallel adapter/deno/main.ts gives cli.ts batch's bytes", async (t) => {
   await withTempDir(async (dir) => {
     for (const model of RECORDED_MODELS) {
       const want = await expected(dir, model);
       await using server = await startServerProcess(
-        ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+        [
+          "serve",
+          "--parallel",
+          "--allow-read",
+          "--allow-env",
+          "--allow-net",
+          "adapter/deno/main.ts",
+        ],
         { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: want.bundle } },
       );
       await assertSameBytes(t, server.origin, model, want, model === RECORDED_MODELS[0]);

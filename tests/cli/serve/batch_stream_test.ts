@@ -278,7 +278,7 @@ Deno.test("POST /batch: the drain finishes a log that ends in time and cuts one 
 Deno.test("POST /batch under deno serve --parallel: SIGTERM mid-log ends the answer with the final record", async () => {
   // deno serve has no drain: its shutdown makes the bodies still arriving unreadable.
   const server = await startServerProcess(
-    ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+    ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"],
     {
       env: {
         DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0",

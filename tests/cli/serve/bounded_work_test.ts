@@ -1,5 +1,5 @@
 /**
- * Every request's work is bounded, on real `cli.ts serve` and `server/main.ts` processes:
+ * Every request's work is bounded, on real `cli.ts serve` and `adapter/deno/main.ts` processes:
  * counterfactual searches on ranges narrower than float32 spacing around the triage model's
  * straight-through jump (which once ran forever) are answered, and the model stops running once
  * they are; the per-request limits answer 413 naming their flag; their flags and variables are
@@ -166,8 +166,8 @@ Deno.test("cli.ts serve refuses limit flags out of range", async () => {
   }
 });
 
-Deno.test("server/main.ts takes the limits from PETRI_SERVE_* variables", async () => {
-  const MAIN = ["serve", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"];
+Deno.test("adapter/deno/main.ts takes the limits from PETRI_SERVE_* variables", async () => {
+  const MAIN = ["serve", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"];
   const ADDRESS = { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0" };
   {
     await using server = await startServerProcess(MAIN, {

@@ -1,5 +1,5 @@
 /**
- * `PETRI_SERVE_BUNDLE` as an `http(s)` URL: `deno serve server/main.ts` (read, env and net
+ * `PETRI_SERVE_BUNDLE` as an `http(s)` URL: `deno serve adapter/deno/main.ts` (read, env and net
  * permissions only) loads a bundle from a local HTTP server, and an unreachable or missing
  * bundle stops it with one line on stderr and exit code 2.
  *
@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { runDeno } from "../../run_deno.ts";
 import { ROOT, startServerProcess } from "./server_process.ts";
 
-const MAIN = ["serve", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"];
+const MAIN = ["serve", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"];
 const ADDRESS = { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0" };
 const EXAMPLE = new URL("examples/rest_serving/", ROOT);
 
@@ -31,12 +31,12 @@ function fileServer() {
   };
 }
 
-/** Runs `deno serve server/main.ts` expecting it to fail at start-up. */
+/** Runs `deno serve adapter/deno/main.ts` expecting it to fail at start-up. */
 function failedStart(bundle: string) {
   return runDeno(MAIN, { env: { ...ADDRESS, PETRI_SERVE_BUNDLE: bundle } });
 }
 
-Deno.test("deno serve server/main.ts loads PETRI_SERVE_BUNDLE from an http URL", async () => {
+Deno.test("deno serve adapter/deno/main.ts loads PETRI_SERVE_BUNDLE from an http URL", async () => {
   await using files = fileServer();
   const bundle = `${files.origin}/models/rest_serving.onnx`;
   await using server = await startServerProcess(MAIN, {
@@ -59,7 +59,7 @@ Deno.test("deno serve server/main.ts loads PETRI_SERVE_BUNDLE from an http URL",
   assert.equal((await server.finished()).code, 0);
 });
 
-Deno.test("deno serve server/main.ts stops with one line when the bundle URL fails", async (t) => {
+Deno.test("deno serve adapter/deno/main.ts stops with one line when the bundle URL fails", async (t) => {
   await using files = fileServer();
   const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const closedPort = closed.addr.port;

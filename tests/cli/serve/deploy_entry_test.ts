@@ -1,7 +1,7 @@
 /**
  * What can be checked here of the Deno Deploy recipe in `docs/deployment.md`:
  *
- * - `deno.json`'s `deploy` section uploads every file `server/main.ts` loads (its module graph
+ * - `deno.json`'s `deploy` section uploads every file `adapter/deno/main.ts` loads (its module graph
  *   and the example bundle it reads), and neither the tests, the benchmarks nor the CLI;
  * - the entry serves from a directory holding only those files, with every permission (as the
  *   platform runs it) and a deployment's environment, and with Deno's built-in OpenTelemetry on
@@ -39,8 +39,8 @@ const READ_AT_RUN_TIME = [
   "examples/credit_approval_coloured/credit_approval_coloured.onnx.meta.json",
 ];
 
-Deno.test("deno.json's deploy section uploads every file server/main.ts loads, and no test, benchmark or CLI file", async () => {
-  const needed = [...await moduleGraph(["server/main.ts"]), ...READ_AT_RUN_TIME];
+Deno.test("deno.json's deploy section uploads every file adapter/deno/main.ts loads, and no test, benchmark or CLI file", async () => {
+  const needed = [...await moduleGraph(["adapter/deno/main.ts"]), ...READ_AT_RUN_TIME];
   assert.ok(needed.length > 50, `the entry's graph: ${needed.length} files`);
   for (const path of needed) assert.ok(uploaded(deploy, path), `${path} is not uploaded`);
   for (const path of ["tests/run_deno.ts", "bench/README.md", "cli.ts", "cli/serve.ts"]) {
@@ -48,7 +48,7 @@ Deno.test("deno.json's deploy section uploads every file server/main.ts loads, a
   }
 });
 
-Deno.test("server/main.ts serves from the uploaded files alone, with all permissions, and its requests reach OpenTelemetry as spans", async () => {
+Deno.test("adapter/deno/main.ts serves from the uploaded files alone, with all permissions, and its requests reach OpenTelemetry as spans", async () => {
   const dir = await Deno.makeTempDir({ prefix: "petri_serve_deploy_" });
   const spans: string[] = [];
   const collector = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
@@ -62,7 +62,7 @@ Deno.test("server/main.ts serves from the uploaded files alone, with all permiss
       await Deno.mkdir(`${dir}/${path.slice(0, path.lastIndexOf("/") + 1)}`, { recursive: true });
       await Deno.copyFile(new URL(path, ROOT), `${dir}/${path}`);
     }
-    await using server = await startServerProcess(["serve", "-A", "server/main.ts"], {
+    await using server = await startServerProcess(["serve", "-A", "adapter/deno/main.ts"], {
       cwd: dir,
       stdout: true,
       env: {

@@ -264,7 +264,7 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
 
 Deno.test("deno serve --parallel: every scrape has every instance's series, labelled instance_id, and they add up to the traffic", async () => {
   await using server = await startServerProcess(
-    ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+    ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"],
     { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", DENO_JOBS: "2" } },
   );
   const port = Number(new URL(server.origin).port);

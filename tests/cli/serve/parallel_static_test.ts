@@ -14,7 +14,7 @@ const MAIN_JS = new URL("../../../web/bundle/main.js.txt", import.meta.url);
 
 Deno.test("deno serve --parallel: the playground's Last-Modified is the file's time in every instance, and If-Modified-Since gets 304 from each", async () => {
   await using server = await startServerProcess(
-    ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+    ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"],
     // Four instances whatever the core count; each connection goes to one of them.
     {
       env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", DENO_JOBS: "4", PETRI_SERVE_ACCESS_LOG: "off" },

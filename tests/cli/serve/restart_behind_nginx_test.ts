@@ -9,7 +9,7 @@
  *   other than 200 reaches a client. Its drain closes the listening socket at once (nginx
  *   retries the refused connection elsewhere, even a POST) and answers what comes on open
  *   connections.
- * - `deno serve --parallel server/main.ts`: `deno serve` closes the server itself on SIGTERM,
+ * - `deno serve --parallel adapter/deno/main.ts`: `deno serve` closes the server itself on SIGTERM,
  *   idle keep-alive connections included, with no way for the module to drain (pinned below),
  *   so nginx needs `proxy_next_upstream error timeout http_503 non_idempotent` (safe here: no
  *   request changes state); with it, none reaches a client.
@@ -60,7 +60,7 @@ Deno.test({
 
 Deno.test("deno serve closes an idle keep-alive connection at once on SIGTERM: a request sent on it then is lost", async () => {
   await using server = await startServerProcess(
-    ["serve", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+    ["serve", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"],
     { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_ACCESS_LOG: "off" } },
   );
   using connection = await RawConnection.open(Number(new URL(server.origin).port));

@@ -43,12 +43,12 @@ export const CLI_FACE: Face = {
   },
 };
 
-/** `deno serve --parallel server/main.ts`, with the permissions the docs give. */
+/** `deno serve --parallel adapter/deno/main.ts`, with the permissions the docs give. */
 export const DENO_SERVE_FACE: Face = {
   name: "deno serve --parallel",
   start: (port, cwd) =>
     startServerProcess(
-      ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+      ["serve", "--parallel", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"],
       {
         env: { DENO_SERVE_ADDRESS: `tcp:127.0.0.1:${port}` },
         stdout: true,

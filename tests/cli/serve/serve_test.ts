@@ -1,5 +1,5 @@
 /**
- * `cli.ts serve` and `server/main.ts` as real processes on real sockets: every recorded
+ * `cli.ts serve` and `adapter/deno/main.ts` as real processes on real sockets: every recorded
  * exchange of tests/fixtures/conformance replayed over HTTP against a served bundle (on the
  * WASM runtime, on the native one, and natively with two threads for the example), the embedded
  * example, draining on SIGINT, clean exits on SIGTERM, usage errors, and the Deno Deploy entry
@@ -300,14 +300,14 @@ Deno.test("cli.ts serve --help prints the usage and exits 0", async () => {
   }
 });
 
-Deno.test("deno serve --parallel server/main.ts serves with --allow-read --allow-env --allow-net only", async (t) => {
+Deno.test("deno serve --parallel adapter/deno/main.ts serves with --allow-read --allow-env --allow-net only", async (t) => {
   const MAIN = [
     "serve",
     "--parallel",
     "--allow-read",
     "--allow-env",
     "--allow-net",
-    "server/main.ts",
+    "adapter/deno/main.ts",
   ];
   // DENO_SERVE_ADDRESS is Deno's own override of the address, read by the runtime (no
   // --allow-env needed); every parallel instance binds the same port.

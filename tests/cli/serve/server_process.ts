@@ -1,6 +1,6 @@
 /**
  * Real server processes for the `serve` tests: `deno run ... cli.ts serve` or
- * `server/main.ts` started with `Deno.command`, stderr piped. The first stderr line names the
+ * `adapter/deno/main.ts` started with `Deno.command`, stderr piped. The first stderr line names the
  * URL; the rest of stderr is collected so a failure can show it. `await using` stops a process
  * that is still running (SIGKILL) and waits for it.
  *
@@ -76,7 +76,7 @@ const ORIGIN = /http:\/\/127\.0\.0\.1:\d+/;
  * ```ts
  * import { startServerProcess } from "./server_process.ts";
  * await using server = await startServerProcess(
- *   ["run", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+ *   ["run", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"],
  *   { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0" } },
  * );
  * server.firstLine; // "Listening on http://127.0.0.1:PORT/"

@@ -6,7 +6,7 @@
  * instance per core:
  *
  * ```sh
- * deno serve --parallel --allow-read --allow-env --allow-net server/main.ts
+ * deno serve --parallel --allow-read --allow-env --allow-net adapter/deno/main.ts
  * ```
  *
  * `PETRI_SERVE_CORS_ORIGIN` lets pages from other origins call the API (CORS): origins
@@ -15,7 +15,7 @@
  * A bundle that cannot be loaded, or a CORS origin that is not one, stops the process with one
  * line on stderr and exit code 2.
  *
- * The per-request limits (`./request_limits.ts`) come from `PETRI_SERVE_MAX_TRACE_EVENTS`,
+ * The per-request limits (`../../server/request_limits.ts`) come from `PETRI_SERVE_MAX_TRACE_EVENTS`,
  * `PETRI_SERVE_MAX_REQUEST_ROWS` and `PETRI_SERVE_MAX_RESPONSE_BYTES` (positive integers; unset
  * means the default); a value that is not one also stops it with one line and exit code 2.
  *
@@ -42,32 +42,32 @@
  * load, stops start-up with one line and exit code 2.
  *
  * Under `--parallel` each instance is an isolate with its own counters; `/metrics` gathers
- * every instance's series into each scrape, labelled `instance_id` (`./metrics_instances.ts`).
+ * every instance's series into each scrape, labelled `instance_id` (`../../server/metrics_instances.ts`).
  *
- * The access log is on stdout as with `cli.ts serve` (`./access_log.ts`: one line per answered
+ * The access log is on stdout as with `cli.ts serve` (`../../server/access_log.ts`: one line per answered
  * request, with its request id), written by each instance in whole lines;
  * `PETRI_SERVE_ACCESS_LOG=off` turns it off (`on`, the default).
  *
  * On SIGINT or SIGTERM `deno serve` closes the server itself, at once (it has no drain):
- * `../adapter/deno/stopping_answers.ts` says what this entry answers meanwhile, and
+ * `./stopping_answers.ts` says what this entry answers meanwhile, and
  * docs/deployment.md which proxy settings retry what such a restart loses.
  *
  * @module
  */
 
-import { PACKAGE_VERSION } from "../core/version.ts";
-import { BundleError, type Model } from "../core/bundle.ts";
-import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
-import { loadOrt } from "../adapter/deno/ort.ts";
-import type { OrtModule } from "../core/runtime/mod.ts";
-import { loadNativeOrt, MAX_ORT_THREADS, NativeRuntimeError } from "../adapter/deno/native_ort.ts";
-import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
-import { createApp } from "./mod.ts";
-import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
-import { checkOrigins } from "./cors.ts";
-import { processMetrics } from "../adapter/deno/process_metrics.ts";
-import { answersWhileStopping } from "../adapter/deno/stopping_answers.ts";
-import { AccessLog } from "./access_log.ts";
+import { PACKAGE_VERSION } from "../../core/version.ts";
+import { BundleError, type Model } from "../../core/bundle.ts";
+import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "./bundle_files.ts";
+import { loadOrt } from "./ort.ts";
+import type { OrtModule } from "../../core/runtime/mod.ts";
+import { loadNativeOrt, MAX_ORT_THREADS, NativeRuntimeError } from "./native_ort.ts";
+import { PLAYGROUND_PREFIX, playgroundHandler } from "./serve_static.ts";
+import { createApp } from "../../server/mod.ts";
+import { MAX_SEARCH_ROWS } from "../../core/ops/counterfactual.ts";
+import { checkOrigins } from "../../server/cors.ts";
+import { processMetrics } from "./process_metrics.ts";
+import { answersWhileStopping } from "./stopping_answers.ts";
+import { AccessLog } from "../../server/access_log.ts";
 
 const limits = {
   maxTraceEvents: integerEnv("PETRI_SERVE_MAX_TRACE_EVENTS", 1),
