@@ -26,7 +26,7 @@ import { type AnyBundleFiles, openBundle } from "../../core/open_bundle.ts";
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
 import { concatBytes } from "../../core/concat_bytes.ts";
 import { messageOf } from "../../core/bundle/bundle_error.ts";
-import { FETCH_TIMEOUT_MS, fetchFailure } from "./fetch_failure.ts";
+import { FETCH_TIMEOUT_MS, HttpFile, type HttpProblem } from "./http_file.ts";
 
 /** The embedded example bundle: a `file:` URL in a checkout, an `https:` URL from JSR. */
 export const EXAMPLE_BUNDLE_URL: URL = new URL(
@@ -331,56 +331,37 @@ async function readLocalFile(path: string): Promise<Uint8Array> {
 }
 
 async function fetchFile(url: string): Promise<Uint8Array> {
-  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  let response: Response;
-  try {
-    response = await fetch(url, { signal });
-  } catch (error) {
-    throw new BundleError(`cannot fetch ${url} (${fetchFailure(error)})`);
-  }
-  if (
-    /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(response.headers.get("content-type") ?? "")
-  ) {
-    await response.body?.cancel();
-    // A sign-in or error page (an expired link, a proxy), whatever its status.
-    throw new BundleError(
-      `${url} answered an HTML page (HTTP ${response.status}), not a bundle file`,
-    );
-  }
-  if (response.status === 404) {
-    await response.body?.cancel();
-    throw new BundleError(`${url} is missing`);
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new BundleError(`cannot fetch ${url} (HTTP ${response.status})`);
-  }
-  const declared = Number(response.headers.get("content-length") ?? NaN);
-  if (declared > MAX_FETCHED_BYTES) {
+  const file = new HttpFile(new URL(url), {
+    expected: "a bundle file",
+    error: (problem) => new BundleError(fetchProblem(url, problem)),
+  });
+  const response = await file.get();
+  const declared = file.lengthOf(response);
+  if (declared !== undefined && declared > MAX_FETCHED_BYTES) {
     await response.body?.cancel();
     throw new BundleError(`${url} is ${declared} bytes, over the limit of ${MAX_FETCHED_BYTES}`);
   }
-  try {
-    return await readLimited(response.body, url);
-  } catch (error) {
-    if (error instanceof BundleError) throw error;
-    throw new BundleError(`cannot fetch ${url} (${fetchFailure(error)})`);
-  }
-}
-
-/** Reads a body to its end, refusing one longer than {@link MAX_FETCHED_BYTES}. */
-async function readLimited(body: ReadableStream<Uint8Array> | null, url: string) {
   const chunks: Uint8Array[] = [];
   let length = 0;
-  for await (const chunk of body ?? []) {
+  for await (const chunk of file.chunks(response)) {
     length += chunk.length;
     if (length > MAX_FETCHED_BYTES) {
-      await body?.cancel();
       throw new BundleError(`${url} is over the limit of ${MAX_FETCHED_BYTES} bytes`);
     }
     chunks.push(chunk);
   }
   return concatBytes(chunks, length);
+}
+
+/** A failed fetch of a bundle file, worded as bundle errors are. */
+function fetchProblem(url: string, problem: HttpProblem): string {
+  if (problem.kind === "html") {
+    return `${url} answered an HTML page (HTTP ${problem.status}), not a bundle file`;
+  }
+  if (problem.kind === "failed") return `cannot fetch ${url} (${problem.detail})`;
+  return problem.status === 404
+    ? `${url} is missing`
+    : `cannot fetch ${url} (HTTP ${problem.status})`;
 }
 
 function joinPath(dir: string, name: string): string {

@@ -5,11 +5,9 @@
  * {@link ByteSource} for range shards (`core/traces/range.ts`). Each counts the bytes it read,
  * so a run can say how much of the log it fetched.
  *
- * URLs are read as `bundle_files.ts` reads bundles: a timeout for every answer and for every
- * stall of a body ({@link FETCH_TIMEOUT_MS}), sizes checked against what the server declared
- * (`Content-Length`, `Content-Range`), and every failure one line naming the URL (its query
- * string, which may hold a signature, shown as `?…`). `Accept-Encoding: identity` keeps byte
- * offsets those of the file. A range is fetched in windows: first what the shard expects to
+ * URLs are read through the same HTTP client as bundles (`adapter/deno/http_file.ts`), every
+ * failure one line naming the URL (its query string, which may hold a signature, shown as
+ * `?…`). A range is fetched in windows: first what the shard expects to
  * need, then growing windows until it stops, so a shard fetches little past its share. A
  * server that ignores `Range` (answers 200 with the whole log) is read from its start once,
  * each read served from that one stream and a window of recent bytes.
@@ -34,7 +32,7 @@
 import { TraceReadError } from "../../core/traces/errors.ts";
 import { streamFrom } from "../../core/traces/input.ts";
 import type { ByteSource } from "../../core/traces/range.ts";
-import { FETCH_TIMEOUT_MS, fetchFailure } from "../../adapter/deno/fetch_failure.ts";
+import { HttpFile } from "../../adapter/deno/http_file.ts";
 
 /**
  * An event log to read.
@@ -223,7 +221,7 @@ export interface UrlLogOptions {
   readonly ranges: boolean;
   /** Called with a note line for stderr (the server ignores `Range`, say). */
   readonly note: (line: string) => void;
-  /** How long an answer, or a body's next bytes, may take (default {@link FETCH_TIMEOUT_MS}). */
+  /** How long an answer, or a body's next bytes, may take, in ms. @default {60000} */
   readonly timeoutMs?: number | undefined;
 }
 
@@ -248,8 +246,12 @@ export interface UrlLogOptions {
  * ```
  */
 export async function urlLogSource(url: URL, options: UrlLogOptions): Promise<LogSource> {
-  const fetcher = new Fetcher(url, options.timeoutMs ?? FETCH_TIMEOUT_MS);
   const name = displayUrl(url);
+  const fetcher = new HttpFile(url, {
+    timeoutMs: options.timeoutMs,
+    expected: "an event log",
+    error: (problem) => new TraceReadError(`${name}: ${problem.message}`),
+  });
   let first: Response | undefined;
   let size: number | undefined;
   let ranges: ByteSource | undefined;
@@ -304,176 +306,6 @@ export async function urlLogSource(url: URL, options: UrlLogOptions): Promise<Lo
   };
 }
 
-/** Requests to one URL, with the limits of this module; counts the body bytes received. */
-class Fetcher {
-  bytesRead = 0;
-  /** The object's `ETag`, from the first answer that has one. */
-  etag: string | undefined;
-  readonly #name: string;
-
-  constructor(readonly url: URL, readonly timeoutMs: number) {
-    this.#name = displayUrl(url);
-  }
-
-  /** A `GET` (of bytes `start` to `end` - 1 when given); an error for any answer but 2xx. */
-  async get(start?: number, end?: number): Promise<Response> {
-    const headers = new Headers({ "accept-encoding": "identity" });
-    if (start !== undefined) {
-      headers.set("range", `bytes=${start}-${end === undefined ? "" : end - 1}`);
-    }
-    // The timeout covers the wait for the answer's head; the body's reads have their own (a
-    // whole log may take longer to stream than any one wait).
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new DOMException("no answer", "TimeoutError")),
-      this.timeoutMs,
-    );
-    let response: Response;
-    try {
-      response = await fetch(this.url, { headers, signal: controller.signal });
-    } catch (error) {
-      throw this.error(`cannot fetch it (${fetchFailure(error, this.timeoutMs)})`);
-    } finally {
-      clearTimeout(timer);
-    }
-    // 416: a range past the end, as a probe of an empty log gets; its Content-Range has the size.
-    if (isHtml(response)) {
-      await response.body?.cancel();
-      // A sign-in or error page served with 200 (an expired link, a proxy), not a log.
-      throw this.error(`it answered an HTML page (HTTP ${response.status}), not an event log`);
-    }
-    if (response.ok || (response.status === 416 && start !== undefined)) {
-      const etag = response.headers.get("etag") ?? undefined;
-      if (etag !== undefined && this.etag !== undefined && etag !== this.etag) {
-        await response.body?.cancel();
-        throw this.error(`it changed while being read (its ETag was ${this.etag}, now ${etag})`);
-      }
-      this.etag ??= etag;
-      return response;
-    }
-    await response.body?.cancel();
-    throw this.error(
-      response.status === 404
-        ? "not found (HTTP 404)"
-        : `cannot fetch it (HTTP ${response.status})`,
-    );
-  }
-
-  /** The declared `Content-Length` of a whole-log answer, if any. */
-  lengthOf(response: Response): number | undefined {
-    const text = response.headers.get("content-length");
-    const length = text === null ? NaN : Number(text);
-    return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
-  }
-
-  /**
-   * The `Content-Range` of a 206 answer to a request from `start`: its first and last byte
-   * and the log's size (undefined when the server gives `*`). An answer that does not fit is
-   * an error, its body cancelled.
-   */
-  async rangeOf(
-    response: Response,
-    start: number,
-  ): Promise<{ last: number; total: number | undefined }> {
-    const text = response.headers.get("content-range") ?? "";
-    const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(text.trim());
-    if (!match || Number(match[1]) !== start) {
-      await response.body?.cancel();
-      throw this.error(
-        `the server answered a Range request from byte ${start} with Content-Range ` +
-          `'${text}'`,
-      );
-    }
-    return { last: Number(match[2]), total: match[3] === "*" ? undefined : Number(match[3]) };
-  }
-
-  /** Reads a whole (small) body, which must hold `expected` bytes. */
-  async body(response: Response, expected: number): Promise<Uint8Array> {
-    const bytes = new Uint8Array(expected);
-    let at = 0;
-    for await (const chunk of this.chunks(response, expected)) {
-      bytes.set(chunk, at);
-      at += chunk.length;
-    }
-    return bytes;
-  }
-
-  /**
-   * The chunks of a body, counted, each read within the timeout; an error when it holds
-   * other than `expected` bytes (when given). Stopping early cancels the body.
-   */
-  async *chunks(response: Response, expected?: number): AsyncGenerator<Uint8Array> {
-    const reader = response.body?.getReader();
-    if (!reader) {
-      if (expected) throw this.error(`the answer has no body (expected ${expected} bytes)`);
-      return;
-    }
-    let received = 0;
-    let done = false;
-    try {
-      for (;;) {
-        const result = await this.#read(reader);
-        if (result.done) break;
-        received += result.value.length;
-        this.bytesRead += result.value.length;
-        if (expected !== undefined && received > expected) {
-          throw this.error(`the answer holds more than the ${expected} bytes declared`);
-        }
-        yield result.value;
-      }
-      done = true;
-      if (expected !== undefined && received < expected) {
-        throw this.error(`the answer ended after ${received} of ${expected} bytes`);
-      }
-    } finally {
-      if (!done) await reader.cancel().catch(() => {});
-      reader.releaseLock();
-    }
-  }
-
-  /** A whole-log answer (to come) as a stream of its body. */
-  stream(answer: Promise<Response>, size: number | undefined): ReadableStream<Uint8Array> {
-    let chunks: AsyncGenerator<Uint8Array> | undefined;
-    return new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        chunks ??= this.chunks(await answer, size);
-        const next = await chunks.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      },
-      cancel: async () => {
-        // Not pulled yet: the answer's body is still unread.
-        if (chunks) await chunks.return(undefined);
-        else await (await answer).body?.cancel();
-      },
-    });
-  }
-
-  error(problem: string): TraceReadError {
-    return new TraceReadError(`${this.#name}: ${problem}`);
-  }
-
-  async #read(
-    reader: ReadableStreamDefaultReader<Uint8Array>,
-  ): Promise<ReadableStreamReadResult<Uint8Array>> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const stalled = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(this.error(`the answer stalled: no bytes within ${this.timeoutMs / 1000} s`)),
-        this.timeoutMs,
-      );
-    });
-    try {
-      return await Promise.race([reader.read(), stalled]);
-    } catch (error) {
-      if (error instanceof TraceReadError) throw error;
-      throw this.error(`cannot fetch it (${fetchFailure(error, this.timeoutMs)})`);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
 /**
  * Ranges fetched in windows with `Range` requests: a read from `start` fetches up to what it
  * expects to need, then windows of 64 KiB doubling up to 8 MiB, until it is cancelled or the
@@ -481,7 +313,7 @@ class Fetcher {
  */
 class WindowedRanges implements ByteSource {
   constructor(
-    readonly fetcher: Fetcher,
+    readonly fetcher: HttpFile,
     readonly size: number,
     readonly prefix: Uint8Array,
   ) {}
@@ -532,7 +364,7 @@ class ForwardRanges implements ByteSource {
   /** The first answer, until its body is read. */
   #first: Response | undefined;
 
-  constructor(readonly fetcher: Fetcher, readonly size: number, first: Response) {
+  constructor(readonly fetcher: HttpFile, readonly size: number, first: Response) {
     this.#first = first;
   }
 
@@ -587,11 +419,4 @@ class ForwardRanges implements ByteSource {
     this.#kept = [];
     this.#keptLength = 0;
   }
-}
-
-/** Whether an answer says it is an HTML page. */
-function isHtml(response: Response): boolean {
-  return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(
-    response.headers.get("content-type") ?? "",
-  );
 }
