@@ -58,7 +58,7 @@
 
 import { type Connection, ConnectionServer } from "./connection_server.ts";
 import { serveConnection } from "./connection_http.ts";
-import { withConnectionClose } from "./closing_response.ts";
+import { withConnectionClose } from "./connection_close.ts";
 import { internalError, listenShared, stopOnSignals, urlOf, waitFor } from "./listen_shared.ts";
 import {
   DEADLINE_GRACE_MS,

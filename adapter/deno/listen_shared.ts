@@ -18,9 +18,9 @@
  * @module
  */
 
-import { ConnectionLedger } from "./connection_ledger.ts";
+import { KeepAliveConnections } from "./keep_alive_connections.ts";
 import { ReopeningServer } from "./reopening_server.ts";
-import { closingResponse, ConnectionEnd, withConnectionClose } from "./closing_response.ts";
+import { closeAfterResponse, ConnectionEnd, withConnectionClose } from "./connection_close.ts";
 import {
   DEADLINE_GRACE_MS,
   DEFAULT_DRAIN_MS,
@@ -39,20 +39,20 @@ const POLL_MS = 20;
  */
 export function listenShared(app: ListenedApp, options: ListenOptions = {}): Running {
   const idleMs = options.idleMs ?? 1000;
-  const ledger = new ConnectionLedger();
+  const connections = new KeepAliveConnections();
   let draining = false;
   let lastRequest = 0;
   // A streamed answer (a log being scored) is in flight until its last byte, not its head.
-  const busy = () => ledger.inFlight > 0 || (app.streamsInProgress?.() ?? 0) > 0;
+  const busy = () => connections.inFlight > 0 || (app.streamsInProgress?.() ?? 0) > 0;
   const handler = async (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
     const key = `${info.remoteAddr.hostname}:${info.remoteAddr.port}`;
     lastRequest = performance.now();
-    if (draining && !ledger.known(key)) {
+    if (draining && !connections.known(key)) {
       return app.fetchWhileDraining
         ? withConnectionClose(await app.fetchWhileDraining(request))
         : shuttingDown();
     }
-    ledger.begin(key);
+    connections.begin(key);
     let closing = request.headers.get("connection")?.toLowerCase() === "close";
     try {
       const response = await app.fetch(
@@ -61,13 +61,13 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
       );
       if (response.status === 408) {
         closing = true;
-        return closingResponse(response, uploadStopped(request));
+        return closeAfterResponse(response, uploadStopped(request));
       }
       if (!draining) return response;
       closing = true;
       return withConnectionClose(response);
     } finally {
-      ledger.end(key, performance.now(), closing || draining, idleMs);
+      connections.end(key, performance.now(), closing || draining, idleMs);
     }
   };
   const log = options.log ?? ((line: string) => console.error(line));
@@ -90,7 +90,7 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
       const { promise: settled, resolve: settle } = Promise.withResolvers<void>();
       const timer = setInterval(() => {
         const now = performance.now();
-        const quiet = now - lastRequest >= QUIET_MS && !busy() && ledger.settled(now, idleMs);
+        const quiet = now - lastRequest >= QUIET_MS && !busy() && connections.settled(now, idleMs);
         if (now >= deadline || quiet) settle();
       }, POLL_MS);
       await settled;

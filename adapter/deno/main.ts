@@ -49,7 +49,7 @@
  * `PETRI_SERVE_ACCESS_LOG=off` turns it off (`on`, the default).
  *
  * On SIGINT or SIGTERM `deno serve` closes the server itself, at once (it has no drain):
- * `./stopping_answers.ts` says what this entry answers meanwhile, and
+ * `./shutdown_handler.ts` says what this entry answers meanwhile, and
  * docs/deployment.md which proxy settings retry what such a restart loses.
  *
  * @module
@@ -66,7 +66,7 @@ import { createApp } from "../../server/mod.ts";
 import { MAX_SEARCH_ROWS } from "../../core/ops/counterfactual.ts";
 import { checkOrigins } from "../../server/cors.ts";
 import { processMetrics } from "./process_metrics.ts";
-import { answersWhileStopping } from "./stopping_answers.ts";
+import { shutdownHandler } from "./shutdown_handler.ts";
 import { AccessLog } from "../../server/access_log.ts";
 
 const limits = {
@@ -207,5 +207,5 @@ async function load(location: string | undefined): Promise<Model> {
 
 /** The handler `deno serve` runs. */
 export default {
-  fetch: answersWhileStopping(app.fetch, stopped),
+  fetch: shutdownHandler(app.fetch, stopped),
 } satisfies Deno.ServeDefaultExport;

@@ -6,11 +6,11 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ConnectionLedger } from "./connection_ledger.ts";
- * const ledger = new ConnectionLedger();
- * ledger.begin("127.0.0.1:50000");
- * ledger.end("127.0.0.1:50000", 0, true); // answered with Connection: close
- * assert.equal(ledger.settled(0, 1000), true);
+ * import { KeepAliveConnections } from "./keep_alive_connections.ts";
+ * const connections = new KeepAliveConnections();
+ * connections.begin("127.0.0.1:50000");
+ * connections.end("127.0.0.1:50000", 0, true); // answered with Connection: close
+ * assert.equal(connections.settled(0, 1000), true);
  * ```
  *
  * @module
@@ -26,7 +26,7 @@ interface Entry {
 const MIN_SWEEP = 1024;
 
 /** The connections that may still send a request; see the module doc. */
-export class ConnectionLedger {
+export class KeepAliveConnections {
   readonly #connections = new Map<string, Entry>();
   #inFlight = 0;
   #sweepAt = MIN_SWEEP;
@@ -54,17 +54,17 @@ export class ConnectionLedger {
 
   /**
    * Records the end of a response at `now` (ms); `closing` when it told the client to close.
-   * Forgets long-idle connections now and then, so the ledger stays small.
+   * Forgets long-idle connections now and then, so the connections stays small.
    *
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { ConnectionLedger } from "./connection_ledger.ts";
-   * const ledger = new ConnectionLedger();
-   * ledger.begin("127.0.0.1:50000");
-   * ledger.end("127.0.0.1:50000", performance.now(), false);
-   * assert.equal(ledger.known("127.0.0.1:50000"), true); // kept alive: it may send again
-   * assert.equal(ledger.inFlight, 0);
+   * import { KeepAliveConnections } from "./keep_alive_connections.ts";
+   * const connections = new KeepAliveConnections();
+   * connections.begin("127.0.0.1:50000");
+   * connections.end("127.0.0.1:50000", performance.now(), false);
+   * assert.equal(connections.known("127.0.0.1:50000"), true); // kept alive: it may send again
+   * assert.equal(connections.inFlight, 0);
    * ```
    */
   end(key: string, now: number, closing: boolean, idleMs = 1000): void {
@@ -87,11 +87,11 @@ export class ConnectionLedger {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { ConnectionLedger } from "./connection_ledger.ts";
-   * const ledger = new ConnectionLedger();
-   * ledger.begin("127.0.0.1:50000");
-   * ledger.end("127.0.0.1:50000", 0, false);
-   * assert.deepEqual([ledger.settled(500, 1000), ledger.settled(1000, 1000)], [false, true]);
+   * import { KeepAliveConnections } from "./keep_alive_connections.ts";
+   * const connections = new KeepAliveConnections();
+   * connections.begin("127.0.0.1:50000");
+   * connections.end("127.0.0.1:50000", 0, false);
+   * assert.deepEqual([connections.settled(500, 1000), connections.settled(1000, 1000)], [false, true]);
    * ```
    */
   settled(now: number, idleMs: number): boolean {

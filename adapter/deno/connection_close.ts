@@ -8,7 +8,7 @@
  * even adds itself in that case) does not change that, and neither does cancelling the
  * request's body stream. The one thing that makes it close the connection is an answer body
  * stream that fails, and only while no read of the request's body is pending: with one
- * pending, the connection stays open even after that read is done. So {@link closingResponse}
+ * pending, the connection stays open even after that read is done. So {@link closeAfterResponse}
  * sends the answer's body as a stream that, after its last byte and once the given `after`
  * has settled (the request body's pending read is done), fails with {@link ConnectionEnd}: the
  * client gets the status, the headers and every byte of the body, in one chunk, and then the
@@ -22,8 +22,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { closingResponse } from "./closing_response.ts";
- * const answer = closingResponse(Response.json({ detail: "late" }, { status: 408 }));
+ * import { closeAfterResponse } from "./connection_close.ts";
+ * const answer = closeAfterResponse(Response.json({ detail: "late" }, { status: 408 }));
  * assert.equal(answer.status, 408);
  * assert.equal(answer.headers.get("connection"), "close");
  * const reader = answer.body!.getReader();
@@ -35,13 +35,13 @@
  */
 
 /**
- * The error a {@link closingResponse}'s body fails with once its bytes are out: expected, not
+ * The error a {@link closeAfterResponse}'s body fails with once its bytes are out: expected, not
  * worth a log line (`listen.ts`'s `onError` recognises it).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ConnectionEnd } from "./closing_response.ts";
+ * import { ConnectionEnd } from "./connection_close.ts";
  * assert.equal(new ConnectionEnd().name, "ConnectionEnd");
  * ```
  */
@@ -63,12 +63,12 @@ export class ConnectionEnd extends Error {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { closingResponse } from "./closing_response.ts";
- * const answer = closingResponse(new Response(null, { status: 408 }));
+ * import { closeAfterResponse } from "./connection_close.ts";
+ * const answer = closeAfterResponse(new Response(null, { status: 408 }));
  * await assert.rejects(answer.body!.getReader().read(), { name: "ConnectionEnd" });
  * ```
  */
-export function closingResponse(
+export function closeAfterResponse(
   response: Response,
   after: Promise<unknown> = Promise.resolve(),
 ): Response {
@@ -95,7 +95,7 @@ export function closingResponse(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { withConnectionClose } from "./closing_response.ts";
+ * import { withConnectionClose } from "./connection_close.ts";
  * assert.equal(withConnectionClose(new Response("ok")).headers.get("connection"), "close");
  * ```
  */

@@ -12,9 +12,9 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { answersWhileStopping } from "./stopping_answers.ts";
+ * import { shutdownHandler } from "./shutdown_handler.ts";
  * const stopping = new AbortController();
- * const fetch = answersWhileStopping(() => Promise.resolve(new Response("ok")), stopping.signal);
+ * const fetch = shutdownHandler(() => Promise.resolve(new Response("ok")), stopping.signal);
  * assert.equal((await fetch(new Request("http://x/"))).headers.get("connection"), null);
  * stopping.abort();
  * assert.equal((await fetch(new Request("http://x/"))).headers.get("connection"), "close");
@@ -24,7 +24,7 @@
  */
 
 import { INCOMPLETE_BODY_DETAIL } from "../../server/body.ts";
-import { withConnectionClose } from "./closing_response.ts";
+import { withConnectionClose } from "./connection_close.ts";
 
 /**
  * `fetch`, answering as the module doc says once `stopping` has aborted.
@@ -32,18 +32,18 @@ import { withConnectionClose } from "./closing_response.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { answersWhileStopping } from "./stopping_answers.ts";
+ * import { shutdownHandler } from "./shutdown_handler.ts";
  * const stopping = AbortSignal.abort();
  * const unreadable = () =>
  *   Promise.resolve(Response.json({
  *     detail: "The request body could not be read to its end: the connection failed before it was complete",
  *   }, { status: 400 }));
- * const answer = await answersWhileStopping(unreadable, stopping)(new Request("http://x/", { method: "POST" }));
+ * const answer = await shutdownHandler(unreadable, stopping)(new Request("http://x/", { method: "POST" }));
  * assert.equal(answer.status, 503);
  * assert.equal(answer.headers.get("retry-after"), "1");
  * ```
  */
-export function answersWhileStopping(
+export function shutdownHandler(
   fetch: (request: Request) => Promise<Response>,
   stopping: AbortSignal,
 ): (request: Request) => Promise<Response> {
