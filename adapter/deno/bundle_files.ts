@@ -2,18 +2,8 @@
  * Bundle files on disk or behind a URL: finding a bundle's model file, reading the pair into a
  * {@link Model}, writing a compiled pair. A bundle is petri-serve's (`NAME.onnx` + sidecar),
  * PETRA's (`NAME.pt` + sidecar, compiled in memory) or a model description (`NAME.json`). The
- * model file's first bytes are checked first, so an event log or an HTML page given as a bundle
- * is named as what it is; every failure is a {@link BundleError} naming the path at fault.
- *
- * @example
- * ```ts
- * import * as ort from "onnxruntime-web";
- * import { EXAMPLE_BUNDLE_URL, readBundle } from "./bundle_files.ts";
- * import assert from "node:assert/strict";
- * ort.env.wasm.numThreads = 1;
- * await using model = await readBundle(ort, EXAMPLE_BUNDLE_URL);
- * assert.equal(model.sidecar.scenario_name, "credit_approval_coloured");
- * ```
+ * model file's first bytes are checked first, so an event log given as a bundle is named as
+ * what it is; every failure is a {@link BundleError} naming the path at fault.
  *
  * @module
  */
@@ -66,17 +56,7 @@ export function bundleLocation(text: string): string | URL {
   }
 }
 
-/**
- * Which kind of bundle a model file is, by its name.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bundleKind } from "./bundle_files.ts";
- * assert.equal(bundleKind("models/credit.pt"), "pt");
- * assert.equal(bundleKind("models/credit.model.json"), "description");
- * assert.equal(bundleKind(new URL("https://example.com/models/credit.onnx")), "onnx");
- * ```
- */
+/** Which kind of bundle a model file is, by its name. */
 export function bundleKind(path: string | URL): BundleKind {
   const name = (path instanceof URL ? path.pathname : path).toLowerCase();
   return name.endsWith(".pt") ? "pt" : name.endsWith(".json") ? "description" : "onnx";
@@ -151,6 +131,16 @@ export async function resolveBundlePath(path: string): Promise<string> {
  * a `.pt` is read without running anything from the file, then compiled in memory.
  *
  * @throws {BundleError} naming the missing, unreadable or invalid file.
+ *
+ * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web";
+ * import { EXAMPLE_BUNDLE_URL, readBundle } from "./bundle_files.ts";
+ * import assert from "node:assert/strict";
+ * ort.env.wasm.numThreads = 1;
+ * await using model = await readBundle(ort, EXAMPLE_BUNDLE_URL);
+ * assert.equal(model.sidecar.scenario_name, "credit_approval_coloured");
+ * ```
  */
 export async function readBundle(
   ort: OrtModule,
@@ -165,14 +155,6 @@ export async function readBundle(
  * `serve` hands the playground so that it opens the model being served.
  *
  * @throws {BundleError} naming the missing, unreadable or wrong file.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readBundleFiles } from "./bundle_files.ts";
- * const files = await readBundleFiles("examples/rest_serving");
- * assert.ok("onnx" in files && files.onnxName === "examples/rest_serving/rest_serving.onnx");
- * ```
  */
 export async function readBundleFiles(path: string | URL): Promise<AnyBundleFiles> {
   let modelName: string;
@@ -264,15 +246,6 @@ function sidecarText(name: string, bytes: Uint8Array): string {
  * Reads a PETRA bundle's two files from disk: `path` (the `.pt` file) and its sidecar.
  *
  * @throws {BundleError} naming the missing or unreadable file.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readPtFiles } from "./bundle_files.ts";
- * const files = await readPtFiles("tests/fixtures/conformance/rest_serving/model.pt");
- * assert.equal(files.sidecarName, "tests/fixtures/conformance/rest_serving/model.pt.meta.json");
- * assert.equal(JSON.parse(files.sidecar).scenario_name, "rest_serving");
- * ```
  */
 export async function readPtFiles(path: string): Promise<PtBundleFiles> {
   const sidecarName = path + SIDECAR_SUFFIX;

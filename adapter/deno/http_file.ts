@@ -1,17 +1,8 @@
 /**
- * The one HTTP client of petri-serve's inputs: bundles (`bundle_files.ts`) and event logs
- * (`cli/batch/log_source.ts`) are fetched through {@link HttpFile}, with or without `Range`.
- * Every answer and every stall of a body has a timeout, sizes are checked against what the
- * server declared, an HTML page (a sign-in or error page) is refused whatever its status, and
- * each failure is one line the caller words for its own kind of file.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { fetchFailure } from "./http_file.ts";
- * const timeout = new DOMException("timed out", "TimeoutError");
- * assert.equal(fetchFailure(timeout), "no answer within 60 s");
- * ```
+ * The one HTTP client of the inputs: bundles (`bundle_files.ts`) and event logs
+ * (`cli/batch/log_source.ts`), whole or by `Range`. Each response and each stall of a body has a
+ * timeout, sizes are checked against what the server declared, an HTML page (a sign-in or error
+ * page) is refused whatever its status, and the caller words each failure for its kind of file.
  *
  * @module
  */
@@ -27,6 +18,7 @@ export const FETCH_TIMEOUT_MS = 60_000;
  * ```ts
  * import assert from "node:assert/strict";
  * import { fetchFailure } from "./http_file.ts";
+ * assert.equal(fetchFailure(new DOMException("timed out", "TimeoutError")), "no answer within 60 s");
  * const denied = new Deno.errors.NotCapable('Requires net access to "logs.example.com:443"');
  * assert.equal(
  *   fetchFailure(denied),
@@ -72,9 +64,8 @@ export interface HttpFileOptions {
 }
 
 /**
- * Requests to one URL: `GET`s of the whole file or of a byte range, with the checks above.
- * Counts the body bytes received and keeps the first `ETag`, so a file that changes between
- * two requests is an error.
+ * `GET`s of one URL, whole or by byte range. Counts the body bytes received and keeps the first
+ * `ETag`, so a file that changes between two requests is an error.
  *
  * @example
  * ```ts
@@ -92,7 +83,7 @@ export interface HttpFileOptions {
 export class HttpFile {
   /** The body bytes received so far, over all requests. */
   bytesRead = 0;
-  /** The object's `ETag`, from the first answer that has one. */
+  /** The file's `ETag`, from the first response that has one. */
   etag: string | undefined;
   /** How long an answer, or a body's next bytes, may take. */
   readonly timeoutMs: number;
@@ -147,17 +138,14 @@ export class HttpFile {
     throw this.#options.error({ kind: "status", status, detail: message, message });
   }
 
-  /** The declared `Content-Length` of a whole-file answer, if any. */
+  /** The declared `Content-Length` of a whole-file response, if any. */
   lengthOf(response: Response): number | undefined {
     const text = response.headers.get("content-length");
     const length = text === null ? NaN : Number(text);
     return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
   }
 
-  /**
-   * The `Content-Range` of a 206 answer to a request from `start`: its last byte and the
-   * file's size (undefined when the server gives `*`). One that does not fit is an error.
-   */
+  /** The last byte and total size (`*`: undefined) of a 206 response to a request from `start`. */
   async rangeOf(
     response: Response,
     start: number,
@@ -185,10 +173,7 @@ export class HttpFile {
     return bytes;
   }
 
-  /**
-   * The chunks of a body, counted, each read within the timeout; an error when it holds
-   * other than `expected` bytes (when given). Stopping early cancels the body.
-   */
+  /** The chunks of a body, counted, each read within the timeout; stopping early cancels it. */
   async *chunks(response: Response, expected?: number): AsyncGenerator<Uint8Array> {
     const reader = response.body?.getReader();
     if (!reader) {
@@ -218,7 +203,7 @@ export class HttpFile {
     }
   }
 
-  /** A whole-file answer (to come) as a stream of its body. */
+  /** A whole-file response (to come) as a stream of its body. */
   stream(answer: Promise<Response>, size: number | undefined): ReadableStream<Uint8Array> {
     let chunks: AsyncGenerator<Uint8Array> | undefined;
     return new ReadableStream<Uint8Array>({
@@ -236,7 +221,7 @@ export class HttpFile {
     });
   }
 
-  /** The caller's error for a problem found reading an answer. */
+  /** The caller's error for a problem found reading a response. */
   error(detail: string): Error {
     return this.#options.error({ kind: "failed", detail, message: detail });
   }

@@ -1,17 +1,7 @@
 /**
- * Book-keeping for the drain in `listen.ts`: which keep-alive connections may still send a
- * request, by client address and port (`Deno.serve` exposes no connections). A connection is
+ * The keep-alive connections that may still send a request, by client address and port, for
+ * the drain of `listen_shared.ts` (`Deno.serve` exposes no connections). A connection is
  * forgotten once told `Connection: close` or idle past the allowance.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { KeepAliveConnections } from "./keep_alive_connections.ts";
- * const connections = new KeepAliveConnections();
- * connections.begin("127.0.0.1:50000");
- * connections.end("127.0.0.1:50000", 0, true); // answered with Connection: close
- * assert.equal(connections.settled(0, 1000), true);
- * ```
  *
  * @module
  */
@@ -54,18 +44,7 @@ export class KeepAliveConnections {
 
   /**
    * Records the end of a response at `now` (ms); `closing` when it told the client to close.
-   * Forgets long-idle connections now and then, so the connections stays small.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { KeepAliveConnections } from "./keep_alive_connections.ts";
-   * const connections = new KeepAliveConnections();
-   * connections.begin("127.0.0.1:50000");
-   * connections.end("127.0.0.1:50000", performance.now(), false);
-   * assert.equal(connections.known("127.0.0.1:50000"), true); // kept alive: it may send again
-   * assert.equal(connections.inFlight, 0);
-   * ```
+   * Forgets long-idle connections now and then, so the map stays small.
    */
   end(key: string, now: number, closing: boolean, idleMs = 1000): void {
     this.#inFlight--;
@@ -83,16 +62,6 @@ export class KeepAliveConnections {
   /**
    * True when nothing is in flight and every remembered connection has been idle for at least
    * `idleMs` at `now`: no client is expected to send another request.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { KeepAliveConnections } from "./keep_alive_connections.ts";
-   * const connections = new KeepAliveConnections();
-   * connections.begin("127.0.0.1:50000");
-   * connections.end("127.0.0.1:50000", 0, false);
-   * assert.deepEqual([connections.settled(500, 1000), connections.settled(1000, 1000)], [false, true]);
-   * ```
    */
   settled(now: number, idleMs: number): boolean {
     if (this.#inFlight > 0) return false;

@@ -1,56 +1,22 @@
 /**
- * The `deno serve` entry point (and Deno Deploy's): serves the bundle named by
- * `PETRI_SERVE_BUNDLE` (a path, a directory holding one bundle, or an `http(s)` URL of a `.onnx`
- * file with its `.onnx.meta.json` beside it; default: the embedded example) with the service and
- * the playground. Needs only `--allow-read --allow-env --allow-net`; `--parallel` runs one
- * instance per core:
+ * The `deno serve` and Deno Deploy entry: serves the bundle named by `PETRI_SERVE_BUNDLE` (a
+ * path, a directory holding one bundle, or an `http(s)` URL; default the embedded example) with
+ * the service and the playground, configured by environment variables (docs/deployment.md):
  *
  * ```sh
  * deno serve --parallel --allow-read --allow-env --allow-net adapter/deno/main.ts
  * ```
  *
- * `PETRI_SERVE_CORS_ORIGIN` lets pages from other origins call the API (CORS): origins
- * (`scheme://host[:port]`) separated by commas or spaces, or `*` for any; default none.
+ * `PETRI_SERVE_CORS_ORIGIN`, the request limits (`PETRI_SERVE_MAX_*`), the admission bounds
+ * (`PETRI_SERVE_QUEUE_TIMEOUT_MS` and others), `PETRI_SERVE_RUNTIME` and `PETRI_SERVE_THREADS`,
+ * and `PETRI_SERVE_ACCESS_LOG` mirror `cli.ts serve`'s flags. A bad value or a bundle that
+ * cannot load stops start-up with one line and exit code 2; a model whose session cannot be
+ * recreated exits 1, so that the platform starts a new instance.
  *
- * A bundle that cannot be loaded, or a CORS origin that is not one, stops the process with one
- * line on stderr and exit code 2.
- *
- * The per-request limits (`../../server/request_limits.ts`) come from `PETRI_SERVE_MAX_TRACE_EVENTS`,
- * `PETRI_SERVE_MAX_REQUEST_ROWS` and `PETRI_SERVE_MAX_RESPONSE_BYTES` (positive integers; unset
- * means the default); a value that is not one also stops it with one line and exit code 2.
- *
- * Admission control takes its bounds from `PETRI_SERVE_MAX_BODY_MEMORY_BYTES`,
- * `PETRI_SERVE_MAX_QUEUE_ROWS` and `PETRI_SERVE_QUEUE_TIMEOUT_MS` (whole numbers; the defaults of
- * `cli.ts serve`'s flags of the same names otherwise); a value that is not a positive whole
- * number stops start-up with exit code 2; `PETRI_SERVE_MAX_CONCURRENT_LOGS` bounds the logs
- * `POST /batch` scores at once (default 2), per instance, and
- * `PETRI_SERVE_MAX_LOG_READ_AHEAD_BYTES` what a log reads ahead for a client that sends it
- * whole before it reads (default 64 MiB). A model whose session cannot be
- * recreated after failed runs stops the process with exit code 1, so that the platform starts a
- * new one.
- *
- * Each instance runs the model on its own thread (in-process ORT), not in a worker as
- * `cli.ts serve` does: `--parallel` already gives one instance per core, so a worker per
- * instance would only add threads competing for the same cores, and a worker kept alive in an
- * instance that `deno serve`'s signal did not reach would keep the process from exiting on
- * SIGTERM. Calls made in the same tick still share a run.
- *
- * `PETRI_SERVE_RUNTIME=native` runs the model with onnxruntime-node (imported only then; it
- * needs `--allow-ffi` too, and cannot run on Deno Deploy) instead of onnxruntime-web's WASM
- * (`wasm`, the default), and `PETRI_SERVE_THREADS` gives its sessions that many intra-op
- * threads (default 1; more only with native). A bad value, or a native runtime that cannot
- * load, stops start-up with one line and exit code 2.
- *
- * Under `--parallel` each instance is an isolate with its own counters; `/metrics` gathers
- * every instance's series into each scrape, labelled `instance_id` (`../../server/metrics_instances.ts`).
- *
- * The access log is on stdout as with `cli.ts serve` (`../../server/access_log.ts`: one line per answered
- * request, with its request id), written by each instance in whole lines;
- * `PETRI_SERVE_ACCESS_LOG=off` turns it off (`on`, the default).
- *
- * On SIGINT or SIGTERM `deno serve` closes the server itself, at once (it has no drain):
- * `./shutdown_handler.ts` says what this entry answers meanwhile, and
- * docs/deployment.md which proxy settings retry what such a restart loses.
+ * Each instance runs ORT on its own thread, not in a worker: `--parallel` already gives one
+ * instance per core, and a worker in an instance the signal did not reach would keep the process
+ * from exiting on SIGTERM. `deno serve` closes the server itself on a signal, with no drain
+ * (`shutdown_handler.ts` says what this entry responds meanwhile).
  *
  * @module
  */
@@ -136,11 +102,7 @@ function integerEnv(name: string, min: number): number | undefined {
   return value;
 }
 
-/**
- * Aborts on SIGINT or SIGTERM (`deno serve` stops the server itself on them). Where signals
- * cannot be listened to (a platform without them), it never aborts: the isolate ends with the
- * process.
- */
+/** Aborts on SIGINT or SIGTERM; never where signals cannot be listened to. */
 function stopping(): AbortSignal {
   const controller = new AbortController();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];

@@ -1,13 +1,9 @@
 /**
- * What the `deno serve` entry (`adapter/deno/main.ts`) answers once SIGINT or SIGTERM has come.
- * `deno serve` owns the listening socket and stops the server itself on those signals
- * (denoland/deno#32862): its `shutdown()` closes the socket and every idle keep-alive connection
- * at once, and the bodies of requests still arriving become unreadable (denoland/deno#36809).
- * Nothing in a `deno serve` module can change that, so a proxy in front must retry what it
- * loses (docs/deployment.md). This wrapper makes what it loses retryable: a request whose body
- * could no longer be read is answered 503 with `Retry-After: 1` (not the app's 400, which
- * would blame the client and which no proxy retries), and every answer says
- * `Connection: close`.
+ * The handler the `deno serve` entry (`main.ts`) runs once SIGINT or SIGTERM has come. `deno
+ * serve` then shuts the server down itself (denoland/deno#32862): idle keep-alive connections
+ * close and bodies still arriving become unreadable, so a proxy must retry what is lost. This
+ * makes that retryable: an unreadable body gets 503 with `Retry-After: 1` (not the app's 400,
+ * which no proxy retries), and every response says `Connection: close`.
  *
  * @example
  * ```ts
@@ -27,7 +23,7 @@ import { INCOMPLETE_BODY_DETAIL } from "../../server/body.ts";
 import { withConnectionClose } from "./connection_close.ts";
 
 /**
- * `fetch`, answering as the module doc says once `stopping` has aborted.
+ * `fetch`, responding as the module doc says once `stopping` has aborted.
  *
  * @example
  * ```ts
