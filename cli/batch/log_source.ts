@@ -1,30 +1,10 @@
 /**
  * Where `batch` reads an event log from: a file, an `http(s)` URL (a presigned S3 or GCS URL,
- * any HTTP server) or standard input. Each gives the whole log as a stream and, when it can be
- * read from any offset (a file; a server that honours HTTP `Range`), a
- * {@link ByteSource} for range shards (`core/traces/range.ts`). Each counts the bytes it read,
- * so a run can say how much of the log it fetched.
- *
- * URLs are read through the same HTTP client as bundles (`adapter/deno/http_file.ts`), every
- * failure one line naming the URL (its query string, which may hold a signature, shown as
- * `?…`). A range is fetched in windows: first what the shard expects to
- * need, then growing windows until it stops, so a shard fetches little past its share. A
- * server that ignores `Range` (answers 200 with the whole log) is read from its start once,
- * each read served from that one stream and a window of recent bytes.
- *
- * Permissions: `--allow-read` for a file; `--allow-net=HOST` for a URL (only that host).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { fileLogSource } from "./log_source.ts";
- * const path = "examples/rest_serving/applications.json";
- * const source = fileLogSource(path, (await Deno.stat(path)).size);
- * const ranges = await source.ranges();
- * const tail = await new Response(ranges!.read(ranges!.size - 2, ranges!.size)).text();
- * assert.equal(tail, "]\n");
- * assert.equal(source.bytesRead, 2);
- * ```
+ * any HTTP server) or standard input, as one stream and, when it can be read from any offset, a
+ * {@link ByteSource} for range shards. Each counts the bytes it read. URLs go through
+ * `adapter/deno/http_file.ts`, their query string (maybe a signature) shown as `?…`; a range is
+ * fetched in growing windows so a shard reads little past its share, and a server that ignores
+ * `Range` is read once from its start.
  *
  * @module
  */
@@ -34,17 +14,7 @@ import { streamFrom } from "../../core/traces/input.ts";
 import type { ByteSource } from "../../core/traces/range.ts";
 import { HttpFile } from "../../adapter/deno/http_file.ts";
 
-/**
- * An event log to read.
- *
- * @example
- * ```ts
- * import type { LogSource } from "./log_source.ts";
- * import { stdinLogSource } from "./log_source.ts";
- * const source: LogSource = stdinLogSource();
- * source.size; // undefined: not known in advance
- * ```
- */
+/** An event log to read. */
 export interface LogSource {
   /** The log's name in messages: the path, the URL (query string hidden), or `stdin`. */
   readonly name: string;
@@ -56,16 +26,13 @@ export interface LogSource {
   readonly reopenable: boolean;
   /** The whole log, from its first byte. */
   open(): ReadableStream<Uint8Array>;
-  /**
-   * The log as a {@link ByteSource} for range shards, or undefined when it cannot be read
-   * from any offset (stdin, or a size not known).
-   */
+  /** The log for range shards, or undefined when it cannot be read from any offset. */
   ranges(): Promise<ByteSource | undefined>;
   /** Bytes read so far (fetched, for a URL). */
   readonly bytesRead: number;
-  /** The `ETag` of a URL's object, from its first answer that has one; undefined otherwise. */
+  /** The `ETag` of a URL's object, from its first response that has one. */
   readonly etag: string | undefined;
-  /** Releases what it holds unread (an answer's body); reading after is an error. */
+  /** Releases what it holds unread (a response body); reading after is an error. */
   close(): Promise<void>;
 }
 
@@ -79,11 +46,12 @@ const FILE_CHUNK = 64 * 1024;
  * ```ts
  * import assert from "node:assert/strict";
  * import { fileLogSource } from "./log_source.ts";
- * const path = "examples/rest_serving/applications.csv";
+ * const path = "examples/rest_serving/applications.json";
  * const source = fileLogSource(path, (await Deno.stat(path)).size);
- * const text = await new Response(source.open()).text();
- * assert.ok(text.startsWith("case:concept:name,concept:name,"));
- * assert.equal(source.bytesRead, source.size);
+ * const ranges = await source.ranges();
+ * const tail = await new Response(ranges!.read(ranges!.size - 2, ranges!.size)).text();
+ * assert.equal(tail, "]\n");
+ * assert.equal(source.bytesRead, 2);
  * ```
  */
 export function fileLogSource(path: string, size: number): LogSource {
@@ -135,18 +103,7 @@ export function fileLogSource(path: string, size: number): LogSource {
   };
 }
 
-/**
- * Standard input: read once, size unknown, no ranges.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { stdinLogSource } from "./log_source.ts";
- * const source = stdinLogSource();
- * assert.equal(source.name, "stdin");
- * assert.equal(await source.ranges(), undefined);
- * ```
- */
+/** Standard input: read once, size unknown, no ranges. */
 export function stdinLogSource(): LogSource {
   let bytesRead = 0;
   let opened = false;
@@ -176,17 +133,7 @@ export function stdinLogSource(): LogSource {
   };
 }
 
-/**
- * Whether a `--traces` argument names a URL (`http:` or `https:`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isLogUrl } from "./log_source.ts";
- * assert.equal(isLogUrl("https://bucket.example.com/log.xes?X-Amz-Signature=1"), true);
- * assert.equal(isLogUrl("logs/log.xes"), false);
- * ```
- */
+/** Whether a `--traces` argument names a URL (`http:` or `https:`). */
 export function isLogUrl(text: string): boolean {
   return /^https?:\/\//i.test(text);
 }
@@ -221,7 +168,7 @@ export interface UrlLogOptions {
   readonly ranges: boolean;
   /** Called with a note line for stderr (the server ignores `Range`, say). */
   readonly note: (line: string) => void;
-  /** How long an answer, or a body's next bytes, may take, in ms. @default {60000} */
+  /** How long a response, or a body's next bytes, may take, in ms. @default {60000} */
   readonly timeoutMs?: number | undefined;
 }
 
@@ -348,10 +295,8 @@ class WindowedRanges implements ByteSource {
 }
 
 /**
- * Ranges of a log whose server ignores `Range`: one `GET` streams it from its start; a read
- * skips to its start, and the last 4 MiB read are kept, so the next read may start a little
- * before where the stream is (a shard's resynchronising scan reads past its first trace). A
- * read further back starts another `GET`.
+ * Ranges of a log whose server ignores `Range`: one `GET` streams it from its start, keeping the
+ * last 4 MiB so a shard's resynchronising scan may start a little back; further back, a new `GET`.
  */
 class ForwardRanges implements ByteSource {
   #chunks: AsyncGenerator<Uint8Array> | undefined;
@@ -361,7 +306,7 @@ class ForwardRanges implements ByteSource {
   #kept: Uint8Array[] = [];
   #keptLength = 0;
 
-  /** The first answer, until its body is read. */
+  /** The first response, until its body is read. */
   #first: Response | undefined;
 
   constructor(readonly fetcher: HttpFile, readonly size: number, first: Response) {
