@@ -48,7 +48,7 @@ const EXHAUSTED = new Set([
   105, // ENOBUFS
 ]);
 
-/** Whether `error` says the process ran out of descriptors, buffers or memory (clears by itself). */
+/** Whether `error` says the process ran out of descriptors, buffers or memory (that clears). */
 export function isResourceExhaustion(error: unknown): boolean {
   const code = /\(os error (\d+)\)/.exec(messageOf(error))?.[1];
   return code !== undefined && EXHAUSTED.has(Number(code));

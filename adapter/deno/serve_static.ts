@@ -25,7 +25,7 @@ export const PLAYGROUND_PREFIX = "/playground";
 export interface PlaygroundOptions {
   /** Where the site is served; default {@link PLAYGROUND_PREFIX}. No trailing slash. */
   readonly prefix?: string;
-  /** The served bundle (from `readBundleFiles`): served under `PREFIX/model/`, opened by the page. */
+  /** The served bundle (`readBundleFiles`): served under `PREFIX/model/`, opened by the page. */
   readonly model?: AnyBundleFiles;
 }
 
