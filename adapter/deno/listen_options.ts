@@ -47,7 +47,7 @@ export interface ListenOptions {
   readonly idleMs?: number;
   /** Called once when the drain begins (e.g. `readiness.drain()`), before any other step. */
   readonly onDrain?: () => void;
-  /** Where the listener's lines go (accept failures, app-external errors). @default {console.error} */
+  /** Where the listener's lines go (accept failures, errors outside the app). */
   readonly log?: (line: string) => void;
   /** Called once if the deadline passes with work in flight, so the app can respond first. */
   readonly onDeadline?: () => void;
@@ -57,7 +57,7 @@ export interface ListenOptions {
 export interface Running {
   /** The base URL, e.g. `http://127.0.0.1:8000`. */
   readonly url: string;
-  /** Resolves once stopped ({@link Running.stop}, a signal); rejects if the socket failed for good. */
+  /** Resolves once stopped (by `stop()` or a signal); rejects if the socket failed for good. */
   readonly finished: Promise<void>;
   /** Drains (see `listen.ts`) and closes the socket, then resolves. */
   stop(): Promise<void>;
