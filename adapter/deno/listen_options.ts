@@ -47,7 +47,10 @@ export interface ListenOptions {
   readonly idleMs?: number;
   /** Called once when the drain begins (e.g. `readiness.drain()`), before any other step. */
   readonly onDrain?: () => void;
-  /** Where the listener's lines go (accept failures, errors outside the app). */
+  /**
+   * Where the listener's lines go (accept failures, errors outside the app).
+   * @default {console.error}
+   */
   readonly log?: (line: string) => void;
   /** Called once if the deadline passes with work in flight, so the app can respond first. */
   readonly onDeadline?: () => void;
