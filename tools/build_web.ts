@@ -1,28 +1,9 @@
 /**
- * Bundles the playground. `deno task build:web` regenerates the committed bundle that
- * `cli.ts serve` serves with no build step ({@link writePlaygroundBundle}): `main.js` and its
- * chunks, bundled by `deno bundle` (esbuild) from `web/main.ts` with one chunk per ONNX Runtime
- * backend, into `web/bundle/`, and the module that imports them as text,
- * `web/bundle/mod.ts`. A test checks both are up to date with `web/`.
- *
- * `deno task build:web --site DIR` writes a self-contained static site instead
- * ({@link buildWeb}): the bundle, `index.html` and `style.css`; ORT's two `.wasm` files under
- * `ort/`, copied from the `onnxruntime-web` npm package; and the example bundle under
- * `examples/`. Any static host can serve the directory. The bundled JavaScript must stay under
- * {@link MAX_JS_BYTES}.
- *
- * The chunks and the `.wasm` files have their content's hash in their names, so they can be
- * cached for good (`Cache-Control: immutable`): the chunks by `stable_chunk_names.ts`, the
- * `.wasm` files by {@link hashedWasmNames}, whose names the bundle's text is rewritten to load.
- *
- * @example
- * ```ts ignore
- * // Not run by `deno task test:doc`: a full build takes a while (tests/web builds the site).
- * import assert from "node:assert/strict";
- * import { buildWeb } from "./build_web.ts";
- * const site = await buildWeb({ outDir: "dist/web" });
- * assert.ok(site.jsBytes < 1024 * 1024);
- * ```
+ * Bundles the playground. `deno task build:web` regenerates the committed bundle in
+ * `web/bundle/` and the module that imports it as text, `web/bundle/mod.ts`
+ * ({@link writePlaygroundBundle}); `deno task build:web --site DIR` writes a static site instead
+ * ({@link buildWeb}), with ORT's `.wasm` files and the example. Chunks and `.wasm` files are
+ * named after their content, so they can be cached for good (`immutable`).
  *
  * @module
  */
