@@ -22,7 +22,7 @@ import { complete, RawConnection, type RawResponse } from "./raw_http.ts";
 import { startServerProcess } from "./server_process.ts";
 
 const NAME = "credit_approval_coloured";
-const SIDECAR = new URL(`../../examples/${NAME}/${NAME}.onnx.meta.json`, import.meta.url);
+const SIDECAR = new URL(`../../../examples/${NAME}/${NAME}.onnx.meta.json`, import.meta.url);
 const VERSION = modelVersion(JSON.parse(await Deno.readTextFile(SIDECAR)).onnx_sha256);
 const PAGE_ORIGIN = "http://127.0.0.1:9"; // only named in --cors-origin; nothing listens there
 const SERVE = ["run", "-A", "cli.ts", "serve", "--port", "0", "--access-log", "off"];

@@ -13,7 +13,7 @@ import { startServerProcess } from "./server_process.ts";
 const NAME = "credit_approval_coloured";
 const SIDECAR = JSON.parse(
   await Deno.readTextFile(
-    new URL(`../../examples/${NAME}/${NAME}.onnx.meta.json`, import.meta.url),
+    new URL(`../../../examples/${NAME}/${NAME}.onnx.meta.json`, import.meta.url),
   ),
 );
 /** The model's version: the first 12 hex digits of its ONNX file's SHA-256. */

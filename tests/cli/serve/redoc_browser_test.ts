@@ -20,7 +20,7 @@ import { listen } from "../../../adapter/deno/listen.ts";
 import { createApp } from "../../../server/mod.ts";
 import { hasChromium, launchChromium } from "../../web/browser.ts";
 
-const ARTIFACTS = new URL("../artifacts/", import.meta.url);
+const ARTIFACTS = new URL("../../artifacts/", import.meta.url);
 const HOST = "petri-serve.test";
 
 Deno.test({
