@@ -5,7 +5,7 @@ COPY --chown=deno:deno . .
 
 USER deno
 # Fetch and cache every npm dependency (onnxruntime-web's .wasm included) into the image.
-RUN deno cache cli.ts server/main.ts
+RUN deno cache cli.ts adapter/deno/main.ts
 
 EXPOSE 8000
 # A heap limit for a 512 MiB container (V8 does not see the container's limit by itself).

@@ -22,7 +22,7 @@ import { BundleError } from "./core/bundle/mod.ts";
 import { terminalText } from "./cli/terminal_text.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "./core/bundle/version.ts";
 import { UsageError } from "./cli/args.ts";
-import { batchCommand } from "./cli/batch.ts";
+import { batchCommand } from "./cli/batch/mod.ts";
 import { type CliIo, type Command, InputError } from "./cli/command.ts";
 import { compileCommand } from "./cli/compile.ts";
 import { inspectCommand } from "./cli/inspect.ts";

@@ -38,7 +38,7 @@ import { EXAMPLE_BODIES } from "./http_bodies.ts";
 import { machine } from "./machine.ts";
 import { runBatch } from "./playground_log_bench.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
-import { startServerProcess } from "../tests/serve/server_process.ts";
+import { startServerProcess } from "../tests/cli/serve/server_process.ts";
 
 const BUNDLE = "examples/credit_approval_coloured";
 const README = new URL("README.md", import.meta.url);

@@ -1,7 +1,7 @@
 /**
  * The floods of issue 16 against `cli.ts serve` with default flags, from this checkout or
  * another one (say, the commit before admission control), one server process per run, all on
- * 127.0.0.1: `tests/serve/flood.ts` sends the load, times every answer, probes `/healthz`,
+ * 127.0.0.1: `tests/cli/serve/flood.ts` sends the load, times every answer, probes `/healthz`,
  * `/readyz` and `/metrics` every 250 ms and reads the server's peak RSS; the server's shed
  * counters come from `/metrics` at the end. Prints one JSON line per run.
  *
@@ -33,9 +33,9 @@
  */
 
 import { parseArgs } from "node:util";
-import { startServerProcess } from "../tests/serve/server_process.ts";
-import { flood, type FloodReport } from "../tests/serve/flood.ts";
-import { anomalyBody, inferBody, wideCounterfactualBody } from "../tests/serve/flood_bodies.ts";
+import { startServerProcess } from "../tests/cli/serve/server_process.ts";
+import { flood, type FloodReport } from "../tests/cli/serve/flood.ts";
+import { anomalyBody, inferBody, wideCounterfactualBody } from "../tests/cli/serve/flood_bodies.ts";
 
 /** One flood: where, what, how many connections. */
 export interface Scenario {

@@ -1,6 +1,6 @@
 /**
  * HTTP throughput and latency of `cli.ts serve` (WASM and native ORT, in its worker or
- * in-process) and of `deno serve --parallel server/main.ts` against two baselines measured in
+ * in-process) and of `deno serve --parallel adapter/deno/main.ts` against two baselines measured in
  * the same run: a bare `Deno.serve` JSON echo (`http_echo.ts`) and the naive 40-line model
  * server of issue 21 (`naive_server.ts`, POST /forward only, with `onnxruntime-node` and with
  * onnxruntime-web), with `wrk` (`wrk.ts`) as the load generator. Every server runs in its own
@@ -31,7 +31,7 @@
 
 import { compileBundle } from "../core/bundle/mod.ts";
 import { EXAMPLE_BUNDLE_URL, writeBundle } from "../adapter/deno/bundle_files.ts";
-import { startServerProcess } from "../tests/serve/server_process.ts";
+import { startServerProcess } from "../tests/cli/serve/server_process.ts";
 import { replaceSection } from "./batch_rss.ts";
 import { check, type Endpoint, ENDPOINTS, EXAMPLE_BODIES, layeredBodies } from "./http_bodies.ts";
 import { machine } from "./machine.ts";
@@ -155,7 +155,7 @@ export function httpSection(
     "`onnxruntime-node`, 1 intra-op thread, _naive node_, and with onnxruntime-web's WASM",
     "in-process, _naive web_). Measured: `cli.ts serve` (ORT in a worker; _serve_ is WASM,",
     `_serve native_ is \`--runtime native --threads ${threads}\`), \`cli.ts serve --ort-in-process\``,
-    "(ORT on the serving thread; WASM, then native) and `deno serve --parallel server/main.ts`",
+    "(ORT on the serving thread; WASM, then native) and `deno serve --parallel adapter/deno/main.ts`",
     "(one instance per core, each running the model on its own thread, in-process, WASM)" +
     (hasBase
       ? `, and \`cli.ts serve\` of ${base} (_serve at base_: the code before this change)`

@@ -19,7 +19,7 @@
 /// <reference lib="dom" />
 
 import { parseArgs } from "node:util";
-import { startServerProcess } from "../tests/serve/server_process.ts";
+import { startServerProcess } from "../tests/cli/serve/server_process.ts";
 import { chromium } from "playwright-core";
 import { CHROMIUM_PATH } from "../tests/web/browser.ts";
 import { waitReady } from "../tests/web/page.ts";

@@ -22,7 +22,7 @@
  */
 
 import { EXAMPLE_BUNDLE_URL } from "../adapter/deno/bundle_files.ts";
-import { startServerProcess } from "../tests/serve/server_process.ts";
+import { startServerProcess } from "../tests/cli/serve/server_process.ts";
 import { EXAMPLE_BODIES } from "./http_bodies.ts";
 import { threadCpu } from "./thread_cpu.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";

@@ -18,7 +18,7 @@ import { compileBundle, loadBundle } from "../core/bundle/mod.ts";
 import { loadPtBundle } from "../core/pt/load_pt_bundle.ts";
 import { readPtModel } from "../core/pt/read_pt_model.ts";
 import { writeBundle } from "../adapter/deno/bundle_files.ts";
-import { startServerProcess } from "../tests/serve/server_process.ts";
+import { startServerProcess } from "../tests/cli/serve/server_process.ts";
 
 ort.env.wasm.numThreads = 1;
 

@@ -1,6 +1,6 @@
 /**
  * The servers the HTTP benchmarks compare, each started in a process of its own on 127.0.0.1,
- * port 0, through the command line only (`cli.ts serve`, `deno serve server/main.ts`), so a
+ * port 0, through the command line only (`cli.ts serve`, `deno serve adapter/deno/main.ts`), so a
  * benchmark can run them from another checkout of the repository (`checkout`) with that
  * checkout's own code; and the two baselines, run from this checkout: the bare `Deno.serve`
  * JSON echo (`http_echo.ts`) and the naive model server (`naive_server.ts`). Native processes
@@ -16,14 +16,14 @@
  * @module
  */
 
-import { type ServerProcess, startServerProcess } from "../tests/serve/server_process.ts";
+import { type ServerProcess, startServerProcess } from "../tests/cli/serve/server_process.ts";
 import { nativeLockFlag } from "./native_lock.ts";
 
 /** The faces of the served model, from any checkout. */
 export const SERVE_FACES = ["serve", "native", "inProcess", "inProcessNative", "parallel"] as const;
 /**
  * One of {@link SERVE_FACES}: `cli.ts serve` (WASM, ORT in its worker); with `--runtime native`;
- * with `--ort-in-process` (WASM, then native); `deno serve --parallel server/main.ts` (WASM).
+ * with `--ort-in-process` (WASM, then native); `deno serve --parallel adapter/deno/main.ts` (WASM).
  */
 export type ServeFace = typeof SERVE_FACES[number];
 
@@ -117,7 +117,7 @@ export function faceCommand(
           "--allow-read",
           "--allow-env",
           "--allow-net",
-          "server/main.ts",
+          "adapter/deno/main.ts",
         ],
         env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: options.bundle },
       };

@@ -13,7 +13,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { startServerProcess } from "../tests/serve/server_process.ts";
+import { startServerProcess } from "../tests/cli/serve/server_process.ts";
 import { median } from "./stats.ts";
 
 const { values } = parseArgs({

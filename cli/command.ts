@@ -1,24 +1,6 @@
 /**
- * The shape of a CLI subcommand and the errors `main` maps to exit codes. Each subcommand
- * lives in its own module under `cli/` and is listed in the table in `cli.ts`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import type { Command } from "./command.ts";
- * const hello: Command = {
- *   name: "hello",
- *   summary: "Say hello",
- *   help: "Usage: cli.ts hello\n",
- *   async run(args, io) {
- *     io.out("hello\n");
- *     return 0;
- *   },
- * };
- * const out: string[] = [];
- * assert.equal(await hello.run([], { out: (t) => void out.push(t), err: () => {} }), 0);
- * assert.deepEqual(out, ["hello\n"]);
- * ```
+ * The shape of a CLI subcommand and the errors `main` maps to exit codes. Each subcommand lives
+ * in its own module under `cli/` and is listed in `cli.ts`.
  *
  * @module
  */
@@ -40,17 +22,13 @@ export interface Command {
   /** The full help text (`cli.ts NAME --help`), ending with a newline. */
   readonly help: string;
   /**
-   * Runs with the arguments after the command name (`--help` is handled by `main`); returns
-   * the exit code. Throws {@link import("./args.ts").UsageError} for bad usage and
-   * {@link InputError} (or a `BundleError`) for unreadable input: both exit 2.
+   * Runs with the arguments after the command name; returns the exit code. A `UsageError`, an
+   * {@link InputError} or a `BundleError` exits 2.
    */
   run(args: readonly string[], io: CliIo): Promise<number>;
 }
 
-/**
- * Input that cannot be read or is invalid (a missing file, bad JSON, an invalid model): the
- * CLI prints the message, which names the file, and exits 2.
- */
+/** Input that cannot be read or is invalid: the CLI prints the message (naming the file), exits 2. */
 export class InputError extends Error {
   /** Builds the error; `message` names the file and what is wrong with it, on one line. */
   constructor(message: string) {

@@ -1,19 +1,8 @@
 /**
- * `--runtime wasm|native` and `--threads N`, shared by `serve` and `batch`: which ONNX Runtime
- * runs the model (onnxruntime-web's WASM, the portable default, or onnxruntime-node's native
- * build, loaded only when asked for) and how many intra-op threads a native session gets. A
- * native runtime that cannot load is one line on stderr (exit 2), not a stack trace.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readRuntime } from "./runtime_flags.ts";
- * assert.deepEqual(readRuntime({}), { runtime: "wasm", threads: 1 });
- * assert.deepEqual(readRuntime({ runtime: "native", threads: "2" }), {
- *   runtime: "native",
- *   threads: 2,
- * });
- * ```
+ * `--runtime wasm|native` and `--threads N`, shared by `serve` and `batch`: onnxruntime-web's
+ * WASM (the portable default) or onnxruntime-node's native build (loaded only when asked for),
+ * and a native session's intra-op threads. A native runtime that cannot load is one line on
+ * stderr (exit 2), not a stack trace.
  *
  * @module
  */
@@ -37,8 +26,7 @@ export const RUNTIME_OPTIONS = {
 } as const;
 
 /**
- * The help lines of the two flags, their descriptions starting at `column` (as the command's
- * other options do).
+ * The help lines of the two flags, their descriptions starting at `column`.
  *
  * @example
  * ```ts
@@ -81,13 +69,15 @@ export interface RuntimeChoice {
 /**
  * Reads `--runtime` and `--threads` from parsed flags.
  *
- * @throws {UsageError} for an unknown runtime, a thread count that is not an integer from 1
- * to {@link MAX_ORT_THREADS}, or more than one thread with the wasm runtime.
+ * @throws {UsageError} for an unknown runtime, a thread count not from 1 to
+ * {@link MAX_ORT_THREADS}, or more than one thread with the wasm runtime.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { readRuntime } from "./runtime_flags.ts";
+ * assert.deepEqual(readRuntime({}), { runtime: "wasm", threads: 1 });
+ * assert.deepEqual(readRuntime({ runtime: "native", threads: "2" }), { runtime: "native", threads: 2 });
  * assert.throws(() => readRuntime({ threads: "2" }), /--threads 2 needs --runtime native/);
  * ```
  */
@@ -124,9 +114,8 @@ export interface RuntimeLoaders {
 
 /**
  * The loaders of `choice` for `command` (named in error messages). The native ones import
- * `onnxruntime-node` only when called; when it cannot load (no `--allow-ffi`, a platform
- * without its binary, a failing import), they reject with an {@link InputError} of one line
- * naming the way out.
+ * `onnxruntime-node` only when called and reject with a one-line {@link InputError} when it
+ * cannot load.
  */
 export function runtimeLoaders(command: string, choice: RuntimeChoice): RuntimeLoaders {
   if (choice.runtime === "wasm") {
@@ -152,9 +141,8 @@ export function runtimeLoaders(command: string, choice: RuntimeChoice): RuntimeL
 }
 
 /**
- * Refuses, in one line, to start onnxruntime-web when Deno may not read its `.wasm` file (a
- * `--allow-read` scoped to the bundle and the log): it would print Emscripten's own lines and
- * fail with a message that names neither the flag nor the file.
+ * Refuses, in one line, to start onnxruntime-web when Deno may not read its `.wasm` file:
+ * Emscripten's own failure names neither the flag nor the file.
  */
 function requireWasmRead(command: string): void {
   let wasm: string;

@@ -23,9 +23,9 @@
 /** The browser suites: Chromium driven by Playwright. */
 export const BROWSER_SUITES: readonly string[] = [
   "tests/consumers/browser_consumer_test.ts",
-  "tests/serve/cors_browser_test.ts",
-  "tests/serve/docs_browser_test.ts",
-  "tests/serve/redoc_browser_test.ts",
+  "tests/cli/serve/cors_browser_test.ts",
+  "tests/cli/serve/docs_browser_test.ts",
+  "tests/cli/serve/redoc_browser_test.ts",
   "tests/web/accessibility_test.ts",
   "tests/web/hostile_browser_test.ts",
   "tests/web/large_nets_test.ts",
@@ -36,14 +36,14 @@ export const BROWSER_SUITES: readonly string[] = [
 
 /** The suites driven by load, or by deadlines that a starved process would miss. */
 export const LOAD_SUITES: readonly string[] = [
-  "tests/adapter/reopening_server_test.ts",
-  "tests/batch/decompression_test.ts",
-  "tests/serve/descriptors_test.ts",
-  "tests/serve/drain_deadline_test.ts",
-  "tests/serve/drain_test.ts",
-  "tests/serve/flood_test.ts",
-  "tests/serve/restart_behind_nginx_test.ts",
-  "tests/serve/slow_body_test.ts",
+  "tests/adapter/deno/reopening_server_test.ts",
+  "tests/cli/batch/decompression_test.ts",
+  "tests/cli/serve/descriptors_test.ts",
+  "tests/cli/serve/drain_deadline_test.ts",
+  "tests/cli/serve/drain_test.ts",
+  "tests/cli/serve/flood_test.ts",
+  "tests/cli/serve/restart_behind_nginx_test.ts",
+  "tests/cli/serve/slow_body_test.ts",
 ];
 
 /** The variables `deno task test` sets for the suites of `tests/`. */

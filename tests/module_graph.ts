@@ -5,7 +5,7 @@
  * @example
  * ```ts
  * import { moduleGraph } from "./module_graph.ts";
- * const files = await moduleGraph(["server/main.ts"]);
+ * const files = await moduleGraph(["adapter/deno/main.ts"]);
  * files.includes("server/app.ts"); // true
  * ```
  *

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * // Bundled by adapter/deno/build_web.ts into ort_worker.js; the scoring worker starts it:
+ * // Bundled by tools/build_web.ts into ort_worker.js; the scoring worker starts it:
  * // new Worker(new URL("./ort_worker.js?backend=wasm&assets=...", import.meta.url), { type: "module" })
  * import "./ort_worker.ts";
  * ```

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * // Bundled by adapter/deno/build_web.ts into score_worker.js; the page starts it with
+ * // Bundled by tools/build_web.ts into score_worker.js; the page starts it with
  * // new Worker(new URL("./score_worker.js", import.meta.url), { type: "module" })
  * import "./score_worker.ts";
  * ```

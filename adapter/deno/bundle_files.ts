@@ -2,18 +2,8 @@
  * Bundle files on disk or behind a URL: finding a bundle's model file, reading the pair into a
  * {@link Model}, writing a compiled pair. A bundle is petri-serve's (`NAME.onnx` + sidecar),
  * PETRA's (`NAME.pt` + sidecar, compiled in memory) or a model description (`NAME.json`). The
- * model file's first bytes are checked first, so an event log or an HTML page given as a bundle
- * is named as what it is; every failure is a {@link BundleError} naming the path at fault.
- *
- * @example
- * ```ts
- * import * as ort from "onnxruntime-web";
- * import { EXAMPLE_BUNDLE_URL, readBundle } from "./bundle_files.ts";
- * import assert from "node:assert/strict";
- * ort.env.wasm.numThreads = 1;
- * await using model = await readBundle(ort, EXAMPLE_BUNDLE_URL);
- * assert.equal(model.sidecar.scenario_name, "credit_approval_coloured");
- * ```
+ * model file's first bytes are checked first, so an event log given as a bundle is named as
+ * what it is; every failure is a {@link BundleError} naming the path at fault.
  *
  * @module
  */
@@ -26,7 +16,7 @@ import { type AnyBundleFiles, openBundle } from "../../core/bundle/open_bundle.t
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
 import { concatBytes } from "../../core/bytes/concat_bytes.ts";
 import { messageOf } from "../../core/bundle/bundle_error.ts";
-import { FETCH_TIMEOUT_MS, fetchFailure } from "./fetch_failure.ts";
+import { FETCH_TIMEOUT_MS, HttpFile, type HttpProblem } from "./http_file.ts";
 
 /** The embedded example bundle: a `file:` URL in a checkout, an `https:` URL from JSR. */
 export const EXAMPLE_BUNDLE_URL: URL = new URL(
@@ -66,17 +56,7 @@ export function bundleLocation(text: string): string | URL {
   }
 }
 
-/**
- * Which kind of bundle a model file is, by its name.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bundleKind } from "./bundle_files.ts";
- * assert.equal(bundleKind("models/credit.pt"), "pt");
- * assert.equal(bundleKind("models/credit.model.json"), "description");
- * assert.equal(bundleKind(new URL("https://example.com/models/credit.onnx")), "onnx");
- * ```
- */
+/** Which kind of bundle a model file is, by its name. */
 export function bundleKind(path: string | URL): BundleKind {
   const name = (path instanceof URL ? path.pathname : path).toLowerCase();
   return name.endsWith(".pt") ? "pt" : name.endsWith(".json") ? "description" : "onnx";
@@ -151,6 +131,16 @@ export async function resolveBundlePath(path: string): Promise<string> {
  * a `.pt` is read without running anything from the file, then compiled in memory.
  *
  * @throws {BundleError} naming the missing, unreadable or invalid file.
+ *
+ * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web";
+ * import { EXAMPLE_BUNDLE_URL, readBundle } from "./bundle_files.ts";
+ * import assert from "node:assert/strict";
+ * ort.env.wasm.numThreads = 1;
+ * await using model = await readBundle(ort, EXAMPLE_BUNDLE_URL);
+ * assert.equal(model.sidecar.scenario_name, "credit_approval_coloured");
+ * ```
  */
 export async function readBundle(
   ort: OrtModule,
@@ -165,14 +155,6 @@ export async function readBundle(
  * `serve` hands the playground so that it opens the model being served.
  *
  * @throws {BundleError} naming the missing, unreadable or wrong file.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readBundleFiles } from "./bundle_files.ts";
- * const files = await readBundleFiles("examples/rest_serving");
- * assert.ok("onnx" in files && files.onnxName === "examples/rest_serving/rest_serving.onnx");
- * ```
  */
 export async function readBundleFiles(path: string | URL): Promise<AnyBundleFiles> {
   let modelName: string;
@@ -264,15 +246,6 @@ function sidecarText(name: string, bytes: Uint8Array): string {
  * Reads a PETRA bundle's two files from disk: `path` (the `.pt` file) and its sidecar.
  *
  * @throws {BundleError} naming the missing or unreadable file.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readPtFiles } from "./bundle_files.ts";
- * const files = await readPtFiles("tests/fixtures/conformance/rest_serving/model.pt");
- * assert.equal(files.sidecarName, "tests/fixtures/conformance/rest_serving/model.pt.meta.json");
- * assert.equal(JSON.parse(files.sidecar).scenario_name, "rest_serving");
- * ```
  */
 export async function readPtFiles(path: string): Promise<PtBundleFiles> {
   const sidecarName = path + SIDECAR_SUFFIX;
@@ -331,56 +304,37 @@ async function readLocalFile(path: string): Promise<Uint8Array> {
 }
 
 async function fetchFile(url: string): Promise<Uint8Array> {
-  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  let response: Response;
-  try {
-    response = await fetch(url, { signal });
-  } catch (error) {
-    throw new BundleError(`cannot fetch ${url} (${fetchFailure(error)})`);
-  }
-  if (
-    /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(response.headers.get("content-type") ?? "")
-  ) {
-    await response.body?.cancel();
-    // A sign-in or error page (an expired link, a proxy), whatever its status.
-    throw new BundleError(
-      `${url} answered an HTML page (HTTP ${response.status}), not a bundle file`,
-    );
-  }
-  if (response.status === 404) {
-    await response.body?.cancel();
-    throw new BundleError(`${url} is missing`);
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new BundleError(`cannot fetch ${url} (HTTP ${response.status})`);
-  }
-  const declared = Number(response.headers.get("content-length") ?? NaN);
-  if (declared > MAX_FETCHED_BYTES) {
+  const file = new HttpFile(new URL(url), {
+    expected: "a bundle file",
+    error: (problem) => new BundleError(fetchProblem(url, problem)),
+  });
+  const response = await file.get();
+  const declared = file.lengthOf(response);
+  if (declared !== undefined && declared > MAX_FETCHED_BYTES) {
     await response.body?.cancel();
     throw new BundleError(`${url} is ${declared} bytes, over the limit of ${MAX_FETCHED_BYTES}`);
   }
-  try {
-    return await readLimited(response.body, url);
-  } catch (error) {
-    if (error instanceof BundleError) throw error;
-    throw new BundleError(`cannot fetch ${url} (${fetchFailure(error)})`);
-  }
-}
-
-/** Reads a body to its end, refusing one longer than {@link MAX_FETCHED_BYTES}. */
-async function readLimited(body: ReadableStream<Uint8Array> | null, url: string) {
   const chunks: Uint8Array[] = [];
   let length = 0;
-  for await (const chunk of body ?? []) {
+  for await (const chunk of file.chunks(response)) {
     length += chunk.length;
     if (length > MAX_FETCHED_BYTES) {
-      await body?.cancel();
       throw new BundleError(`${url} is over the limit of ${MAX_FETCHED_BYTES} bytes`);
     }
     chunks.push(chunk);
   }
   return concatBytes(chunks, length);
+}
+
+/** A failed fetch of a bundle file, worded as bundle errors are. */
+function fetchProblem(url: string, problem: HttpProblem): string {
+  if (problem.kind === "html") {
+    return `${url} answered an HTML page (HTTP ${problem.status}), not a bundle file`;
+  }
+  if (problem.kind === "failed") return `cannot fetch ${url} (${problem.detail})`;
+  return problem.status === 404
+    ? `${url} is missing`
+    : `cannot fetch ${url} (HTTP ${problem.status})`;
 }
 
 function joinPath(dir: string, name: string): string {

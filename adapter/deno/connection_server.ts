@@ -1,16 +1,12 @@
 /**
- * A TCP server that accepts its own connections (`Deno.listen`) and serves each with Deno's HTTP
- * server for one connection (`connection_http.ts`), so that the listening socket and every
- * connection can be closed separately: what the drain in `listen.ts` needs, and what
- * `Deno.serve` cannot do. It knows each connection: how many requests are in flight on it and
- * since when it has been idle.
+ * A TCP server that accepts its own connections (`Deno.listen`) and serves each with
+ * `connection_http.ts`, so the listening socket and every connection close separately, as the
+ * drain in `listen.ts` needs and `Deno.serve` cannot do. It knows each connection's requests in
+ * flight and idle time.
  *
- * Accepting that fails because the process is out of descriptors (EMFILE) or memory does not
- * close the socket: new connections wait in the kernel's listen queue (beyond it they are
- * refused, which a client or load balancer retries) and accepting is retried with a back-off,
- * 50 ms doubling to 1 s. One line is logged when such a burst of failures begins and one when
- * accepting has worked for a second again, however many failures came in between. Any other
- * error that persists (five in a row, with the same back-off) makes `failed` reject.
+ * Accepting that fails for lack of descriptors (EMFILE) or memory does not close the socket:
+ * new connections wait in the kernel's queue while accepting is retried with a back-off (50 ms
+ * doubling to 1 s), logged once per burst. Any other error five times in a row rejects `failed`.
  *
  * @example
  * ```ts
@@ -37,22 +33,17 @@ export type ConnectionServerOptions = ReopeningServerOptions;
 export interface Connection {
   /** Requests that have arrived on it. */
   readonly requests: number;
-  /** Requests on it whose answer has not gone out yet. */
+  /** Requests on it whose response has not gone out yet. */
   readonly active: number;
-  /** When its last answer went out, or it was accepted (`performance.now()`). */
+  /** When its last response went out, or it was accepted (`performance.now()`). */
   readonly idleSince: number;
 
   /**
-   * Closes it once the answer in flight on it has gone out (at once when idle). With
-   * `lingerMs`, closes it that long from now instead: time for a client to read an answer given
-   * before its request body came, which it may still be sending (Deno reads and drops the rest
-   * of such a body, and would wait for it for good).
+   * Closes it once the response in flight has gone out (at once when idle); with `lingerMs`,
+   * that long from now: time to read a response given before its request body came.
    */
   closeAfterAnswer(lingerMs?: number): void;
-  /**
-   * Closes it now (after what has been written), unless it is already closing after its
-   * answer (then Deno closes it once that answer has been written, or with the process).
-   */
+  /** Closes it now (after what has been written), unless it is closing after its response. */
   close(): void;
 }
 
@@ -115,9 +106,8 @@ class ServedConnection implements Connection {
 }
 
 /**
- * Aborts `controller`. Deno's abort handler throws BadResource for a connection that closed by
- * itself a moment ago (the client hung up, and Deno has not said so yet); thrown in an event
- * listener, that would end the process, so it is let go here.
+ * Aborts `controller`, letting go of the BadResource Deno throws for a connection its client
+ * just closed: thrown in an event listener, it would end the process.
  */
 function abortQuietly(controller: AbortController): void {
   const letGo = (event: ErrorEvent) => {
@@ -185,9 +175,8 @@ export class ConnectionServer {
   }
 
   /**
-   * Stops accepting: connections the kernel has already queued are accepted and served first
-   * (closing the socket would reset them), then the socket closes, and new connections are
-   * refused. Open connections are not touched.
+   * Stops accepting: connections the kernel has queued are accepted first (closing the socket
+   * would reset them), then the socket closes. Open connections are not touched.
    */
   async closeListener(): Promise<void> {
     if (!this.#listening) return;
@@ -207,10 +196,7 @@ export class ConnectionServer {
     await this.#acceptLoop;
   }
 
-  /**
-   * Closes the socket and every connection now (one already closing after its answer, once
-   * that is out), and waits for them to end ({@link CLOSE_WAIT_MS} at most).
-   */
+  /** Closes the socket and every connection, and waits for them ({@link CLOSE_WAIT_MS} at most). */
   async close(): Promise<void> {
     await this.closeListener();
     for (const connection of this.#connections) connection.close();

@@ -1,64 +1,30 @@
 /**
- * Runs a fetch handler on a real socket with the lifecycle `serve` promises: binds 127.0.0.1 by
- * default, and on SIGINT or SIGTERM drains without losing a request that a client or a proxy in
- * front had a right to send, then resolves. Mount the playground in the app (`createApp`'s
- * `mount` option).
+ * Runs a fetch handler on a real socket (127.0.0.1 by default) and, on SIGINT or SIGTERM,
+ * drains without losing a request a client or a proxy had a right to send. Each accepted
+ * connection is served on its own (`connection_server.ts`), so the listening socket and each
+ * connection close separately. The drain:
  *
- * It accepts its own connections and serves each on its own (`connection_server.ts`), so the
- * listening socket and each connection close separately. The drain:
+ * 1. `onDrain` is called (the app's `/readyz` turns 503).
+ * 2. After `lameDuckMs` the listening socket closes: a new connection is refused, which a proxy
+ *    retries elsewhere whatever the method, since nothing was sent.
+ * 3. From then on every response says `Connection: close` and its connection closes once it is
+ *    out; a response that streams on (`POST /batch`) keeps its connection until its last byte.
+ * 4. Connections idle for `idleMs` while no request arrives anywhere are closed: the quiet spell
+ *    is when a proxy is not about to send on them.
+ * 5. At `drainMs`, `onDeadline` lets the app respond 503 to what it still holds; connections
+ *    close once those responses are out, {@link DEADLINE_GRACE_MS} later at most.
  *
- * 1. `onDrain` is called at once (the app's `/readyz` turns 503).
- * 2. New connections: after `lameDuckMs` (default 0, at once) the listening socket closes,
- *    having first accepted the connections the kernel had queued. A new connection is then
- *    refused, which a proxy retries on another replica whatever the method, since nothing was
- *    sent (nginx's default `proxy_next_upstream error timeout` does). Until then new
- *    connections are served like the others: a platform that still routes new connections to a
- *    stopping process for a while (a Kubernetes Service) wants a few seconds of this lame duck,
- *    or a `preStop` pause before the signal (docs/deployment.md).
- * 3. Once the socket is closed (from the start of a lame duck), every answer carries
- *    `Connection: close` and its connection is closed once it is out: a client does not send on
- *    it again. (Not before: each such answer makes a proxy open a new connection, which must
- *    not be arriving as the socket closes, when the kernel would reset it.)
- *    An answer that streams on after its head (a log being scored, `POST /batch`) keeps its
- *    connection in flight until its last byte: the drain lets it finish.
- * 4. Open connections with nothing in flight are closed once idle for `idleMs` (default 1 s)
- *    while no request has arrived on any connection for as long; one that never sent a request
- *    once it has been open that long. Closing an idle keep-alive connection races with a client
- *    that sends on it at that moment (nothing in HTTP/1.1 prevents it); the quiet spell is when
- *    a proxy is not sending: it uses its pooled connections first (each is answered and
- *    closed), and once it has found the socket closed it marks the replica down for a while
- *    (nginx: `fail_timeout`, 10 s by default). The drain ends when no connection is left.
- * 5. At `drainMs` the drain ends regardless: `onDeadline` is called first (the app then answers
- *    what it still holds with 503 and `Connection: close`, `server/admission.ts`, and ends the
- *    answers still streaming, the app's `streamsInProgress`, with their final record), and the
- *    connections close once those answers are out, or {@link DEADLINE_GRACE_MS} later at most,
- *    cutting what is left (half-sent requests, answers a client does not read).
- *
- * Outside the drain too, an answer given before the request's body was read to its end (a 413
- * from its `Content-Length`, a 408 for a body that stalled) closes its connection,
- * {@link LINGER_MS} after the answer (time for the client to read it while Deno drops the rest
- * of the body), so no client holds a connection by promising a body it never sends.
- *
- * On a Deno without per-connection serving (`connection_http.ts`), it falls back to
- * `Deno.serve` (`listen_shared.ts`), whose drain has to answer new connections 503 instead of
- * refusing them.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { listen } from "./listen.ts";
- * const running = listen({ fetch: () => Promise.resolve(new Response("ok")) }, { port: 0 });
- * assert.equal(await (await fetch(`${running.url}/anything`)).text(), "ok");
- * await running.stop();
- * await running.finished;
- * ```
+ * A response sent before its request body was read whole (a 413, a 408) closes its connection
+ * {@link LINGER_MS} later, so no client holds one by promising a body it never sends. Without
+ * per-connection serving (`connection_http.ts`) it falls back to `Deno.serve`
+ * (`listen_shared.ts`).
  *
  * @module
  */
 
 import { type Connection, ConnectionServer } from "./connection_server.ts";
 import { serveConnection } from "./connection_http.ts";
-import { withConnectionClose } from "./closing_response.ts";
+import { withConnectionClose } from "./connection_close.ts";
 import { internalError, listenShared, stopOnSignals, urlOf, waitFor } from "./listen_shared.ts";
 import {
   DEADLINE_GRACE_MS,
@@ -70,7 +36,7 @@ import {
 
 export { DEADLINE_GRACE_MS, DEFAULT_DRAIN_MS, type ListenedApp, type ListenOptions, type Running };
 
-/** How long a connection whose answer came before its request body stays open after it, in ms. */
+/** How long a connection whose response came before its request body stays open after it, in ms. */
 export const LINGER_MS = 1000;
 
 /** How long no request must arrive before the drain closes idle connections, by default. */
@@ -80,8 +46,7 @@ export const DEFAULT_IDLE_MS = 1000;
 const POLL_MS = 20;
 
 /**
- * Serves `app` until `stop()` is called or the process gets SIGINT / SIGTERM; see the module
- * doc.
+ * Serves `app` until `stop()` is called or the process gets SIGINT / SIGTERM.
  *
  * @example
  * ```ts
@@ -101,10 +66,10 @@ export function listen(app: ListenedApp, options: ListenOptions = {}): Running {
 function listenOwn(app: ListenedApp, options: ListenOptions): Running {
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   const hangUps = options.hangUpSignal ?? false;
-  /** Whether answers tell their client to close the connection (during the drain). */
+  /** Whether responses tell their client to close the connection (during the drain). */
   let closing = false;
   let inFlight = 0;
-  // A streamed answer (a log being scored) is in flight until its last byte, not its head.
+  // A streamed response (a log being scored) is in flight until its last byte, not its head.
   const busy = () => inFlight > 0 || (app.streamsInProgress?.() ?? 0) > 0;
   const handler = async (request: Request, connection: Connection) => {
     inFlight++;

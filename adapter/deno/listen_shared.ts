@@ -1,26 +1,15 @@
 /**
- * `listen()`'s fallback on a Deno that cannot serve a connection it accepted itself: the same
- * lifecycle on `Deno.serve`. Its `shutdown()` closes every idle keep-alive connection at once
- * (losing a request being sent on one) and makes the bodies in flight unreadable, so the drain
- * runs before it: connections that have sent a request are answered with `Connection: close`,
- * new ones get 503, and the socket closes once nothing is in flight and all is quiet, or at
- * `drainMs` after `onDeadline` has answered what is left.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { listenShared } from "./listen_shared.ts";
- * const running = listenShared({ fetch: () => Promise.resolve(new Response("ok")) }, { port: 0 });
- * assert.equal(await (await fetch(`${running.url}/anything`)).text(), "ok");
- * await running.stop();
- * ```
+ * `listen()`'s fallback on a Deno that cannot serve a connection it accepted itself, and the
+ * helpers both share. `Deno.serve`'s `shutdown()` closes idle keep-alive connections at once and
+ * makes bodies in flight unreadable, so the drain runs before it: known connections get
+ * `Connection: close`, new ones 503, and the socket closes once all is quiet, or at `drainMs`.
  *
  * @module
  */
 
-import { ConnectionLedger } from "./connection_ledger.ts";
+import { KeepAliveConnections } from "./keep_alive_connections.ts";
 import { ReopeningServer } from "./reopening_server.ts";
-import { closingResponse, ConnectionEnd, withConnectionClose } from "./closing_response.ts";
+import { closeAfterResponse, ConnectionEnd, withConnectionClose } from "./connection_close.ts";
 import {
   DEADLINE_GRACE_MS,
   DEFAULT_DRAIN_MS,
@@ -34,25 +23,34 @@ const QUIET_MS = 100;
 /** How often the drain checks whether it may close the socket. */
 const POLL_MS = 20;
 /**
- * Serves `app` on `Deno.serve` until `stop()` or SIGINT / SIGTERM (`lameDuckMs` does not apply:
- * new connections are refused with 503 from the start of the drain).
+ * Serves `app` on `Deno.serve` until `stop()` or SIGINT / SIGTERM (new connections get 503 from
+ * the start of the drain: `lameDuckMs` does not apply).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { listenShared } from "./listen_shared.ts";
+ * const running = listenShared({ fetch: () => Promise.resolve(new Response("ok")) }, { port: 0 });
+ * assert.equal(await (await fetch(`${running.url}/anything`)).text(), "ok");
+ * await running.stop();
+ * ```
  */
 export function listenShared(app: ListenedApp, options: ListenOptions = {}): Running {
   const idleMs = options.idleMs ?? 1000;
-  const ledger = new ConnectionLedger();
+  const connections = new KeepAliveConnections();
   let draining = false;
   let lastRequest = 0;
-  // A streamed answer (a log being scored) is in flight until its last byte, not its head.
-  const busy = () => ledger.inFlight > 0 || (app.streamsInProgress?.() ?? 0) > 0;
+  // A streamed response (a log being scored) is in flight until its last byte, not its head.
+  const busy = () => connections.inFlight > 0 || (app.streamsInProgress?.() ?? 0) > 0;
   const handler = async (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
     const key = `${info.remoteAddr.hostname}:${info.remoteAddr.port}`;
     lastRequest = performance.now();
-    if (draining && !ledger.known(key)) {
+    if (draining && !connections.known(key)) {
       return app.fetchWhileDraining
         ? withConnectionClose(await app.fetchWhileDraining(request))
         : shuttingDown();
     }
-    ledger.begin(key);
+    connections.begin(key);
     let closing = request.headers.get("connection")?.toLowerCase() === "close";
     try {
       const response = await app.fetch(
@@ -61,13 +59,13 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
       );
       if (response.status === 408) {
         closing = true;
-        return closingResponse(response, uploadStopped(request));
+        return closeAfterResponse(response, uploadStopped(request));
       }
       if (!draining) return response;
       closing = true;
       return withConnectionClose(response);
     } finally {
-      ledger.end(key, performance.now(), closing || draining, idleMs);
+      connections.end(key, performance.now(), closing || draining, idleMs);
     }
   };
   const log = options.log ?? ((line: string) => console.error(line));
@@ -75,7 +73,7 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 8000,
     log,
-    // A closing answer's body ends with ConnectionEnd on purpose (after its last byte).
+    // A closing response's body ends with ConnectionEnd on purpose (after its last byte).
     onError: internalError(log, (error) => error instanceof ConnectionEnd),
   }, handler);
 
@@ -90,7 +88,7 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
       const { promise: settled, resolve: settle } = Promise.withResolvers<void>();
       const timer = setInterval(() => {
         const now = performance.now();
-        const quiet = now - lastRequest >= QUIET_MS && !busy() && ledger.settled(now, idleMs);
+        const quiet = now - lastRequest >= QUIET_MS && !busy() && connections.settled(now, idleMs);
         if (now >= deadline || quiet) settle();
       }, POLL_MS);
       await settled;
@@ -110,10 +108,7 @@ export function listenShared(app: ListenedApp, options: ListenOptions = {}): Run
   return { url: urlOf(server.addr), finished, stop };
 }
 
-/**
- * Calls `stop` on SIGINT or SIGTERM until the server fails (then `broke` gets the error); returns
- * what removes the signal listeners.
- */
+/** Calls `stop` on SIGINT or SIGTERM until the server fails (`broke` gets the error). */
 export function stopOnSignals(
   stop: () => Promise<void>,
   failed: Promise<unknown>,
@@ -165,7 +160,7 @@ export async function within(promise: Promise<void>, ms: number): Promise<void> 
 }
 
 /**
- * An `onError` that logs the error (unless `expected` says it is one) and answers 500.
+ * An `onError` that logs the error (unless `expected` says it is one) and responds 500.
  *
  * @example
  * ```ts
@@ -187,7 +182,7 @@ export function internalError(
 }
 
 /**
- * The base URL of a listening address, e.g. `http://127.0.0.1:8000` (`[…]` around IPv6).
+ * The base URL of a listening address (`[…]` around IPv6).
  *
  * @example
  * ```ts

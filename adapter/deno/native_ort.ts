@@ -1,18 +1,7 @@
 /**
- * The native ONNX Runtime (`onnxruntime-node`) for `--runtime native`: the same graphs as the
- * WASM runtime, run by ORT's C++ CPU provider. Imported only when asked for, so a default run
- * and a JSR consumer never download the large package; it needs `--allow-ffi` and a platform
- * the package ships binaries for. Failures are a {@link NativeRuntimeError} of one line naming
- * the way out.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { nativeRuntimeProblem } from "./native_ort.ts";
- * // deno test -A grants --allow-ffi, and this machine is one the package supports.
- * const choice = { asked: "serve: --runtime native", fallback: "--runtime wasm" };
- * assert.equal(nativeRuntimeProblem(choice), undefined);
- * ```
+ * The native ONNX Runtime (`onnxruntime-node`, ORT's C++ CPU provider) for `--runtime native`.
+ * Imported only when asked for, so a default run and a JSR consumer never download the large
+ * package; it needs `--allow-ffi` and a supported platform.
  *
  * @module
  */
@@ -59,8 +48,17 @@ export class NativeRuntimeError extends Error {
 }
 
 /**
- * Why `--runtime native` cannot run in this process (no ffi permission, or an unsupported
- * platform), checked before any worker starts; undefined when it can try.
+ * Why `--runtime native` cannot run here (no ffi permission, an unsupported platform), checked
+ * before any worker starts; undefined when it can try.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { nativeRuntimeProblem } from "./native_ort.ts";
+ * // deno test -A grants --allow-ffi, and this machine is one the package supports.
+ * const choice = { asked: "serve: --runtime native", fallback: "--runtime wasm" };
+ * assert.equal(nativeRuntimeProblem(choice), undefined);
+ * ```
  */
 export function nativeRuntimeProblem(choice: NativeChoice): string | undefined {
   const { asked, fallback } = choice;
@@ -80,20 +78,6 @@ export function nativeRuntimeProblem(choice: NativeChoice): string | undefined {
  * Imports `onnxruntime-node` in this thread; its sessions get `threads` intra-op threads.
  *
  * @throws {NativeRuntimeError} when {@link nativeRuntimeProblem} finds one, or the import fails.
- *
- * @example
- * ```ts ignore
- * // Not a doc test: it would add the package to deno.lock; tests/serve runs it in subprocesses.
- * import assert from "node:assert/strict";
- * import { loadNativeOrt } from "./native_ort.ts";
- * import { readBundle } from "./bundle_files.ts";
- * const choice = { asked: "serve: --runtime native", fallback: "--runtime wasm" };
- * await using model = await readBundle(await loadNativeOrt(choice, 1), "examples/rest_serving");
- * const [row] = await model.run([{ marking: new Map([["p_application", 1]]) }], {
- *   withGradient: false,
- * });
- * assert.ok(row!.transitions[0]! > 0.99);
- * ```
  */
 export async function loadNativeOrt(choice: NativeChoice, threads: number): Promise<OrtModule> {
   return withSessionOptions(await importNative(choice), sessionOptions(threads));

@@ -1,19 +1,8 @@
 /**
- * The process's open-file limit (`RLIMIT_NOFILE`), which bounds how many connections a server
- * holds at once (each takes one descriptor), and the start-up warning when it is low.
- *
- * Deno raises its soft limit to the hard limit when it starts (checked on 2.9.6: started with
- * `prlimit --nofile=256:20000`, it reports 20000 for both), so the hard limit is the one that
- * counts. It is read from `/proc/self/limits` (Linux) and only when read permission for that
- * file is already granted: no prompt, no new permission; elsewhere it is unknown.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { openFileLimitWarning } from "./open_file_limit.ts";
- * assert.equal(openFileLimitWarning({ soft: 1_048_576, hard: 1_048_576 }), undefined);
- * assert.match(openFileLimitWarning({ soft: 1024, hard: 1024 })!, /limit is 1024/);
- * ```
+ * The open-file limit (`RLIMIT_NOFILE`), which bounds the connections a server holds at once,
+ * and the start-up warning when it is low. Deno raises its soft limit to the hard one at start,
+ * so the hard one counts. Read from `/proc/self/limits` only when read permission for it is
+ * already granted (no prompt); unknown elsewhere.
  *
  * @module
  */
@@ -24,10 +13,7 @@ export interface OpenFileLimit {
   readonly hard: number;
 }
 
-/**
- * Below this many open files the server warns at start-up: fewer than about 4,000 connections
- * at once (the process itself holds about 30 descriptors).
- */
+/** Below this many open files the server warns at start-up (it holds about 30 itself). */
 export const LOW_OPEN_FILE_LIMIT = 4096;
 
 const LIMITS_FILE = "/proc/self/limits";
@@ -57,17 +43,7 @@ function limitValue(text: string): number | undefined {
   return /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
-/**
- * This process's open-file limit, or `undefined` when it cannot be read without asking for a
- * permission (not Linux, or no read permission for `/proc/self/limits`).
- *
- * @example
- * ```ts
- * import { readOpenFileLimit } from "./open_file_limit.ts";
- * const limit = await readOpenFileLimit();
- * if (limit !== undefined) console.log(`up to ${limit.soft} open files`);
- * ```
- */
+/** This process's open-file limit, or `undefined` when it cannot be read without a prompt. */
 export async function readOpenFileLimit(): Promise<OpenFileLimit | undefined> {
   if (Deno.build.os !== "linux") return undefined;
   const permission = await Deno.permissions.query({ name: "read", path: LIMITS_FILE });
@@ -80,8 +56,7 @@ export async function readOpenFileLimit(): Promise<OpenFileLimit | undefined> {
 }
 
 /**
- * One line warning that `limit` is low (below `low`, default {@link LOW_OPEN_FILE_LIMIT}) and
- * saying how to raise it, or `undefined` when it is not low.
+ * One line warning that `limit` is below `low` and how to raise it, or `undefined`.
  *
  * @example
  * ```ts

@@ -1,16 +1,6 @@
 /**
- * Loads `onnxruntime-web` for the CLI, lazily (so `--help` and `compile` do not pay for it),
- * single-threaded (Deno runs its WASM backend without worker threads): either in this thread
- * ({@link loadOrt}) or with each session in its own worker ({@link loadWorkerOrt}), so that
- * runs do not block the thread serving requests.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { loadOrt } from "./ort.ts";
- * const ort = await loadOrt();
- * assert.equal(typeof ort.InferenceSession.create, "function");
- * ```
+ * Loads `onnxruntime-web` lazily (so `--help` and `compile` do not pay for it), single-threaded
+ * (Deno runs its WASM backend without worker threads), in this thread or a worker per session.
  *
  * @module
  */
@@ -18,8 +8,7 @@
 import type { OrtModule } from "../../core/runtime/mod.ts";
 import { workerOrt } from "../../core/runtime/worker/mod.ts";
 
-// Deno's web `Worker`, taken before any in-process ORT starts: onnxruntime-web's Emscripten
-// glue replaces `globalThis.Worker` with node's `worker_threads.Worker` when it initialises.
+// Taken before any in-process ORT starts: its Emscripten glue replaces `globalThis.Worker`.
 const WebWorker: typeof Worker = globalThis.Worker;
 
 /**
@@ -41,9 +30,8 @@ export async function loadOrt(): Promise<OrtModule> {
 }
 
 /**
- * An ORT module whose sessions each run in a dedicated module worker (`ort_worker.ts`) holding
- * `onnxruntime-web`, single-threaded. This thread never loads ORT itself; releasing a session
- * terminates its worker.
+ * An ORT module whose sessions each run in their own worker (`ort_worker.ts`), so runs do not
+ * block the serving thread; releasing a session terminates its worker.
  *
  * @example
  * ```ts

@@ -1,30 +1,14 @@
 /**
- * The playground's files as `cli.ts serve` serves them at `/playground/`, with no build step
- * and no `dist/`: the page and stylesheet from `web/`, the committed bundle from `web/bundle/`
- * (all text imports, see `playground_bundle.ts`), ONNX Runtime's `.wasm` files straight from
- * the `onnxruntime-web` npm package (under the content-hashed names the bundle loads them by,
- * `PLAYGROUND_WASM`), and the example bundle from `examples/`.
- *
- * Every file is found through the module graph, so this works from a fresh clone and from the
- * package imported from JSR alike: text imports are rewritten on publish like any import, and
- * `import.meta.resolve` of the npm package gives the file in Deno's npm cache wherever the
- * importing module lives. The `.wasm` files are binary, and Deno 2.9's `bytes` imports are
- * still unstable, so they are streamed from that file (read permission, which `serve` has). The
- * example `.onnx` is `EXAMPLE_BUNDLE_URL`, read from beside the module (a file in a clone,
- * fetched from JSR).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { PLAYGROUND_FILES } from "./playground_site.ts";
- * const body = await PLAYGROUND_FILES.get("index.html")!();
- * assert.equal(typeof body, "string");
- * ```
+ * The playground's files as `cli.ts serve` serves them at `/playground/`, with no build step:
+ * the page and stylesheet from `web/`, the committed bundle (`web/bundle/mod.ts`), ONNX
+ * Runtime's `.wasm` files from the `onnxruntime-web` package, and the example bundle. Every file
+ * is found through the module graph, so this works from a clone and from JSR alike; the `.wasm`
+ * files are streamed from disk because Deno 2.9's `bytes` imports are still unstable.
  *
  * @module
  */
 
-import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "./playground_bundle.ts";
+import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "../../web/bundle/mod.ts";
 import { EXAMPLE_BUNDLE_URL } from "./bundle_files.ts";
 
 /** A file's body: text, or a byte stream read on request. */
@@ -37,7 +21,7 @@ export type FileBody = string | ReadableStream<Uint8Array>;
  * ```ts
  * import assert from "node:assert/strict";
  * import { PLAYGROUND_FILES } from "./playground_site.ts";
- * import { PLAYGROUND_WASM } from "./playground_bundle.ts";
+ * import { PLAYGROUND_WASM } from "../../web/bundle/mod.ts";
  * for (const hashed of PLAYGROUND_WASM.keys()) {
  *   assert.ok([...PLAYGROUND_FILES.keys()].includes(`ort/${hashed}`));
  * }
@@ -74,7 +58,7 @@ export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = ne
 /**
  * The URL of the file each path is read from (a `file:` URL in a clone, whose time is the
  * path's `Last-Modified`; another URL from JSR). The bundle's scripts are stored as NAME.txt
- * (`playground_bundle.ts`).
+ * (`web/bundle/mod.ts`).
  *
  * @example
  * ```ts

@@ -1,27 +1,8 @@
 /**
- * The standard `process_*` metrics of Prometheus client libraries, for `/metrics` (passed to
- * `createApp` as `extraMetrics` by `cli.ts serve` and `server/main.ts`):
- *
- * | metric | type | source |
- * |---|---|---|
- * | `process_start_time_seconds` | gauge | `/proc/self/stat` and `/proc/stat`, else the isolate's start |
- * | `process_cpu_seconds_total` | counter | `process.cpuUsage()` (user + system) |
- * | `process_open_fds` | gauge | `/proc/self/fd` (Linux) |
- * | `process_max_fds` | gauge | `/proc/self/limits` (Linux) |
- * | `process_virtual_memory_bytes` | gauge | `/proc/self/stat` (Linux) |
- *
- * `process_resident_memory_bytes` comes from `server/metrics.ts` (`Deno.memoryUsage()`). Deno
- * reads `/proc/self` only with `--allow-all` (a path-scoped `--allow-read` is not enough), so
- * without it, or off Linux, the metrics from `/proc` are left out rather than guessed.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { processMetrics } from "./process_metrics.ts";
- * const text = processMetrics();
- * assert.match(text, /^process_cpu_seconds_total \d/m);
- * assert.match(text, /^process_start_time_seconds \d/m);
- * ```
+ * The standard `process_*` metrics of Prometheus client libraries for `/metrics` (start time,
+ * CPU seconds, open and max descriptors, virtual memory), from `/proc` on Linux. Deno reads
+ * `/proc/self` only with `--allow-all`, so without it, or off Linux, those are left out rather
+ * than guessed.
  *
  * @module
  */
@@ -44,7 +25,9 @@ let procStart: number | null | undefined;
  * ```ts
  * import assert from "node:assert/strict";
  * import { processMetrics } from "./process_metrics.ts";
- * assert.match(processMetrics(), /# TYPE process_cpu_seconds_total counter/);
+ * const text = processMetrics();
+ * assert.match(text, /# TYPE process_cpu_seconds_total counter/);
+ * assert.match(text, /^process_start_time_seconds \d/m);
  * ```
  */
 export function processMetrics(): string {

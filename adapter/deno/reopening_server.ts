@@ -29,20 +29,11 @@ export interface ReopeningServerOptions {
   readonly log: (line: string) => void;
   /** `Deno.serve`'s `onError` (a handler's error, or a failing response body). */
   readonly onError?: (error: unknown) => Response | Promise<Response>;
-  /**
-   * The first wait before reopening, in ms; it doubles per failed attempt.
-   * @default {50}
-   */
+  /** The first wait before reopening, in ms; it doubles per failed attempt. @default {50} */
   readonly retryMinMs?: number;
-  /**
-   * The longest wait between attempts, in ms.
-   * @default {1000}
-   */
+  /** The longest wait between attempts, in ms. @default {1000} */
   readonly retryMaxMs?: number;
-  /**
-   * A reopened socket that lasts this long (ms) ends the burst: the next failure is logged again.
-   * @default {1000}
-   */
+  /** A reopened socket that lasts this long (ms) ends the burst. @default {1000} */
   readonly stableMs?: number;
 }
 
@@ -57,17 +48,7 @@ const EXHAUSTED = new Set([
   105, // ENOBUFS
 ]);
 
-/**
- * Whether `error` says the process or system ran out of descriptors, buffers or memory: a
- * condition that clears when connections close.
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isResourceExhaustion } from "./reopening_server.ts";
- * assert.equal(isResourceExhaustion(new Error("Too many open files (os error 24)")), true);
- * assert.equal(isResourceExhaustion(new Error("Address already in use (os error 98)")), false);
- * ```
- */
+/** Whether `error` says the process ran out of descriptors, buffers or memory (that clears). */
 export function isResourceExhaustion(error: unknown): boolean {
   const code = /\(os error (\d+)\)/.exec(messageOf(error))?.[1];
   return code !== undefined && EXHAUSTED.has(Number(code));
@@ -95,12 +76,7 @@ export class ReopeningServer {
   #fail!: (error: Error) => void;
   #reopenings = 0;
 
-  /**
-   * Listens at once; throws what `Deno.serve` throws when the first socket cannot be opened.
-   *
-   * @param options where to listen and whom to tell
-   * @param handler the request handler
-   */
+  /** Listens at once; throws what `Deno.serve` throws when the first socket cannot be opened. */
   constructor(options: ReopeningServerOptions, handler: Deno.ServeHandler<Deno.NetAddr>) {
     this.#options = options;
     this.#handler = handler;

@@ -1,39 +1,13 @@
 /**
- * Serves the playground under a path prefix (`/playground` for `cli.ts serve`). By default it
- * serves the files that come with the package (`playground_site.ts`: the committed bundle, ORT's
- * `.wasm` from its npm package, the example), so a fresh clone or the package imported from JSR
- * serves a working playground with no build step. Given a directory (a site written by
- * `deno task build:web --site DIR`), it serves that instead. The handler answers only paths
- * under its prefix and returns `undefined` for every other request, so it mounts in front of
- * any fetch handler:
+ * Serves the playground under a path prefix (`/playground` for `cli.ts serve`): the files that
+ * come with the package (`playground_site.ts`), so a clone or a JSR import needs no build step,
+ * or a site written by `deno task build:web --site DIR`. Given the served bundle, it also serves
+ * it under `model/` and names it in the page, which then opens it instead of its example.
+ * Requests outside the prefix get `undefined`, so the handler mounts in front of any other.
  *
- * ```ts
- * import assert from "node:assert/strict";
- * import { playgroundHandler } from "./serve_static.ts";
- * const app = { fetch: (_request: Request) => Promise.resolve(new Response("from the app")) };
- * const playground = playgroundHandler(); // the packaged playground at /playground
- * const handler = async (request: Request) => (await playground(request)) ?? app.fetch(request);
- * const response = await handler(new Request("http://localhost/healthz"));
- * assert.equal(await response.text(), "from the app");
- * // Deno.serve(handler) serves both.
- * ```
- *
- * Given the bundle a server serves (`model`), it also serves that bundle's two files under
- * `model/` and names them in the page's head, so the page opens the served model rather than
- * its example (`served_model.ts`).
- *
- * `GET` and `HEAD` only; `/playground` redirects to `/playground/`; a directory serves its
- * `index.html`; paths that climb out of the site are not found, and so are links inside it
- * that lead out of it (one that stays inside is followed). When a given directory holds no
- * site, `/playground/` answers 404 with a detail saying how to build one.
- *
- * Files are served as `server/static_asset.ts` serves them: strong `ETag`s and 304s,
- * `Last-Modified` (the time of the file served, so the same in every instance and every restart
- * serving the same files; none for a packaged file that is not on disk, a JSR import),
- * brotli or gzip compressed once and kept. Names with a content hash (the bundle's chunks,
- * ORT's `.wasm` files: `name-ABCDEFGH.js`) are `immutable` for a year; the page, `main.js`,
- * the stylesheet and the example are revalidated on each use. The `.wasm` files are streamed
- * from disk when sent uncompressed, so only their compressed copies stay in memory.
+ * Files go out as `server/static_asset.ts` sends them (ETags, 304s, compression kept); names
+ * with a content hash are `immutable`, the rest revalidated. `GET` and `HEAD` only; paths and
+ * links that lead out of the site are not found.
  *
  * @module
  */
@@ -51,15 +25,11 @@ export const PLAYGROUND_PREFIX = "/playground";
 export interface PlaygroundOptions {
   /** Where the site is served; default {@link PLAYGROUND_PREFIX}. No trailing slash. */
   readonly prefix?: string;
-  /**
-   * The bundle the server serves (as `readBundleFiles` read it): served at
-   * `PREFIX/model/NAME` and `PREFIX/model/NAME.meta.json`, and opened by the page instead of
-   * its example. `cli.ts serve` passes the model it serves.
-   */
+  /** The served bundle (`readBundleFiles`): served under `PREFIX/model/`, opened by the page. */
   readonly model?: AnyBundleFiles;
 }
 
-/** A fetch handler that may decline a request (`undefined`) so the next one answers it. */
+/** A fetch handler that may decline a request (`undefined`) so the next one handles it. */
 export type MaybeHandler = (request: Request) => Promise<Response | undefined>;
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -180,10 +150,7 @@ export function playgroundHandler(
   };
 }
 
-/**
- * When the file at `href` was last modified, or null where that is unknown (not a local file, or
- * no permission to look): the same in every process serving the same files.
- */
+/** When the file at `href` was last modified; null when unknown (not local, no permission). */
 async function fileModified(href: string | undefined): Promise<Date | null> {
   if (href === undefined || !href.startsWith("file:")) return null;
   try {
@@ -229,10 +196,7 @@ function modelAsset(path: string, body: Uint8Array | string): StaticAsset {
   });
 }
 
-/**
- * The real path of `path` (links followed) when it lies inside the directory whose real path
- * `root` gives; undefined when it leads out of it (or cannot be resolved).
- */
+/** The real path of `path` when it lies inside the real directory `root`, else undefined. */
 async function inside(
   path: string,
   root: Promise<string | undefined>,

@@ -1,8 +1,7 @@
 /**
- * The model a server serves, as files of its playground: `model/NAME` (the `.onnx` or `.pt`
- * file, byte for byte what the server loaded) and `model/NAME.meta.json`, plus the `<meta>`
- * tag that tells the page to open them instead of the example. A static site has no such tag,
- * so the page opens its example there.
+ * The model a server serves, as files of its playground (`model/NAME` byte for byte what the
+ * server loaded, and `model/NAME.meta.json`), plus the `<meta>` tag that tells the page to open
+ * them instead of its example.
  *
  * @example
  * ```ts
@@ -34,23 +33,7 @@ export interface ServedModelFiles {
   page(html: string): string;
 }
 
-/**
- * The playground's files for `bundle`, named after its model file (the last part of its path
- * or URL, without a query string).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { servedModelFiles } from "./served_model.ts";
- * const served = servedModelFiles({
- *   pt: new Uint8Array([80, 75]),
- *   sidecar: "{}",
- *   ptName: "https://models.example/triage.pt?sig=1",
- *   sidecarName: "https://models.example/triage.pt.meta.json?sig=1",
- * });
- * assert.ok(served.files.has("model/triage.pt"));
- * ```
- */
+/** The playground's files for `bundle`, named after its model file (path or URL, no query). */
 export function servedModelFiles(bundle: AnyBundleFiles): ServedModelFiles {
   const [path, bytes] = "pt" in bundle
     ? [bundle.ptName, bundle.pt]

@@ -1,9 +1,7 @@
 /**
  * An output file that appears whole or not at all: bytes go to a temporary file in the same
- * directory (`.NAME.PID-RANDOM.tmp`), which is renamed over the output path only once
- * complete. A run killed half-way (even by SIGKILL) leaves no file at the output path;
- * {@link AtomicFile.abort} removes the temporary file. The same directory keeps the rename on
- * one file system, where it is atomic.
+ * directory (one file system, so the rename is atomic), renamed over the output path once
+ * complete. A run killed half-way, even by SIGKILL, leaves nothing at the output path.
  *
  * @example
  * ```ts

@@ -1,19 +1,7 @@
 /**
- * Where `batch` writes its entries: standard output, or an {@link AtomicFile} renamed into
- * place once the list is complete. The sink adds the text around the entries (the list's
- * brackets and separators for `json`, newlines for `jsonl`).
- *
- * @example
- * ```ts
- * import { openEntrySink } from "./entry_sink.ts";
- * import { entryLayout } from "../../core/log_scoring/entry_layout.ts";
- * import assert from "node:assert/strict";
- * let text = "";
- * const sink = openEntrySink(undefined, entryLayout("json"), (t) => text += t);
- * await sink.write(["  {}"]);
- * await sink.close();
- * assert.equal(text, "[\n  {}\n]\n");
- * ```
+ * Where `batch` writes its entries: standard output, or an {@link AtomicFile} renamed into place
+ * once the list is complete. The sink adds the text around the entries (brackets and separators
+ * for `json`, newlines for `jsonl`).
  *
  * @module
  */

@@ -45,7 +45,7 @@ import {
   type LogSource,
   stdinLogSource,
   urlLogSource,
-} from "../../adapter/deno/log_source.ts";
+} from "./log_source.ts";
 import { UsageError } from "../args.ts";
 import { InputError } from "../command.ts";
 import { fileProblem } from "../file_problems.ts";

@@ -1,27 +1,10 @@
 /**
- * What a shard's part says about itself, for `merge`: a first entry (the header) names the
- * shard, its mode and the log's format; a last entry (the trailer) says how many traces the
- * part holds and what it was scored from (the log's size, a digest of its head, its ETag, and
- * the model's hash), so that parts of different logs or models are refused. A range shard's
- * header also gives the log's size and the byte where its first trace starts, and its trailer
- * the byte where the next shard's traces start; between them, its entries number their traces
- * from 0 within the part (`trace_index`, and the `trace N:` that starts an error), since a
- * shard reading only its share of the log cannot know how many traces come before it; `merge`
- * renumbers them ({@link renumberEntry}) and checks that each shard starts where the one
- * before ended. A modulo shard's entries keep the log's `trace_index`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { headerEntry, partMeta } from "./part_meta.ts";
- * const header = { mode: "range", index: 1, count: 4, format: "xes", size: 1000, start: 251 } as const;
- * const text = headerEntry("jsonl", header);
- * assert.equal(
- *   text,
- *   '{"petri_serve_part":{"count":4,"format":"xes","index":1,"mode":"range","size":1000,"start":251}}',
- * );
- * assert.deepEqual(partMeta(JSON.parse(text)), { header });
- * ```
+ * What a shard's part says about itself, for `merge`: a header entry names the shard, its mode
+ * and the log's format; a trailer entry counts its traces and says what they were scored from
+ * (log size, head digest, ETag, model hash), so parts of different runs are refused. A range
+ * shard cannot know how many traces come before its share, so its entries number traces from 0
+ * and its header and trailer give the bytes where it starts and ends; `merge` renumbers them
+ * ({@link renumberEntry}) and checks that each shard starts where the one before ended.
  *
  * @module
  */
@@ -62,10 +45,7 @@ export interface ModuloHeader {
   readonly format: string;
 }
 
-/**
- * What a part was scored from: the log (its size, a digest of its head and, from a URL, its
- * ETag) and the model (its ONNX file's SHA-256), so that parts of different runs never merge.
- */
+/** What a part was scored from, so that parts of different runs never merge. */
 export interface PartIdentity {
   /** The log's size in bytes, as read (compressed bytes for a gzipped log). */
   readonly logSize: number;
@@ -148,8 +128,7 @@ function entry(format: OutputFormat, key: string, fields: Record<string, unknown
 /**
  * The header or trailer a parsed part entry is, or undefined for a trace's entry.
  *
- * @throws {Error} for a header or trailer whose fields are not whole numbers or strings as
- * they should be (the message names the field).
+ * @throws {Error} naming a header or trailer field that is not what it should be.
  *
  * @example
  * ```ts
@@ -212,11 +191,9 @@ function text(fields: unknown, key: string): string {
 }
 
 /**
- * A range part's entry with its `trace_index` (and the `trace N:` starting its error, if
- * any) changed from `local` to `global`, the rest of its text as is. Both layouts put
- * `trace_index` after the attributes and the residuals or error, so the last `trace_index`
- * key in the text is the entry's own; the error follows the attributes object, whose values
- * are strings, so the first `error` key after a closing brace is the entry's own.
+ * A range part's entry with its `trace_index` (and the `trace N:` of its error) changed from
+ * `local` to `global`, the rest as is. The last `trace_index` key is the entry's own (it comes
+ * after attributes and residuals), and so is the first `error` key after a closing brace.
  *
  * @throws {Error} when the entry does not hold `trace_index` `local`.
  *

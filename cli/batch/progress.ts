@@ -1,16 +1,6 @@
 /**
- * The progress bar `batch` draws on a terminal's stderr: traces done, their rate, and how far
- * the reading of the log is ({@link ByteCounter}), with an estimate of the time left (neither
- * when the log's size is not known, as for standard input).
- *
- * @example
- * ```ts
- * import { ByteCounter, Progress } from "./progress.ts";
- * const counter = new ByteCounter(1000, [1]);
- * const progress = new Progress(false, "traces.json", counter);
- * progress.traces = 10;
- * progress.finish();
- * ```
+ * The progress bar `batch` draws on a terminal's stderr: traces done, their rate, how far the
+ * reading of the log is ({@link ByteCounter}) and the time left (unknown for standard input).
  *
  * @module
  */
@@ -19,16 +9,7 @@ import { ByteCounter } from "../../core/log_scoring/byte_counter.ts";
 
 export { ByteCounter };
 
-/**
- * A one-line progress bar on stderr, redrawn ten times a second while enabled.
- *
- * @example
- * ```ts
- * import { ByteCounter, Progress } from "./progress.ts";
- * const progress = new Progress(false, "log.csv", new ByteCounter(0, [0.2, 0.8]));
- * progress.finish();
- * ```
- */
+/** A one-line progress bar on stderr, redrawn ten times a second while enabled. */
 export class Progress {
   /** Traces done so far. */
   traces = 0;
@@ -71,9 +52,7 @@ export class Progress {
 }
 
 /**
- * The progress bar's text: a bar and the percentage read, the traces done and their rate, and
- * the time left; without the bar and the time left when the fraction read is not known (the
- * log's size is not, as for standard input).
+ * The progress bar's text; without the bar and the time left when the fraction read is unknown.
  *
  * @example
  * ```ts

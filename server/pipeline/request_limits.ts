@@ -81,7 +81,7 @@ export function resolveRequestLimits(
   };
 }
 
-/** Where each limit is set: the `serve` flag and `server/main.ts`'s environment variable. */
+/** Where each limit is set: the `serve` flag and `adapter/deno/main.ts`'s environment variable. */
 const SET_WITH: Readonly<Record<keyof RequestLimits, string>> = {
   maxTraceEvents: "serve --max-trace-events, PETRI_SERVE_MAX_TRACE_EVENTS",
   maxRequestRows: "serve --max-request-rows, PETRI_SERVE_MAX_REQUEST_ROWS",

@@ -14,7 +14,7 @@ import { EXAMPLE_BUNDLE_URL, writeBundle } from "../../adapter/deno/bundle_files
 import { EXAMPLE_BODIES, layeredBodies } from "../../bench/http_load.ts";
 import { layeredModel } from "../../bench/layered_net.ts";
 import { nativeLockFlag } from "../../bench/native_lock.ts";
-import { startServerProcess, tempDir } from "../serve/server_process.ts";
+import { startServerProcess, tempDir } from "../cli/serve/server_process.ts";
 
 type Answer = {
   transition_activations: Record<string, number>;

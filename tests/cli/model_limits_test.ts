@@ -23,7 +23,7 @@ import {
   torchZip,
 } from "../core/pt/pickles.ts";
 import { runDeno } from "../run_deno.ts";
-import { tempDir } from "../serve/server_process.ts";
+import { tempDir } from "./serve/server_process.ts";
 
 const DENO = ["run", "-A", "--v8-flags=--max-old-space-size=256", "cli.ts"];
 const TRACES = new URL("paint_shop/traces.json", CONFORMANCE).pathname;

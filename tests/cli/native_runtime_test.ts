@@ -1,17 +1,17 @@
 /**
  * `--runtime` and `--threads` as real subprocesses: without `--allow-ffi`, `serve`, `batch`
- * and `server/main.ts` refuse the native runtime with one line naming the flag, exit 2, before
+ * and `adapter/deno/main.ts` refuse the native runtime with one line naming the flag, exit 2, before
  * anything loads, and when the package fails to load (here: a frozen lock file without it)
  * with one line naming `--runtime wasm`; bad values and `--threads` > 1 on WASM are usage errors; and
- * `server/main.ts` with `PETRI_SERVE_RUNTIME=native` answers as the WASM one does.
+ * `adapter/deno/main.ts` with `PETRI_SERVE_RUNTIME=native` answers as the WASM one does.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
-import { assertInputFailure } from "../batch/helpers.ts";
-import { startServerProcess } from "../serve/server_process.ts";
+import { assertInputFailure } from "./batch/helpers.ts";
+import { startServerProcess } from "./serve/server_process.ts";
 import { nativeRun } from "../runtimes.ts";
 
 const NO_FFI = ["run", "--allow-read", "--allow-net", "--allow-env", "cli.ts"];
@@ -51,13 +51,13 @@ Deno.test("serve and batch --runtime native exit 2 with one line when onnxruntim
   }
 });
 
-Deno.test("server/main.ts with PETRI_SERVE_RUNTIME=native without --allow-ffi exits 2 with one line", async () => {
+Deno.test("adapter/deno/main.ts with PETRI_SERVE_RUNTIME=native without --allow-ffi exits 2 with one line", async () => {
   const result = await runDeno([
     "run",
     "--allow-read",
     "--allow-net",
     "--allow-env",
-    "server/main.ts",
+    "adapter/deno/main.ts",
   ], {
     env: { PETRI_SERVE_RUNTIME: "native", DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0" },
   });
@@ -98,15 +98,15 @@ Deno.test("bad --runtime and --threads values, and --threads 2 on wasm, are usag
       ],
     ] as const
   ) {
-    await t.step(`server/main.ts ${JSON.stringify(env)}`, async () => {
-      const result = await runDeno(["run", "-A", "server/main.ts"], { env });
+    await t.step(`adapter/deno/main.ts ${JSON.stringify(env)}`, async () => {
+      const result = await runDeno(["run", "-A", "adapter/deno/main.ts"], { env });
       assert.equal(result.code, 2, result.stderr);
       assert.match(result.stderr, new RegExp(`^${message.replace(/[()]/g, "\\$&")}[^\n]*\n$`));
     });
   }
 });
 
-Deno.test("server/main.ts with PETRI_SERVE_RUNTIME=native and 2 threads answers as with wasm", async () => {
+Deno.test("adapter/deno/main.ts with PETRI_SERVE_RUNTIME=native and 2 threads answers as with wasm", async () => {
   const body = JSON.stringify({
     input_marking: { p_submitted: 1 },
     input_values: { p_submitted: 7 },
@@ -115,7 +115,7 @@ Deno.test("server/main.ts with PETRI_SERVE_RUNTIME=native and 2 threads answers 
   for (const env of [{}, { PETRI_SERVE_RUNTIME: "native", PETRI_SERVE_THREADS: "2" }]) {
     const native = "PETRI_SERVE_RUNTIME" in env;
     await using server = await startServerProcess(
-      ["serve", ...(native ? nativeRun().deno : []), "-A", "server/main.ts"],
+      ["serve", ...(native ? nativeRun().deno : []), "-A", "adapter/deno/main.ts"],
       { env: { ...env, DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0" } },
     );
     const response = await fetch(`${server.origin}/forward`, { method: "POST", body });

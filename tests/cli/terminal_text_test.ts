@@ -10,8 +10,8 @@
 
 import assert from "node:assert/strict";
 import { runDeno } from "../run_deno.ts";
-import { compileTo } from "../batch/helpers.ts";
-import { startServerProcess, tempDir } from "../serve/server_process.ts";
+import { compileTo } from "./batch/helpers.ts";
+import { startServerProcess, tempDir } from "./serve/server_process.ts";
 
 const HOSTILE_NAME = "loans\x1b]0;PWNED\x07\x1b[31m";
 const HOSTILE_DESCRIPTION = "fine\r\nFAKE LINE: all good\u202etxt.exe";

@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import { runDeno, type RunResult } from "../run_deno.ts";
-import { startServerProcess, tempDir } from "../serve/server_process.ts";
+import { startServerProcess, tempDir } from "./serve/server_process.ts";
 
 const REST = "examples/rest_serving";
 const REST_DESCRIPTION = `${REST}/rest_serving.model.json`;

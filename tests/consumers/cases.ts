@@ -17,7 +17,7 @@
  */
 
 import assert from "node:assert/strict";
-import { startServerProcess } from "../serve/server_process.ts";
+import { startServerProcess } from "../cli/serve/server_process.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 

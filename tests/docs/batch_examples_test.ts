@@ -8,8 +8,8 @@
  */
 
 import assert from "node:assert/strict";
-import { batch } from "../batch/helpers.ts";
-import { serveLogs } from "../serve/batch_client.ts";
+import { batch } from "../cli/batch/helpers.ts";
+import { serveLogs } from "../cli/serve/batch_client.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const DOCUMENTED = "http://127.0.0.1:8000";

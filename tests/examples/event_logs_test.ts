@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { batch } from "../batch/helpers.ts";
+import { batch } from "../cli/batch/helpers.ts";
 import { runDeno } from "../run_deno.ts";
 
 const ROOT = new URL("../../", import.meta.url);

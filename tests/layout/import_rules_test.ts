@@ -4,18 +4,23 @@
  *
  * - `core/` imports only `core/` and the npm packages of `core/deno.browser.json`; no `node:`,
  *   no `Deno.*`.
+ * - The layers: `core/` <- `server/` <- `adapter/deno/` <- `cli/`; an arrow never points up.
  * - `server/` imports only `server/` and `core/` and uses no `Deno.*`: it stays runtime-free.
- *   The one exception is `server/main.ts`, the Deno Deploy entry, which may import
- *   `adapter/deno/` and use `Deno.*` (it is the edge that listens).
  * - `server/` is in rooms, one folder each, entered through its `mod.ts`: `http/` (conventions),
  *   `metrics/`, `pipeline/`, then `oip/`, `log_scoring/` and `openapi/` side by side. A room
  *   imports another only through its `mod.ts`, and only a room listed before its own; nothing
  *   outside `server/` (tests and benchmarks aside) reaches past a room's `mod.ts`; only
  *   `server/`'s own top-level modules (`mod.ts`, `app.ts`, the composition root) import rooms.
+ * - `adapter/deno/`, the Deno edges (of the server too: its `deno serve` entry `main.ts`),
+ *   imports only `adapter/deno/`, `server/`, `core/`, the example bundle in `examples/` and the
+ *   playground's built files in `web/` (`web/bundle/`, the page and its stylesheet); never
+ *   `cli/` or `tools/`.
  * - `web/` imports only `web/` and `core/` and the npm packages of `web/deno.browser.json`; no
  *   `node:`, no `Deno.*`.
  * - `cli/` and `cli.ts` reach the core directly or through `adapter/deno/`, never through
  *   `server/`; only `cli/serve.ts`, which serves, imports `server/`.
+ * - `tools/` (build and maintenance scripts) is imported by no product module: only by `tools/`
+ *   and `tests/`.
  * - `mod.ts`, the package's `.` entry point, re-exports only `core/`, each stage through its entry
  *   `core/<stage>/mod.ts`, and uses no `Deno.*`: a browser app or a Node script importing it gets
  *   no server, no docs UI and no Deno edge.
@@ -159,16 +164,23 @@ async function rules(): Promise<Rule[]> {
       denoAllowed: () => false,
     },
     {
-      name: "server/ imports only server/ and core/ (main.ts also adapter/deno/)",
+      name: "server/ imports only server/ and core/",
       governs: (p) => inside(p, "server"),
       refuse: (path, specifier, to) => {
         if (specifier.startsWith("node:")) return `imports ${specifier}`;
-        const folders = path === "server/main.ts"
-          ? ["server", "core", "adapter/deno"]
-          : ["server", "core"];
-        return onlyFolders(folders)(path, specifier, to);
+        return onlyFolders(["server", "core"])(path, specifier, to);
       },
-      denoAllowed: (p) => p === "server/main.ts",
+      denoAllowed: () => false,
+    },
+    {
+      name: "adapter/deno/ imports only adapter/deno/, server/, core/ and the built playground",
+      governs: (p) => inside(p, "adapter/deno"),
+      refuse: (path, specifier, to) => {
+        const playground = inside(to, "web/bundle") || /^web\/[^/]+\.(html|css)$/.test(to);
+        if (playground) return undefined;
+        return onlyFolders(["adapter/deno", "server", "core", "examples"])(path, specifier, to);
+      },
+      denoAllowed: () => true,
     },
     {
       name: "server/'s rooms are entered through their mod.ts, lower rooms only",
@@ -204,6 +216,13 @@ async function rules(): Promise<Rule[]> {
         isRelative(specifier) && inside(to, "server") && path !== "cli/serve.ts"
           ? `reaches ${to}`
           : undefined,
+      denoAllowed: () => true,
+    },
+    {
+      name: "no product module imports tools/",
+      governs: (p) => !inside(p, "tools") && !inside(p, "tests"),
+      refuse: (_path, specifier, to) =>
+        isRelative(specifier) && inside(to, "tools") ? `reaches ${to}` : undefined,
       denoAllowed: () => true,
     },
     {
@@ -319,20 +338,45 @@ Deno.test("every tracked module keeps the layout's import rules", async (t) => {
 });
 
 Deno.test("the rules refuse what the layout forbids", async () => {
-  const [core, server, rooms, web, cli, entry, runtime, schemas] = await rules();
+  const [core, server, adapter, rooms, web, cli, tools, entry, runtime, schemas] = await rules();
   assert.match(core!.refuse("core/a.ts", "../server/app.ts", "server/app.ts") ?? "", /reaches/);
   assert.match(core!.refuse("core/a.ts", "node:fs", "node:fs") ?? "", /browser map/);
   assert.match(
     server!.refuse("server/app.ts", "../adapter/deno/ort.ts", "adapter/deno/ort.ts") ?? "",
     /reaches/,
   );
+  assert.equal(server!.denoAllowed("server/main.ts"), false);
   assert.equal(
-    server!.refuse("server/main.ts", "../adapter/deno/ort.ts", "adapter/deno/ort.ts"),
+    adapter!.refuse("adapter/deno/main.ts", "../../server/mod.ts", "server/mod.ts"),
     undefined,
   );
+  assert.match(
+    adapter!.refuse("adapter/deno/a.ts", "../../cli/args.ts", "cli/args.ts") ?? "",
+    /reaches/,
+  );
+  assert.match(
+    adapter!.refuse("adapter/deno/a.ts", "../../web/main.ts", "web/main.ts") ?? "",
+    /reaches/,
+  );
+  assert.equal(
+    adapter!.refuse("adapter/deno/a.ts", "../../web/bundle/mod.ts", "web/bundle/mod.ts"),
+    undefined,
+  );
+  assert.equal(
+    adapter!.refuse("adapter/deno/a.ts", "../../web/index.html", "web/index.html"),
+    undefined,
+  );
+  assert.match(
+    tools!.refuse("cli/a.ts", "../tools/build_web.ts", "tools/build_web.ts") ?? "",
+    /reaches/,
+  );
+  assert.equal(tools!.governs("tests/tools/build_web_test.ts"), false);
   assert.match(server!.refuse("server/app.ts", "../web/x.ts", "web/x.ts") ?? "", /reaches/);
   assert.match(web!.refuse("web/a.ts", "swagger-ui-dist", "swagger-ui-dist") ?? "", /browser map/);
-  assert.match(cli!.refuse("cli/batch.ts", "../server/mod.ts", "server/mod.ts") ?? "", /reaches/);
+  assert.match(
+    cli!.refuse("cli/batch/mod.ts", "../server/mod.ts", "server/mod.ts") ?? "",
+    /reaches/,
+  );
   assert.equal(cli!.refuse("cli/serve.ts", "../server/mod.ts", "server/mod.ts"), undefined);
   assert.equal(web!.denoAllowed("web/main.ts"), false);
   assert.match(entry!.refuse("mod.ts", "./server/mod.ts", "server/mod.ts") ?? "", /reaches/);

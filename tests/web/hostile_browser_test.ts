@@ -26,8 +26,8 @@ import { hasChromium, launchChromium } from "./browser.ts";
 import { fillForm, readAnswer, runOperation, selectOperation, waitReady } from "./page.ts";
 import { csvCells, downloadResult, scoreLogFile } from "./log_page.ts";
 import { startSite } from "./site.ts";
-import { compileTo } from "../batch/helpers.ts";
-import { startServerProcess, tempDir } from "../serve/server_process.ts";
+import { compileTo } from "../cli/batch/helpers.ts";
+import { startServerProcess, tempDir } from "../cli/serve/server_process.ts";
 
 function file(name: string, bytes: Uint8Array | string) {
   const buffer = Buffer.from(typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes);

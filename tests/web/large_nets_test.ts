@@ -29,7 +29,7 @@ import { writeBundle } from "../../adapter/deno/bundle_files.ts";
 import { writeLog } from "../../bench/batch_logs.ts";
 import { attributedModel, bigModel } from "../../bench/wide_net.ts";
 import { mulberry32 } from "../random.ts";
-import { startServerProcess } from "../serve/server_process.ts";
+import { startServerProcess } from "../cli/serve/server_process.ts";
 import { hasChromium, launchChromium } from "./browser.ts";
 import { startLog, waitLogEnd } from "./log_page.ts";
 import { assertJsonClose, readAnswer, runOperation, selectOperation, waitReady } from "./page.ts";

@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import type { Page, Request } from "playwright-core";
 import { RECORDED_MODELS } from "../conformance/fixtures.ts";
-import { assertMatchesPetra, batch, CONFORMANCE } from "../batch/helpers.ts";
+import { assertMatchesPetra, batch, CONFORMANCE } from "../cli/batch/helpers.ts";
 import { hasChromium, launchChromium } from "./browser.ts";
 import {
   csvCells,

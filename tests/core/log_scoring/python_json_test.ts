@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { pythonFloat, pythonString } from "../../../core/log_scoring/python_json.ts";
-import { CONFORMANCE } from "../../batch/helpers.ts";
+import { CONFORMANCE } from "../../cli/batch/helpers.ts";
 
 Deno.test("pythonFloat() writes every number of PETRA's score files as PETRA did", async () => {
   let checked = 0;

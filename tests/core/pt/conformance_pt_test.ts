@@ -9,14 +9,10 @@
  */
 
 import assert from "node:assert/strict";
-import { assertBatchMatchesScore } from "../../batch/helpers.ts";
-import {
-  exchangeContext,
-  readExchanges,
-  replayExchanges,
-} from "../../conformance/check_exchange.ts";
-import { runDeno } from "../../run_deno.ts";
-import { startServerProcess } from "../../serve/server_process.ts";
+import { assertBatchMatchesScore } from "../cli/batch/helpers.ts";
+import { exchangeContext, readExchanges, replayExchanges } from "../conformance/check_exchange.ts";
+import { runDeno } from "../run_deno.ts";
+import { startServerProcess } from "../cli/serve/server_process.ts";
 import {
   CONFORMANCE,
   readConformanceDescription,
@@ -70,10 +66,10 @@ Deno.test("cli.ts inspect says which kind of bundle it read", async () => {
   assert.match(onnx.stdout, /^kind +petri-serve \.onnx$/m);
 });
 
-Deno.test("server/main.ts serves the .pt named by PETRI_SERVE_BUNDLE", async () => {
+Deno.test("adapter/deno/main.ts serves the .pt named by PETRI_SERVE_BUNDLE", async () => {
   const pt = new URL("triage_softmax_ste/model.pt", CONFORMANCE).pathname;
   await using server = await startServerProcess(
-    ["serve", "--allow-read", "--allow-env", "--allow-net", "server/main.ts"],
+    ["serve", "--allow-read", "--allow-env", "--allow-net", "adapter/deno/main.ts"],
     { env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: pt } },
   );
   const schema = await (await fetch(`${server.origin}/schema`)).json();
