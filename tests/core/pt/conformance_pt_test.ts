@@ -9,10 +9,14 @@
  */
 
 import assert from "node:assert/strict";
-import { assertBatchMatchesScore } from "../cli/batch/helpers.ts";
-import { exchangeContext, readExchanges, replayExchanges } from "../conformance/check_exchange.ts";
-import { runDeno } from "../run_deno.ts";
-import { startServerProcess } from "../cli/serve/server_process.ts";
+import { assertBatchMatchesScore } from "../../cli/batch/helpers.ts";
+import {
+  exchangeContext,
+  readExchanges,
+  replayExchanges,
+} from "../../conformance/check_exchange.ts";
+import { runDeno } from "../../run_deno.ts";
+import { startServerProcess } from "../../cli/serve/server_process.ts";
 import {
   CONFORMANCE,
   readConformanceDescription,
