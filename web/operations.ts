@@ -40,7 +40,7 @@ import {
   sensitivityResult,
 } from "./results.ts";
 
-/** What a run shows: the answer, and the activations to colour the net with. */
+/** What a run shows: the response, and the activations to colour the net with. */
 export interface RunOutcome {
   readonly element: HTMLElement;
   readonly activations: ForwardResponse;

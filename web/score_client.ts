@@ -54,7 +54,7 @@ export class ScoreClient {
     return this.#worker !== undefined;
   }
 
-  /** Sends a request; resolves with its answer. */
+  /** Sends a request; resolves with its response. */
   request<R extends ScoreRequest>(
     request: R,
     progress?: (progress: Progress) => void,

@@ -42,7 +42,7 @@ export interface Connection {
    * Closes it once the response in flight has gone out (at once when idle); with `lingerMs`,
    * that long from now: time to read a response given before its request body came.
    */
-  closeAfterAnswer(lingerMs?: number): void;
+  closeAfterResponse(lingerMs?: number): void;
   /** Closes it now (after what has been written), unless it is closing after its response. */
   close(): void;
 }
@@ -76,14 +76,14 @@ class ServedConnection implements Connection {
     return this.#abort.signal;
   }
 
-  closeAfterAnswer(lingerMs?: number): void {
+  closeAfterResponse(lingerMs?: number): void {
     if (this.#ended || this.#shutDown) return;
     if (lingerMs !== undefined) {
       // Deno waits for the rest of a body that may never come: close it regardless.
       if (this.#timer === undefined) this.#timer = setTimeout(() => this.close(), lingerMs);
       return;
     }
-    // Deno closes it once the answer in flight has been written (at once when idle).
+    // Deno closes it once the response in flight has been written (at once when idle).
     this.#shutDown = true;
     clearTimeout(this.#timer);
     void this.http?.shutdown();
@@ -200,7 +200,7 @@ export class ConnectionServer {
   async close(): Promise<void> {
     await this.closeListener();
     for (const connection of this.#connections) connection.close();
-    // One closing after its answer ends when that answer is out, which a client that does not
+    // One closing after its response ends when that answer is out, which a client that does not
     // read it can put off for good: the process ends it then.
     const ended = Promise.all(
       [...this.#connections].map((connection) => connection.http?.finished),
@@ -263,7 +263,7 @@ export class ConnectionServer {
       this.#lastArrival = performance.now();
       connection.requests++;
       connection.active++;
-      // In flight until its answer has gone out (or failed to).
+      // In flight until its response has gone out (or failed to).
       info.completed.then(done, done);
       return this.#handler(request, connection);
     };

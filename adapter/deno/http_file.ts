@@ -7,7 +7,7 @@
  * @module
  */
 
-/** How long fetching may wait for an answer (and, streaming, for the next bytes), in ms. */
+/** How long fetching may wait for a response (and, streaming, for the next bytes), in ms. */
 export const FETCH_TIMEOUT_MS = 60_000;
 
 /**
@@ -43,11 +43,11 @@ export function fetchFailure(error: unknown, timeoutMs: number = FETCH_TIMEOUT_M
 
 /** What went wrong with a request, for the caller to word as its own error. */
 export interface HttpProblem {
-  /** `status`: an HTTP error answer; `html`: an HTML page; `failed`: anything else. */
+  /** `status`: an HTTP error response; `html`: an HTML page; `failed`: anything else. */
   readonly kind: "status" | "html" | "failed";
-  /** The answer's status, for `status` and `html`. */
+  /** The response's status, for `status` and `html`. */
   readonly status?: number;
-  /** For `failed`: what failed ("no answer within 60 s", "the answer stalled: …"). */
+  /** For `failed`: what failed ("no answer within 60 s", "the response stalled: …"). */
   readonly detail: string;
   /** The problem in one line that names no URL ("not found (HTTP 404)"). */
   readonly message: string;
@@ -55,7 +55,7 @@ export interface HttpProblem {
 
 /** Options of {@link HttpFile}. */
 export interface HttpFileOptions {
-  /** How long an answer, or a body's next bytes, may take, in ms. @default {60000} */
+  /** How long a response, or a body's next bytes, may take, in ms. @default {60000} */
   readonly timeoutMs?: number | undefined;
   /** What the file should be, in the HTML page's refusal ("an event log"). */
   readonly expected: string;
@@ -85,7 +85,7 @@ export class HttpFile {
   bytesRead = 0;
   /** The file's `ETag`, from the first response that has one. */
   etag: string | undefined;
-  /** How long an answer, or a body's next bytes, may take. */
+  /** How long a response, or a body's next bytes, may take. */
   readonly timeoutMs: number;
   readonly #options: HttpFileOptions;
 
@@ -102,7 +102,7 @@ export class HttpFile {
     if (start !== undefined) {
       headers.set("range", `bytes=${start}-${end === undefined ? "" : end - 1}`);
     }
-    // This timeout covers the answer's head; each read of the body has its own.
+    // This timeout covers the response's head; each read of the body has its own.
     const controller = new AbortController();
     const timer = setTimeout(
       () => controller.abort(new DOMException("no answer", "TimeoutError")),
@@ -214,7 +214,7 @@ export class HttpFile {
         else controller.enqueue(next.value);
       },
       cancel: async () => {
-        // Not pulled yet: the answer's body is still unread.
+        // Not pulled yet: the response's body is still unread.
         if (chunks) await chunks.return(undefined);
         else await (await answer).body?.cancel();
       },
@@ -253,7 +253,7 @@ export class HttpFile {
   }
 }
 
-/** Whether an answer says it is an HTML page. */
+/** Whether a response says it is an HTML page. */
 function isHtml(response: Response): boolean {
   return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(
     response.headers.get("content-type") ?? "",

@@ -76,11 +76,11 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
     try {
       const response = await app.fetch(request, hangUps ? { signal: request.signal } : undefined);
       if (bodyLeftUnread(request, response)) {
-        connection.closeAfterAnswer(LINGER_MS);
+        connection.closeAfterResponse(LINGER_MS);
         return withConnectionClose(response);
       }
       if (!closing) return response;
-      connection.closeAfterAnswer();
+      connection.closeAfterResponse();
       return withConnectionClose(response);
     } finally {
       inFlight--;
@@ -116,7 +116,7 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
         const quiet = now - server.lastArrival >= idleMs;
         for (const connection of server.connections) {
           if (idle(connection, now, idleMs) && (quiet || connection.requests === 0)) {
-            connection.closeAfterAnswer();
+            connection.closeAfterResponse();
           }
         }
         if (!server.listening && server.connections.size === 0) break;
@@ -128,7 +128,7 @@ function listenOwn(app: ListenedApp, options: ListenOptions): Running {
         if (busy()) options.onDeadline?.();
         await waitFor(() => !busy(), until);
         if (!busy()) {
-          for (const connection of server.connections) connection.closeAfterAnswer();
+          for (const connection of server.connections) connection.closeAfterResponse();
           await waitFor(() => server.connections.size === 0, until);
         }
       }

@@ -245,7 +245,7 @@ class BoundarySearch {
 
   /**
    * The boundary evidence nearest the original input: a hit (a probe within tolerance, which
-   * is an answer) or an interval whose ends straddle 0.5 (to be refined); ties go to the hit.
+   * is a response) or an interval whose ends straddle 0.5 (to be refined); ties go to the hit.
    */
   choose(probes: readonly Probe[]): Choice | undefined {
     let best: { d: number; rank: number; c: Choice } | undefined;
