@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * // Bundled by tools/build_web.ts into web/bundle/main.js and loaded by index.html:
+ * // Bundled by tools/build_web.ts into web/build/main.js and loaded by index.html:
  * // <script type="module" src="./main.js"></script>
  * import "./main.ts";
  * ```

@@ -1,6 +1,6 @@
 /**
  * The playground's files as `cli.ts serve` serves them at `/playground/`, with no build step:
- * the page and stylesheet from `web/`, the committed bundle (`web/bundle/mod.ts`), ONNX
+ * the page and stylesheet from `web/`, the committed build (`web/build/mod.ts`), ONNX
  * Runtime's `.wasm` files from the `onnxruntime-web` package, and the example bundle. Every file
  * is found through the module graph, so this works from a clone and from JSR alike; the `.wasm`
  * files are streamed from disk because Deno 2.9's `bytes` imports are still unstable.
@@ -8,7 +8,7 @@
  * @module
  */
 
-import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "../../web/bundle/mod.ts";
+import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "../../web/build/mod.ts";
 import { EXAMPLE_BUNDLE_URL } from "./bundle_files.ts";
 
 /** A file's body: text, or a byte stream read on request. */
@@ -21,7 +21,7 @@ export type FileBody = string | ReadableStream<Uint8Array>;
  * ```ts
  * import assert from "node:assert/strict";
  * import { PLAYGROUND_FILES } from "./playground_site.ts";
- * import { PLAYGROUND_WASM } from "../../web/bundle/mod.ts";
+ * import { PLAYGROUND_WASM } from "../../web/build/mod.ts";
  * for (const hashed of PLAYGROUND_WASM.keys()) {
  *   assert.ok([...PLAYGROUND_FILES.keys()].includes(`ort/${hashed}`));
  * }
@@ -58,7 +58,7 @@ export const PLAYGROUND_FILES: ReadonlyMap<string, () => Promise<FileBody>> = ne
 /**
  * The URL of the file each path is read from (a `file:` URL in a clone, whose time is the
  * path's `Last-Modified`; another URL from JSR). The bundle's scripts are stored as NAME.txt
- * (`web/bundle/mod.ts`).
+ * (`web/build/mod.ts`).
  *
  * @example
  * ```ts
@@ -73,7 +73,7 @@ export const PLAYGROUND_SOURCES: ReadonlyMap<string, () => string> = new Map<str
   ["style.css", () => new URL("../../web/style.css", import.meta.url).href],
   ...[...PLAYGROUND_SCRIPTS.keys()].map((name): [string, () => string] => [
     name,
-    () => new URL(`../../web/bundle/${name}.txt`, import.meta.url).href,
+    () => new URL(`../../web/build/${name}.txt`, import.meta.url).href,
   ]),
   ...[...PLAYGROUND_WASM].map(([hashed, file]): [string, () => string] => [
     `ort/${hashed}`,

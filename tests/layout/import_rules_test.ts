@@ -13,7 +13,7 @@
  *   `server/`'s own top-level modules (`mod.ts`, `app.ts`, the composition root) import rooms.
  * - `adapter/deno/`, the Deno edges (of the server too: its `deno serve` entry `main.ts`),
  *   imports only `adapter/deno/`, `server/`, `core/`, the example bundle in `examples/` and the
- *   playground's built files in `web/` (`web/bundle/`, the page and its stylesheet); never
+ *   playground's built files in `web/` (`web/build/`, the page and its stylesheet); never
  *   `cli/` or `tools/`.
  * - `web/` imports only `web/` and `core/` and the npm packages of `web/deno.browser.json`; no
  *   `node:`, no `Deno.*`.
@@ -176,7 +176,7 @@ async function rules(): Promise<Rule[]> {
       name: "adapter/deno/ imports only adapter/deno/, server/, core/ and the built playground",
       governs: (p) => inside(p, "adapter/deno"),
       refuse: (path, specifier, to) => {
-        const playground = inside(to, "web/bundle") || /^web\/[^/]+\.(html|css)$/.test(to);
+        const playground = inside(to, "web/build") || /^web\/[^/]+\.(html|css)$/.test(to);
         if (playground) return undefined;
         return onlyFolders(["adapter/deno", "server", "core", "examples"])(path, specifier, to);
       },
@@ -359,7 +359,7 @@ Deno.test("the rules refuse what the layout forbids", async () => {
     /reaches/,
   );
   assert.equal(
-    adapter!.refuse("adapter/deno/a.ts", "../../web/bundle/mod.ts", "web/bundle/mod.ts"),
+    adapter!.refuse("adapter/deno/a.ts", "../../web/build/mod.ts", "web/build/mod.ts"),
     undefined,
   );
   assert.equal(

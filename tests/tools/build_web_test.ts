@@ -1,6 +1,6 @@
 /**
- * The committed playground bundle (`web/bundle/`, imported by the generated
- * `web/bundle/mod.ts`) is what `deno task build:web` makes from the current
+ * The committed playground build (`web/build/`, imported by the generated
+ * `web/build/mod.ts`) is what `deno task build:web` makes from the current
  * `web/` and `core/` sources; the packaged playground lists every file the page loads; and the
  * static-site build still writes a complete site.
  *
@@ -11,21 +11,21 @@ import assert from "node:assert/strict";
 import {
   buildWeb,
   hashedWasmNames,
-  PLAYGROUND_BUNDLE_DIR,
+  PLAYGROUND_BUILD_DIR,
   STORED_SUFFIX,
   writePlaygroundBundle,
 } from "../../tools/build_web.ts";
-import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "../../web/bundle/mod.ts";
+import { PLAYGROUND_SCRIPTS, PLAYGROUND_WASM } from "../../web/build/mod.ts";
 import { PLAYGROUND_FILES } from "../../adapter/deno/playground_site.ts";
 import { WASM_FILES } from "../../web/backends.ts";
 
-const STALE = "web/bundle/ is out of date: run `deno task build:web` and commit the result";
+const STALE = "web/build/ is out of date: run `deno task build:web` and commit the result";
 
-Deno.test("the committed playground bundle is up to date with web/ and core/", async () => {
+Deno.test("the committed playground build is up to date with web/ and core/", async () => {
   const dir = await Deno.makeTempDir({ prefix: "petri-bundle-" });
   try {
     const names = await writePlaygroundBundle(dir);
-    const committed = [...Deno.readDirSync(PLAYGROUND_BUNDLE_DIR)]
+    const committed = [...Deno.readDirSync(PLAYGROUND_BUILD_DIR)]
       .filter((e) => e.name.endsWith(STORED_SUFFIX))
       .map((e) => e.name.slice(0, -STORED_SUFFIX.length)).sort();
     assert.deepEqual(committed, names, STALE);
@@ -54,7 +54,7 @@ Deno.test("the bundle is the same whichever directory the checkout is in", async
     for (const file of ["deno.json", "deno.lock"]) {
       await Deno.copyFile(new URL(file, root), `${copy}/${file}`);
     }
-    await Deno.remove(`${copy}/web/bundle`, { recursive: true });
+    await Deno.remove(`${copy}/web/build`, { recursive: true });
     const built = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "tools/build_web.ts"],
       cwd: copy,
@@ -64,11 +64,11 @@ Deno.test("the bundle is the same whichever directory the checkout is in", async
     }).output();
     assert.ok(built.success, new TextDecoder().decode(built.stderr));
     const names = (dir: string | URL) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
-    assert.deepEqual(names(`${copy}/web/bundle`), names(PLAYGROUND_BUNDLE_DIR));
-    for (const name of names(PLAYGROUND_BUNDLE_DIR)) {
+    assert.deepEqual(names(`${copy}/web/build`), names(PLAYGROUND_BUILD_DIR));
+    for (const name of names(PLAYGROUND_BUILD_DIR)) {
       assert.ok(
-        await Deno.readTextFile(`${copy}/web/bundle/${name}`) ===
-          await Deno.readTextFile(new URL(name, PLAYGROUND_BUNDLE_DIR)),
+        await Deno.readTextFile(`${copy}/web/build/${name}`) ===
+          await Deno.readTextFile(new URL(name, PLAYGROUND_BUILD_DIR)),
         name,
       );
     }

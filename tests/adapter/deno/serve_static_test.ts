@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { playgroundHandler } from "../../../adapter/deno/serve_static.ts";
-import { PLAYGROUND_WASM } from "../../../web/bundle/mod.ts";
+import { PLAYGROUND_WASM } from "../../../web/build/mod.ts";
 
 async function withSite(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "petri-static-" });
@@ -193,7 +193,7 @@ Deno.test("playgroundHandler() gives each packaged file its file's time as Last-
   const [one, two] = [playgroundHandler(), playgroundHandler()];
   for (
     const [path, file] of [
-      ["main.js", "../../../web/bundle/main.js.txt"],
+      ["main.js", "../../../web/build/main.js.txt"],
       ["index.html", "../../../web/index.html"],
       [
         "examples/credit_approval_coloured.onnx.meta.json",

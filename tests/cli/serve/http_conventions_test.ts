@@ -15,7 +15,7 @@
  */
 
 import assert from "node:assert/strict";
-import { PLAYGROUND_WASM } from "../../../web/bundle/mod.ts";
+import { PLAYGROUND_WASM } from "../../../web/build/mod.ts";
 import { modelVersion } from "../../../core/bundle/model_version.ts";
 import { runDeno } from "../../run_deno.ts";
 import { complete, RawConnection, type RawResponse } from "./raw_http.ts";

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { complete, RawConnection } from "./raw_http.ts";
 import { startServerProcess } from "./server_process.ts";
 
-const MAIN_JS = new URL("../../../web/bundle/main.js.txt", import.meta.url);
+const MAIN_JS = new URL("../../../web/build/main.js.txt", import.meta.url);
 
 Deno.test("deno serve --parallel: the playground's Last-Modified is the file's time in every instance, and If-Modified-Since gets 304 from each", async () => {
   await using server = await startServerProcess(
