@@ -28,7 +28,7 @@ import {
   readBundleFiles,
   resolveBundlePath,
 } from "../adapter/deno/bundle_files.ts";
-import { openBundle } from "../core/bundle/open_bundle.ts";
+import { openBundle } from "../core/pt/open_bundle.ts";
 import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
 import { openFileLimitWarning, readOpenFileLimit } from "../adapter/deno/open_file_limit.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";

@@ -18,7 +18,7 @@
  * @module
  */
 
-import type { AnyBundleFiles } from "../core/bundle/open_bundle.ts";
+import type { AnyBundleFiles } from "../core/pt/open_bundle.ts";
 import { detectFormat } from "../core/event_log/format.ts";
 import { messageOf } from "../core/bundle/bundle_error.ts";
 import type { BackendName } from "./backends.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { AnyBundleFiles } from "../core/bundle/open_bundle.ts";
+import type { AnyBundleFiles } from "../core/pt/open_bundle.ts";
 import type { TraceFormat } from "../core/event_log/format.ts";
 import type { BackendName } from "./backends.ts";
 import type { ScoreHistogram, StoredTrace, TableOrder } from "./result_store.ts";

@@ -12,7 +12,7 @@ import { BundleError, compileBundle, type LoadOptions, type Model } from "../../
 import { describeKind, type FileKind, sniffFile } from "../../core/bytes/file_kind.ts";
 import { DescriptionFileError, readDescriptionFile } from "../../core/net/read_description_file.ts";
 import type { OrtModule } from "../../core/runtime/mod.ts";
-import { type AnyBundleFiles, openBundle } from "../../core/bundle/open_bundle.ts";
+import { type AnyBundleFiles, openBundle } from "../../core/pt/open_bundle.ts";
 import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
 import { concatBytes } from "../../core/bytes/concat_bytes.ts";
 import { messageOf } from "../../core/bundle/bundle_error.ts";

@@ -71,7 +71,7 @@ export type {
   StructuralGuard,
 } from "../../core/net/types.ts";
 export type { NetStructure } from "../../core/net/structure.ts";
-export type { AnyBundleFiles } from "../../core/bundle/open_bundle.ts";
+export type { AnyBundleFiles } from "../../core/pt/open_bundle.ts";
 export {
   BUNDLE_FORMAT,
   type BundleFiles,
