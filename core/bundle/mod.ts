@@ -7,7 +7,7 @@
  */
 
 export { type BundleFiles, loadBundle, type LoadOptions, type Model } from "./load_bundle.ts";
-export { BundleError } from "./bundle_error.ts";
+export { BundleError, messageOf } from "./bundle_error.ts";
 export { compileBundle, type CompiledBundle, METADATA_KEYS } from "./compile_bundle.ts";
 export { fileStem, modelName } from "./model_name.ts";
 export { MODEL_VERSION_DIGITS, modelVersion } from "./model_version.ts";
@@ -18,6 +18,7 @@ export {
   createSidecar,
   formatSidecar,
   type Producer,
+  sha256Hex,
   type Sidecar,
   type SidecarSpecEntry,
 } from "./sidecar.ts";

@@ -41,3 +41,4 @@ export {
   type SpecSection,
 } from "./specs.ts";
 export { parsePythonFloat } from "./python_float.ts";
+export { streamFrom } from "./input.ts";

@@ -22,6 +22,7 @@ export {
   type CounterfactualRequest,
   type CounterfactualResponse,
   type FlipChannel,
+  MAX_SEARCH_ROWS,
 } from "./counterfactual.ts";
 export { sensitivity, type SensitivityRequest, type SensitivityResponse } from "./sensitivity.ts";
 export {
