@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { AnyBundleFiles } from "../core/pt/open_bundle.ts";
+import type { AnyBundleFiles } from "../core/pt/mod.ts";
 
-export { type AnyBundleFiles, openBundle } from "../core/pt/open_bundle.ts";
+export { type AnyBundleFiles, openBundle } from "../core/pt/mod.ts";
 
 /**
  * The model file's name (`NAME.onnx` or `NAME.pt`).

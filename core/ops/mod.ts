@@ -18,9 +18,11 @@ export {
   scoreTraces,
 } from "./anomaly.ts";
 export {
+  CLOSING_WIDTH,
   counterfactual,
   type CounterfactualRequest,
   type CounterfactualResponse,
+  DEFAULT_TOLERANCE,
   type FlipChannel,
   MAX_SEARCH_ROWS,
 } from "./counterfactual.ts";

@@ -27,16 +27,16 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     async () => (await import("./chunk-FOGN56S2.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-JIM5PRTF.js",
-    async () => (await import("./chunk-JIM5PRTF.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
     "chunk-LR2SUWDX.js",
     async () => (await import("./chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-RK22BFXJ.js",
     async () => (await import("./chunk-RK22BFXJ.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-WDMEXRYL.js",
+    async () => (await import("./chunk-WDMEXRYL.js.txt", { with: { type: "text" } })).default,
   ],
   ["main.js", async () => (await import("./main.js.txt", { with: { type: "text" } })).default],
   [
