@@ -18,9 +18,8 @@
  * @module
  */
 
-import { BundleError } from "./core/bundle/mod.ts";
+import { BundleError, PACKAGE_NAME, PACKAGE_VERSION } from "./core/bundle/mod.ts";
 import { terminalText } from "./cli/terminal_text.ts";
-import { PACKAGE_NAME, PACKAGE_VERSION } from "./core/bundle/version.ts";
 import { UsageError } from "./cli/args.ts";
 import { batchCommand } from "./cli/batch/mod.ts";
 import { type CliIo, type Command, InputError } from "./cli/command.ts";

@@ -108,7 +108,7 @@ export type { BatchInfo, Execute } from "./core/runtime/mod.ts";
 export type { HealingPolicy, HealthEvent, HealthState } from "./core/runtime/mod.ts";
 export { type BusyReason, ModelBusyError, RunCancelledError } from "./core/runtime/mod.ts";
 
-export { type AnyBundleFiles, openBundle } from "./core/bundle/mod.ts";
+export { type AnyBundleFiles, openBundle } from "./core/pt/mod.ts";
 export { loadPtBundle } from "./core/pt/mod.ts";
 export { type PtBundleFiles, type PtModel, readPtModel } from "./core/pt/mod.ts";
 export { PT_LIMITS, type PtLimits } from "./core/pt/mod.ts";

@@ -9,7 +9,7 @@
  */
 
 import * as ort from "onnxruntime-web";
-import { type AnomalyRequest, scoreTraces } from "../core/ops/anomaly.ts";
+import { type AnomalyRequest, scoreTraces } from "../core/ops/mod.ts";
 import { EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
 
 ort.env.wasm.numThreads = 1;

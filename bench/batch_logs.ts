@@ -17,7 +17,7 @@
 
 import { mulberry32 as seeded } from "../tests/random.ts";
 import { bigModel, wideModel } from "./wide_net.ts";
-import type { PetriModel } from "../core/net/types.ts";
+import type { PetriModel } from "../core/net/mod.ts";
 
 /** The formats {@link writeLog} writes. */
 export type LogFormat = "json" | "csv" | "xes";

@@ -12,7 +12,7 @@
  */
 
 import { compileModel } from "../core/compile/mod.ts";
-import type { PetriModel } from "../core/net/types.ts";
+import type { PetriModel } from "../core/net/mod.ts";
 import { ModelSession, type PackedInputs } from "../core/runtime/mod.ts";
 import { loadWorkerOrt } from "../adapter/deno/ort.ts";
 import { exampleModel } from "../tests/core/fixtures.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { PetriModel } from "../core/net/types.ts";
+import type { PetriModel } from "../core/net/mod.ts";
 
 /** The measured endpoints. */
 export const ENDPOINTS = ["forward", "anomaly", "counterfactual", "sensitivity"] as const;

@@ -12,7 +12,7 @@
  */
 
 import { loadWorkerOrt } from "../adapter/deno/ort.ts";
-import { PACKAGE_VERSION } from "../core/bundle/version.ts";
+import { PACKAGE_VERSION } from "../core/bundle/mod.ts";
 import { EXAMPLE_BUNDLE_URL, readBundle } from "../adapter/deno/bundle_files.ts";
 import { listen } from "../adapter/deno/listen.ts";
 import { createApp } from "../server/mod.ts";

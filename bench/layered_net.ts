@@ -15,7 +15,7 @@
 
 import { mulberry32 } from "../tests/random.ts";
 
-import { type Arc, arcKey, compareIds, type PetriModel } from "../core/net/types.ts";
+import { type Arc, arcKey, compareIds, type PetriModel } from "../core/net/mod.ts";
 
 /** Builds a layered acyclic model (or time-unrolled with `numSteps`). */
 export function layeredModel(

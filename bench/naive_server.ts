@@ -20,7 +20,7 @@
  * @module
  */
 
-import { decodeModel } from "../core/onnx/proto.ts";
+import { decodeModel } from "../core/onnx/mod.ts";
 import { importOnnxruntimeNode } from "../adapter/deno/native_ort.ts";
 
 const at = Deno.args.indexOf("--ort");

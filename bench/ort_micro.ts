@@ -27,9 +27,9 @@
 
 import * as ortWeb from "onnxruntime-web";
 import { compileBundle } from "../core/bundle/mod.ts";
-import { decodeModel } from "../core/onnx/proto.ts";
+import { decodeModel } from "../core/onnx/mod.ts";
 import type { OrtModule, OrtSession, OrtTensor } from "../core/runtime/mod.ts";
-import type { PetriModel } from "../core/net/types.ts";
+import type { PetriModel } from "../core/net/mod.ts";
 import { EXAMPLE_BUNDLE_URL } from "../adapter/deno/bundle_files.ts";
 import { importOnnxruntimeNode } from "../adapter/deno/native_ort.ts";
 import { nativeLockFlag } from "./native_lock.ts";

@@ -15,8 +15,7 @@
 
 import * as ort from "onnxruntime-web";
 import { compileBundle, loadBundle } from "../core/bundle/mod.ts";
-import { loadPtBundle } from "../core/pt/load_pt_bundle.ts";
-import { readPtModel } from "../core/pt/read_pt_model.ts";
+import { loadPtBundle, readPtModel } from "../core/pt/mod.ts";
 import { writeBundle } from "../adapter/deno/bundle_files.ts";
 import { startServerProcess } from "../tests/cli/serve/server_process.ts";
 

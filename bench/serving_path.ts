@@ -32,7 +32,7 @@
 
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
-import { describeModel } from "../core/net/describe_model.ts";
+import { describeModel } from "../core/net/mod.ts";
 import type { ServerProcess } from "../tests/cli/serve/server_process.ts";
 import { check, type Endpoint, ENDPOINTS, EXAMPLE_BODIES, layeredBodies } from "./http_bodies.ts";
 import { machine } from "./machine.ts";

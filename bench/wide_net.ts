@@ -18,7 +18,7 @@
  */
 
 import { compileBundle } from "../core/bundle/mod.ts";
-import type { PetriModel } from "../core/net/types.ts";
+import type { PetriModel } from "../core/net/mod.ts";
 import { writeBundle } from "../adapter/deno/bundle_files.ts";
 import { layeredModel } from "./layered_net.ts";
 

@@ -20,11 +20,14 @@
  */
 
 import { compileBundle, type CompiledBundle } from "../core/bundle/mod.ts";
-import { ModelLimitError } from "../core/net/model_limits.ts";
-import { DescriptionFileError, readDescriptionFile } from "../core/net/read_description_file.ts";
-import type { PetriModel } from "../core/net/types.ts";
+import {
+  DescriptionFileError,
+  ModelLimitError,
+  type PetriModel,
+  readDescriptionFile,
+} from "../core/net/mod.ts";
 import { bundleKind, readPtFiles, writeBundle } from "../adapter/deno/bundle_files.ts";
-import { readPtModel } from "../core/pt/read_pt_model.ts";
+import { readPtModel } from "../core/pt/mod.ts";
 import { parseArgs, UsageError } from "./args.ts";
 import { type Command, InputError } from "./command.ts";
 import { fileProblem } from "./file_problems.ts";

@@ -18,10 +18,9 @@
  * @module
  */
 
-import type { Model, SidecarSpecEntry } from "../core/bundle/mod.ts";
-import { quoteId } from "../core/net/quote_id.ts";
+import { type Model, modelVersion, type SidecarSpecEntry } from "../core/bundle/mod.ts";
+import { quoteId } from "../core/net/mod.ts";
 import { terminalText } from "./terminal_text.ts";
-import { modelVersion } from "../core/bundle/model_version.ts";
 import {
   type BundleKind,
   bundleKind,

@@ -35,7 +35,7 @@ import { parseArgs, UsageError } from "./args.ts";
 import { type Command, InputError } from "./command.ts";
 import { sameFile } from "./file_problems.ts";
 import { AtomicFile } from "./batch/atomic_file.ts";
-import { entryLayout, type OutputFormat } from "../core/log_scoring/entry_layout.ts";
+import { entryLayout, type OutputFormat } from "../core/log_scoring/mod.ts";
 import { openEntrySink } from "./batch/entry_sink.ts";
 import { type PartEntry, PartReader } from "./batch/part_reader.ts";
 import { PART_KEY, type PartTrailer, type RangeHeader, renumberEntry } from "./batch/part_meta.ts";

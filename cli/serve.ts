@@ -21,14 +21,14 @@
  */
 
 import { terminalText } from "./terminal_text.ts";
-import { PACKAGE_VERSION } from "../core/bundle/version.ts";
+import { PACKAGE_VERSION } from "../core/bundle/mod.ts";
 import {
   bundleLocation,
   EXAMPLE_BUNDLE_URL,
   readBundleFiles,
   resolveBundlePath,
 } from "../adapter/deno/bundle_files.ts";
-import { openBundle } from "../core/bundle/open_bundle.ts";
+import { openBundle } from "../core/pt/mod.ts";
 import { DEFAULT_DRAIN_MS, listen } from "../adapter/deno/listen.ts";
 import { openFileLimitWarning, readOpenFileLimit } from "../adapter/deno/open_file_limit.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "../adapter/deno/serve_static.ts";
@@ -51,7 +51,7 @@ import { parseArgs, UsageError } from "./args.ts";
 import { type CliIo, type Command, InputError } from "./command.ts";
 import { readRuntime, RUNTIME_OPTIONS, runtimeHelp, runtimeLoaders } from "./runtime_flags.ts";
 import { DEFAULT_MAX_BATCH_ROWS, type OrtModule } from "../core/runtime/mod.ts";
-import { MAX_SEARCH_ROWS } from "../core/ops/counterfactual.ts";
+import { MAX_SEARCH_ROWS } from "../core/ops/mod.ts";
 import {
   DEFAULT_MAX_REQUEST_ROWS,
   DEFAULT_MAX_TRACE_EVENTS,

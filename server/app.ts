@@ -6,7 +6,7 @@
  */
 
 import type { Model } from "../core/bundle/mod.ts";
-import { OPERATIONS, type OperationTable } from "../core/ops/operations.ts";
+import { OPERATIONS, type OperationTable } from "../core/ops/mod.ts";
 import { createSchemas } from "../core/schemas/mod.ts";
 import { parseWithSchema } from "../core/schemas/mod.ts";
 import {

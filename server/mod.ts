@@ -58,8 +58,8 @@ export type {
   PetriNet,
   Routing,
   StructuralGuard,
-} from "../core/net/types.ts";
-export type { NetStructure } from "../core/net/structure.ts";
+} from "../core/net/mod.ts";
+export type { NetStructure } from "../core/net/mod.ts";
 export type {
   HealthEvent,
   HealthState,
@@ -74,10 +74,10 @@ export type {
   Scheduler,
 } from "../core/runtime/mod.ts";
 export { BUNDLE_FORMAT, type Sidecar, type SidecarSpecEntry } from "../core/bundle/mod.ts";
-export type { InputSpec } from "../core/net/types.ts";
-export type { OpsModel, Runner } from "../core/ops/model.ts";
+export type { InputSpec } from "../core/net/mod.ts";
+export type { OpsModel, Runner } from "../core/ops/mod.ts";
 export type { Model } from "../core/bundle/mod.ts";
-export type { AnyOperation, BadRequest, Operation } from "../core/ops/operation.ts";
-export type { OperationTable } from "../core/ops/operations.ts";
+export type { AnyOperation, BadRequest, Operation } from "../core/ops/mod.ts";
+export type { OperationTable } from "../core/ops/mod.ts";
 export type { AnySchema, ObjectSchema, ValidationIssue, ZodModule } from "../core/schemas/mod.ts";
-export type { SchemaKit } from "../core/ops/schema_kit.ts";
+export type { SchemaKit } from "../core/ops/mod.ts";

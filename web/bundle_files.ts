@@ -6,9 +6,8 @@
  * @module
  */
 
-import { BundleError } from "../core/bundle/bundle_error.ts";
-import type { BundleFiles } from "../core/bundle/load_bundle.ts";
-import type { PtBundleFiles } from "../core/pt/read_pt_model.ts";
+import { BundleError, type BundleFiles } from "../core/bundle/mod.ts";
+import type { PtBundleFiles } from "../core/pt/mod.ts";
 
 /** The suffix that turns a bundle's `.onnx` name into its sidecar's. */
 export const SIDECAR_SUFFIX = ".meta.json";

@@ -7,9 +7,12 @@
  * @module
  */
 
-import { CLOSING_WIDTH, type CounterfactualRequest } from "../core/ops/counterfactual.ts";
-import { forward } from "../core/ops/forward.ts";
-import type { OpsModel } from "../core/ops/model.ts";
+import {
+  CLOSING_WIDTH,
+  type CounterfactualRequest,
+  forward,
+  type OpsModel,
+} from "../core/ops/mod.ts";
 import type { CurvePoint } from "./charts.ts";
 
 /**
@@ -21,8 +24,8 @@ import type { CurvePoint } from "./charts.ts";
  * @example
  * ```ts
  * import { activationCurve } from "./curve.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
- * declare const request: import("../core/ops/counterfactual.ts").CounterfactualRequest;
+ * declare const model: import("../core/ops/mod.ts").OpsModel;
+ * declare const request: import("../core/ops/mod.ts").CounterfactualRequest;
  * (await activationCurve(model, request, 11, 0.3)).map((p) => p.x); // 14 inputs
  * ```
  */

@@ -21,7 +21,7 @@
  * @module
  */
 
-import type { InputSpec } from "../core/net/types.ts";
+import type { InputSpec } from "../core/net/mod.ts";
 import type { ValidationIssue } from "../core/schemas/mod.ts";
 import { html } from "./dom.ts";
 import {

@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import { layoutNet } from "./layout.ts";
- * declare const net: import("../core/net/types.ts").PetriNet;
+ * declare const net: import("../core/net/mod.ts").PetriNet;
  * const drawing = layoutNet(net, (t) => net.labels.get(t) ?? t);
  * drawing.nodes.length === net.places.length + net.transitions.length; // true
  * ```
@@ -16,7 +16,7 @@
  */
 
 import { Graph, layout } from "@dagrejs/dagre";
-import type { PetriNet } from "../core/net/types.ts";
+import type { PetriNet } from "../core/net/mod.ts";
 import { layeredLayout } from "./layered_layout.ts";
 
 /** Nets with more nodes (places and transitions) than this skip dagre. */

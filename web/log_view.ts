@@ -18,9 +18,9 @@
  * @module
  */
 
-import type { AnyBundleFiles } from "../core/bundle/open_bundle.ts";
+import type { AnyBundleFiles } from "../core/pt/mod.ts";
 import { detectFormat } from "../core/event_log/format.ts";
-import { messageOf } from "../core/bundle/bundle_error.ts";
+import { messageOf } from "../core/bundle/mod.ts";
 import type { BackendName } from "./backends.ts";
 import { html, onFileDrop } from "./dom.ts";
 import { LogResults } from "./log_results.ts";

@@ -15,10 +15,8 @@
  * @module
  */
 
-import type { Model } from "../core/bundle/mod.ts";
-import { messageOf } from "../core/bundle/bundle_error.ts";
-import { RequestError } from "../core/ops/errors.ts";
-import { OPERATIONS } from "../core/ops/operations.ts";
+import { messageOf, type Model } from "../core/bundle/mod.ts";
+import { OPERATIONS, RequestError } from "../core/ops/mod.ts";
 import type { Schemas } from "../core/schemas/mod.ts";
 import { parseWithSchema } from "../core/schemas/parse.ts";
 import { type Backend, type BackendName, loadBackend, webGpuAdapter } from "./backends.ts";

@@ -9,7 +9,7 @@
  * ```ts
  * import { NetView } from "./net_view.ts";
  * import { layoutNet } from "./layout.ts";
- * declare const net: import("../core/net/types.ts").PetriNet;
+ * declare const net: import("../core/net/mod.ts").PetriNet;
  * const view = new NetView(document.querySelector("#net-figure")!);
  * view.show((direction) => layoutNet(net, (t) => t, direction));
  * view.colour(new Map([["t_a", 0.9]]), new Map([["p_in", 1]]));

@@ -1,13 +1,13 @@
 /**
  * Opening what the user picked in the browser, either kind of bundle, with the same loader as
- * the server (`core/bundle/open_bundle.ts`), re-exported here.
+ * the server (`core/pt/open_bundle.ts`), re-exported here.
  *
  * @module
  */
 
-import type { AnyBundleFiles } from "../core/bundle/open_bundle.ts";
+import type { AnyBundleFiles } from "../core/pt/mod.ts";
 
-export { type AnyBundleFiles, openBundle } from "../core/bundle/open_bundle.ts";
+export { type AnyBundleFiles, openBundle } from "../core/pt/mod.ts";
 
 /**
  * The model file's name (`NAME.onnx` or `NAME.pt`).

@@ -6,9 +6,9 @@
  *
  * @example
  * ```ts
- * import { OPERATIONS } from "../core/ops/operations.ts";
+ * import { OPERATIONS } from "../core/ops/mod.ts";
  * import { runOperation } from "./operations.ts";
- * declare const model: import("../core/ops/model.ts").OpsModel;
+ * declare const model: import("../core/ops/mod.ts").OpsModel;
  * const { element, activations } = await runOperation(OPERATIONS[0], model, {
  *   input_marking: new Map([["p_submitted", 1]]),
  * });
@@ -19,16 +19,18 @@
  * @module
  */
 
-import type { AnomalyResponse } from "../core/ops/anomaly.ts";
 import {
+  type AnomalyResponse,
+  type AnyOperation,
   type CounterfactualRequest,
   type CounterfactualResponse,
   DEFAULT_TOLERANCE,
-} from "../core/ops/counterfactual.ts";
-import { forward, type ForwardResponse } from "../core/ops/forward.ts";
-import type { IdMap, OpsModel } from "../core/ops/model.ts";
-import type { AnyOperation } from "../core/ops/operation.ts";
-import type { SensitivityResponse } from "../core/ops/sensitivity.ts";
+  forward,
+  type ForwardResponse,
+  type IdMap,
+  type OpsModel,
+  type SensitivityResponse,
+} from "../core/ops/mod.ts";
 import { type ChartRoom, DEFAULT_ROOM } from "./charts.ts";
 import { activationCurve } from "./curve.ts";
 import { html } from "./dom.ts";

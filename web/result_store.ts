@@ -23,9 +23,7 @@
  * @module
  */
 
-import type { ScoredBatch } from "../core/log_scoring/score_batches.ts";
-import type { EntryLayout } from "../core/log_scoring/entry_layout.ts";
-import { pythonFloat } from "../core/log_scoring/python_json.ts";
+import { type EntryLayout, pythonFloat, type ScoredBatch } from "../core/log_scoring/mod.ts";
 import { csvCell } from "./csv_cell.ts";
 import { grown, type TraceRecord, TraceRecords } from "./trace_records.ts";
 

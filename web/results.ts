@@ -16,11 +16,14 @@
  * @module
  */
 
-import { stringifyJson } from "../core/ops/json.ts";
-import type { AnomalyResponse } from "../core/ops/anomaly.ts";
-import { type CounterfactualResponse, DEFAULT_TOLERANCE } from "../core/ops/counterfactual.ts";
-import type { ForwardResponse } from "../core/ops/forward.ts";
-import type { SensitivityResponse } from "../core/ops/sensitivity.ts";
+import {
+  type AnomalyResponse,
+  type CounterfactualResponse,
+  DEFAULT_TOLERANCE,
+  type ForwardResponse,
+  type SensitivityResponse,
+  stringifyJson,
+} from "../core/ops/mod.ts";
 import { barChart, type ChartRoom, curveChart, type CurvePoint, DEFAULT_ROOM } from "./charts.ts";
 import { formatNumber, html } from "./dom.ts";
 import { activationColour } from "./net_view.ts";

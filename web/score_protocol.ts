@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { AnyBundleFiles } from "../core/bundle/open_bundle.ts";
-import type { TraceFormat } from "../core/event_log/format.ts";
+import type { AnyBundleFiles } from "../core/pt/mod.ts";
+import type { TraceFormat } from "../core/event_log/mod.ts";
 import type { BackendName } from "./backends.ts";
 import type { ScoreHistogram, StoredTrace, TableOrder } from "./result_store.ts";
 

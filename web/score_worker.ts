@@ -14,16 +14,23 @@
  * @module
  */
 
-import type { Model } from "../core/bundle/mod.ts";
-import { messageOf } from "../core/bundle/bundle_error.ts";
-import { ByteCounter, readingPasses } from "../core/log_scoring/byte_counter.ts";
-import { entryLayout } from "../core/log_scoring/entry_layout.ts";
-import { measureBatchSize } from "../core/log_scoring/measure_batch_size.ts";
-import { scoreBatches } from "../core/log_scoring/score_batches.ts";
-import { chooseColumns } from "../core/event_log/csv/columns.ts";
-import { csvRowBatches } from "../core/event_log/csv/rows.ts";
-import { decodeText, readBytes } from "../core/event_log/input.ts";
-import { detectFormat, readTraces, TraceReadError } from "../core/event_log/mod.ts";
+import { messageOf, type Model } from "../core/bundle/mod.ts";
+import {
+  ByteCounter,
+  entryLayout,
+  measureBatchSize,
+  readingPasses,
+  scoreBatches,
+} from "../core/log_scoring/mod.ts";
+import {
+  chooseColumns,
+  csvRowBatches,
+  decodeText,
+  detectFormat,
+  readBytes,
+  readTraces,
+  TraceReadError,
+} from "../core/event_log/mod.ts";
 import { workerOrt } from "../core/runtime/worker/mod.ts";
 import { openBundle } from "./open_bundle.ts";
 import { ResultStore } from "./result_store.ts";

@@ -8,14 +8,17 @@
  * @module
  */
 
-import { BundleError, compileBundle, type LoadOptions, type Model } from "../../core/bundle/mod.ts";
-import { describeKind, type FileKind, sniffFile } from "../../core/bytes/file_kind.ts";
-import { DescriptionFileError, readDescriptionFile } from "../../core/net/read_description_file.ts";
+import {
+  BundleError,
+  compileBundle,
+  type LoadOptions,
+  messageOf,
+  type Model,
+} from "../../core/bundle/mod.ts";
+import { concatBytes, describeKind, type FileKind, sniffFile } from "../../core/bytes/mod.ts";
+import { DescriptionFileError, readDescriptionFile } from "../../core/net/mod.ts";
 import type { OrtModule } from "../../core/runtime/mod.ts";
-import { type AnyBundleFiles, openBundle } from "../../core/bundle/open_bundle.ts";
-import type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
-import { concatBytes } from "../../core/bytes/concat_bytes.ts";
-import { messageOf } from "../../core/bundle/bundle_error.ts";
+import { type AnyBundleFiles, openBundle, type PtBundleFiles } from "../../core/pt/mod.ts";
 import { FETCH_TIMEOUT_MS, HttpFile, type HttpProblem } from "./http_file.ts";
 
 /** The embedded example bundle: a `file:` URL in a checkout, an `https:` URL from JSR. */
@@ -271,7 +274,7 @@ export interface WrittenBundle {
  * ```ts
  * import assert from "node:assert/strict";
  * import { compileBundle } from "../../core/bundle/mod.ts";
- * import { parseModelDescription } from "../../core/net/parse.ts";
+ * import { parseModelDescription } from "../../core/net/mod.ts";
  * import { writeBundle } from "./bundle_files.ts";
  * const petriModel = parseModelDescription(JSON.parse(
  *   await Deno.readTextFile("examples/rest_serving/rest_serving.model.json"),

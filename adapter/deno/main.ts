@@ -21,15 +21,14 @@
  * @module
  */
 
-import { PACKAGE_VERSION } from "../../core/bundle/version.ts";
-import { BundleError, type Model } from "../../core/bundle/mod.ts";
+import { BundleError, type Model, PACKAGE_VERSION } from "../../core/bundle/mod.ts";
 import { bundleLocation, EXAMPLE_BUNDLE_URL, readBundle } from "./bundle_files.ts";
 import { loadOrt } from "./ort.ts";
 import type { OrtModule } from "../../core/runtime/mod.ts";
 import { loadNativeOrt, MAX_ORT_THREADS, NativeRuntimeError } from "./native_ort.ts";
 import { PLAYGROUND_PREFIX, playgroundHandler } from "./serve_static.ts";
 import { createApp } from "../../server/mod.ts";
-import { MAX_SEARCH_ROWS } from "../../core/ops/counterfactual.ts";
+import { MAX_SEARCH_ROWS } from "../../core/ops/mod.ts";
 import { checkOrigins } from "../../server/http/mod.ts";
 import { processMetrics } from "./process_metrics.ts";
 import { shutdownHandler } from "./shutdown_handler.ts";

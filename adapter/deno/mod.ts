@@ -69,9 +69,9 @@ export type {
   PetriNet,
   Routing,
   StructuralGuard,
-} from "../../core/net/types.ts";
-export type { NetStructure } from "../../core/net/structure.ts";
-export type { AnyBundleFiles } from "../../core/bundle/open_bundle.ts";
+} from "../../core/net/mod.ts";
+export type { NetStructure } from "../../core/net/mod.ts";
+export type { AnyBundleFiles } from "../../core/pt/mod.ts";
 export {
   BUNDLE_FORMAT,
   type BundleFiles,
@@ -99,4 +99,4 @@ export type {
 export { IN_PLACE_MAX_MS, IN_PLACE_MAX_ROWS, Scheduler } from "../../core/runtime/mod.ts";
 export type { BatchInfo, Execute } from "../../core/runtime/mod.ts";
 export type { HealingPolicy, HealthEvent, HealthState } from "../../core/runtime/mod.ts";
-export type { PtBundleFiles } from "../../core/pt/read_pt_model.ts";
+export type { PtBundleFiles } from "../../core/pt/mod.ts";

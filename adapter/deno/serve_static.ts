@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { AnyBundleFiles } from "../../core/bundle/open_bundle.ts";
+import type { AnyBundleFiles } from "../../core/pt/mod.ts";
 import { type FileBody, PLAYGROUND_FILES, PLAYGROUND_SOURCES } from "./playground_site.ts";
 import { servedModelFiles } from "./served_model.ts";
 import { IMMUTABLE, REVALIDATE, StaticAsset } from "../../server/http/mod.ts";

@@ -20,7 +20,7 @@
  * @module
  */
 
-import type { AnyBundleFiles } from "../../core/bundle/open_bundle.ts";
+import type { AnyBundleFiles } from "../../core/pt/mod.ts";
 
 /** The `<meta name>` the page reads the served model's address from (relative to the page). */
 export const SERVED_MODEL_META = "petri-serve-model";

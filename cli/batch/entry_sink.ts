@@ -7,8 +7,7 @@
  */
 
 import type { AtomicFile } from "./atomic_file.ts";
-import type { EntryLayout } from "../../core/log_scoring/entry_layout.ts";
-import { type EntrySink, textSink } from "../../core/log_scoring/text_sink.ts";
+import { type EntryLayout, type EntrySink, textSink } from "../../core/log_scoring/mod.ts";
 
 export type { EntrySink };
 
@@ -20,7 +19,7 @@ export type { EntrySink };
  * import assert from "node:assert/strict";
  * import { openEntrySink } from "./entry_sink.ts";
  * import { AtomicFile } from "./atomic_file.ts";
- * import { entryLayout } from "../../core/log_scoring/entry_layout.ts";
+ * import { entryLayout } from "../../core/log_scoring/mod.ts";
  * const dir = await Deno.makeTempDir();
  * const file = await AtomicFile.create(`${dir}/scores.jsonl`);
  * const sink = openEntrySink(file, entryLayout("jsonl"), () => {});

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { sha256Hex } from "../../core/bundle/sidecar.ts";
-import type { ByteSource } from "../../core/event_log/range.ts";
+import { sha256Hex } from "../../core/bundle/mod.ts";
+import type { ByteSource } from "../../core/event_log/mod.ts";
 
 /** The bytes of a log's head that its digest covers. */
 export const HEAD_BYTES = 64 * 1024;
@@ -28,7 +28,7 @@ export interface LogHead {
  * ```ts
  * import assert from "node:assert/strict";
  * import { readHead } from "./log_identity.ts";
- * import { blobSource } from "../../core/event_log/range.ts";
+ * import { blobSource } from "../../core/event_log/mod.ts";
  * const head = await readHead(blobSource(new Blob(["abc"])));
  * assert.equal(head.size, 3);
  * assert.equal(head.digest, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -9,9 +9,7 @@
  * @module
  */
 
-import { TraceReadError } from "../../core/event_log/errors.ts";
-import { streamFrom } from "../../core/event_log/input.ts";
-import type { ByteSource } from "../../core/event_log/range.ts";
+import { type ByteSource, streamFrom, TraceReadError } from "../../core/event_log/mod.ts";
 import { HttpFile } from "../../adapter/deno/http_file.ts";
 
 /** An event log to read. */

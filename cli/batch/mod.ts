@@ -41,7 +41,7 @@
 import type { Model } from "../../core/bundle/mod.ts";
 import type { OrtModule } from "../../core/runtime/mod.ts";
 import { readTraces, type Trace, TraceReadError } from "../../core/event_log/mod.ts";
-import { quoteId } from "../../core/net/quote_id.ts";
+import { quoteId } from "../../core/net/mod.ts";
 import { bundleLocation, readBundle, resolveBundlePath } from "../../adapter/deno/bundle_files.ts";
 import {
   readRuntime,
@@ -57,14 +57,15 @@ import { AtomicFile } from "./atomic_file.ts";
 import {
   type EntryLayout,
   entryLayout,
+  type LogTally,
+  measureBatchSize,
   OUTPUT_FORMATS,
   type OutputFormat,
-} from "../../core/log_scoring/entry_layout.ts";
+  readingPasses,
+  scoreLog,
+} from "../../core/log_scoring/mod.ts";
 import { type EntrySink, openEntrySink } from "./entry_sink.ts";
-import { measureBatchSize } from "../../core/log_scoring/measure_batch_size.ts";
-import { readingPasses } from "../../core/log_scoring/byte_counter.ts";
 import { ByteCounter, Progress } from "./progress.ts";
-import { type LogTally, scoreLog } from "../../core/log_scoring/score_log.ts";
 import { Shard } from "./shard.ts";
 import { type OpenedLog, openLog, SHARD_MODES, type ShardMode } from "./log_plan.ts";
 import { headerEntry, type PartHeader, type PartTrailer, trailerEntry } from "./part_meta.ts";

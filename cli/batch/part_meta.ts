@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { OutputFormat } from "../../core/log_scoring/entry_layout.ts";
+import type { OutputFormat } from "../../core/log_scoring/mod.ts";
 
 /** The key of a part's header entry. */
 export const PART_KEY = "petri_serve_part";

@@ -27,7 +27,7 @@
 
 import { InputError } from "../command.ts";
 import { fileProblem } from "../file_problems.ts";
-import type { OutputFormat } from "../../core/log_scoring/entry_layout.ts";
+import type { OutputFormat } from "../../core/log_scoring/mod.ts";
 import { PART_END_KEY, type PartHeader, partMeta, type PartTrailer } from "./part_meta.ts";
 
 /** One entry of a part. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ByteCounter } from "../../core/log_scoring/byte_counter.ts";
+import { ByteCounter } from "../../core/log_scoring/mod.ts";
 
 export { ByteCounter };
 

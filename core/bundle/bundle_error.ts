@@ -6,6 +6,8 @@
 
 import type { ModelDescriptionError } from "../net/model_description_error.ts";
 
+export { messageOf } from "../runtime/mod.ts";
+
 /** A bundle that cannot be written or loaded; `detail` names the file and the problem. */
 export class BundleError extends Error {
   /** Builds the error; `detail` names the file and what is wrong with it. */
@@ -46,9 +48,4 @@ export function invalidModelError(
   return new BundleError(`${where} ${phrase}: ${first.path}: ${first.message}${more}`, {
     cause: error,
   });
-}
-
-/** The message of anything thrown. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

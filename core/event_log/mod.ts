@@ -41,3 +41,6 @@ export {
   type SpecSection,
 } from "./specs.ts";
 export { parsePythonFloat } from "./python_float.ts";
+export { decodeText, readBytes, streamFrom } from "./input.ts";
+export { chooseColumns } from "./csv/columns.ts";
+export { csvRowBatches } from "./csv/rows.ts";

@@ -31,3 +31,4 @@ export {
 } from "./parse.ts";
 export { MODEL_LIMITS, ModelLimitError, type ModelLimits } from "./model_limits.ts";
 export { quoteId } from "./quote_id.ts";
+export { DescriptionFileError, readDescriptionFile } from "./read_description_file.ts";

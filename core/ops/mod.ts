@@ -18,10 +18,13 @@ export {
   scoreTraces,
 } from "./anomaly.ts";
 export {
+  CLOSING_WIDTH,
   counterfactual,
   type CounterfactualRequest,
   type CounterfactualResponse,
+  DEFAULT_TOLERANCE,
   type FlipChannel,
+  MAX_SEARCH_ROWS,
 } from "./counterfactual.ts";
 export { sensitivity, type SensitivityRequest, type SensitivityResponse } from "./sensitivity.ts";
 export {

@@ -63,3 +63,8 @@ export class RunCancelledError extends Error {
     });
   }
 }
+
+/** The message of anything thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

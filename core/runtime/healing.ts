@@ -32,7 +32,7 @@
  */
 
 import type { OrtSession } from "./ort_module.ts";
-import { ModelBusyError } from "./errors.ts";
+import { messageOf, ModelBusyError } from "./errors.ts";
 import { deferred } from "./deferred.ts";
 
 /** How a {@link HealingSession} recreates its session. */
@@ -293,8 +293,4 @@ async function releaseWithin(session: OrtSession, ms: number): Promise<void> {
     new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
   ]);
   clearTimeout(timer);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -34,6 +34,6 @@ export {
   packRows,
   unpackRows,
 } from "./codec.ts";
-export { type BusyReason, ModelBusyError, RunCancelledError } from "./errors.ts";
+export { type BusyReason, messageOf, ModelBusyError, RunCancelledError } from "./errors.ts";
 export type { HealingPolicy, HealthEvent, HealthState } from "./healing.ts";
 export type { OrtModule, OrtSession, OrtSessionOptions, OrtTensor } from "./ort_module.ts";

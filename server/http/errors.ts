@@ -6,7 +6,7 @@
  * @module
  */
 
-import { RequestError } from "../../core/ops/errors.ts";
+import { RequestError } from "../../core/ops/mod.ts";
 import type { ValidationIssue } from "../../core/schemas/mod.ts";
 import { jsonResponse, stringifyJson } from "./json.ts";
 

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { jsonPieces, stringifyJson } from "../../core/ops/json.ts";
+import { jsonPieces, stringifyJson } from "../../core/ops/mod.ts";
 import { REQUEST_ID_HEADER } from "./request_id.ts";
 
 export { stringifyJson };

@@ -30,7 +30,7 @@
  * @module
  */
 
-import type { OutputFormat } from "../../core/log_scoring/entry_layout.ts";
+import type { OutputFormat } from "../../core/log_scoring/mod.ts";
 import type { ValidationIssue } from "../../core/schemas/mod.ts";
 import type { TraceFormat } from "../../core/event_log/mod.ts";
 import { HttpError, qualityValues, ValidationError } from "../http/mod.ts";

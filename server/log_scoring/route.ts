@@ -42,10 +42,14 @@
  */
 
 import type { Model } from "../../core/bundle/mod.ts";
-import { entryLayout } from "../../core/log_scoring/entry_layout.ts";
-import { measureBatchSize } from "../../core/log_scoring/measure_batch_size.ts";
-import { type LogTally, scoreLog } from "../../core/log_scoring/score_log.ts";
-import { type EntrySink, textSink } from "../../core/log_scoring/text_sink.ts";
+import {
+  entryLayout,
+  type EntrySink,
+  type LogTally,
+  measureBatchSize,
+  scoreLog,
+  textSink,
+} from "../../core/log_scoring/mod.ts";
 import { ModelBusyError, type PackedInputs, RunCancelledError } from "../../core/runtime/mod.ts";
 import { readTraces, TraceReadError } from "../../core/event_log/mod.ts";
 import { ResponseStream } from "./response_stream.ts";

@@ -50,7 +50,7 @@
  * @module
  */
 
-import type { OpsModel } from "../../core/ops/model.ts";
+import type { OpsModel } from "../../core/ops/mod.ts";
 import { allocateInputs } from "../../core/runtime/mod.ts";
 import {
   type BodyLimits,

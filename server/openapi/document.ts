@@ -32,7 +32,7 @@
 
 import { type RouteDoc, TAGS } from "../http/mod.ts";
 import type { ZodToOpenApiModule } from "../pipeline/mod.ts";
-import { PACKAGE_LICENSE } from "../../core/bundle/version.ts";
+import { PACKAGE_LICENSE } from "../../core/bundle/mod.ts";
 
 /** The `info` block of the document. */
 export interface ApiInfo {

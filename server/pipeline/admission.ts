@@ -44,7 +44,7 @@
  * @module
  */
 
-import type { OpsModel } from "../../core/ops/model.ts";
+import type { OpsModel } from "../../core/ops/mod.ts";
 import {
   ModelBusyError,
   type PackedInputs,

@@ -21,7 +21,7 @@
 import { jsonInvalid, missingBody } from "../../core/schemas/mod.ts";
 import { HttpError, ValidationError } from "../http/mod.ts";
 import { DeadlineSweep } from "./deadline_sweep.ts";
-import { concatBytes } from "../../core/bytes/concat_bytes.ts";
+import { concatBytes } from "../../core/bytes/mod.ts";
 import type { RequestContext } from "./context.ts";
 
 /** One sweep per time-out length (a server has one), shared by all its requests. */

@@ -16,7 +16,7 @@
  * @module
  */
 
-import type { OpsModel, Runner } from "../../core/ops/model.ts";
+import type { OpsModel, Runner } from "../../core/ops/mod.ts";
 import type { PackedInputs, PackedOutputs, RunOptions } from "../../core/runtime/mod.ts";
 import { HttpError, pathOf, requestIdOf, type ResponseNotes, targetOf } from "../http/mod.ts";
 import { tooManyRowsDetail } from "./request_limits.ts";

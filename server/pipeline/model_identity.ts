@@ -23,8 +23,7 @@
  * @module
  */
 
-import type { Sidecar } from "../../core/bundle/mod.ts";
-import { modelVersion } from "../../core/bundle/model_version.ts";
+import { modelVersion, type Sidecar } from "../../core/bundle/mod.ts";
 
 /** A served model's identity. */
 export interface ModelIdentity {

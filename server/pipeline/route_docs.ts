@@ -7,7 +7,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import * as z from "zod";
- * import { OPERATIONS } from "../../core/ops/operations.ts";
+ * import { OPERATIONS } from "../../core/ops/mod.ts";
  * import { createSchemas } from "../../core/schemas/mod.ts";
  * import { operationDoc } from "./route_docs.ts";
  * const doc = operationDoc(OPERATIONS[0]!, createSchemas(z), { maxBytes: 1024, timeoutMs: 1000 });
@@ -17,7 +17,7 @@
  * @module
  */
 
-import type { OperationTable } from "../../core/ops/operations.ts";
+import type { OperationTable } from "../../core/ops/mod.ts";
 import type { Schemas } from "../../core/schemas/mod.ts";
 import { jsonContent, objectSchema, type RouteDoc, TAGS } from "../http/mod.ts";
 import { type BodyLimits, lateBodyDetail, tooLargeDetail } from "./body.ts";

@@ -2,13 +2,16 @@
  * No module of the package imports itself back: the module graph of every export in
  * `deno.json` (from `deno info --json`, static, dynamic and type imports alike) has no cycle
  * among the package's own files. A cycle is a module in the wrong room: the leaf that owns
- * shared types (such as `core/ops/zod_types.ts`) belongs below both of its users.
+ * shared types (such as `core/ops/zod_types.ts`) belongs below both of its users. One level up,
+ * `core/`'s stages import each other without a cycle either: they form a DAG, so each stage can
+ * be read knowing only the stages below it.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
 import { denoInfo } from "../module_graph.ts";
+import { trackedFiles } from "./standalone.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -109,4 +112,41 @@ Deno.test("no export's module graph has an import cycle among the package's file
       assert.deepEqual(cycles(graph), []);
     });
   }
+});
+
+/** The module graph folded to `core/`'s stages: stage -> the other stages its modules import. */
+function stageGraph(graph: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const stageOf = (path: string) => /^core\/([^/]+)\//.exec(path)?.[1];
+  const stages = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const stage = stageOf(from);
+    if (stage === undefined) continue;
+    const edges = stages.get(stage) ?? stages.set(stage, new Set()).get(stage)!;
+    for (const to of targets.map(stageOf)) if (to !== undefined && to !== stage) edges.add(to);
+  }
+  return new Map([...stages].map(([stage, edges]) => [stage, [...edges].sort()]));
+}
+
+Deno.test("stageGraph() folds modules to stages, so a loop between two stages is a cycle", () => {
+  const graph = stageGraph(
+    new Map([
+      ["core/pt/open.ts", ["core/bundle/load.ts", "core/pt/read.ts"]],
+      ["core/bundle/load.ts", ["core/pt/read.ts", "core/net/types.ts"]],
+      ["server/app.ts", ["core/pt/open.ts"]],
+    ]),
+  );
+  assert.deepEqual(graph.get("pt"), ["bundle"]);
+  assert.deepEqual(cycles(graph), [["bundle", "pt"]]);
+});
+
+Deno.test("core/'s stages import each other without a cycle", async () => {
+  // Every module of core/ is reached from some entry: the stages' and their inner folders'.
+  const entries = (await trackedFiles(ROOT)).filter((path) => /^core\/.+\/mod\.ts$/.test(path));
+  const graph = new Map<string, string[]>();
+  for (const entry of entries) {
+    for (const [from, targets] of await ownGraph(entry)) graph.set(from, targets);
+  }
+  const stages = stageGraph(graph);
+  assert.ok(stages.size > 5, "no stages found");
+  assert.deepEqual(cycles(stages), []);
 });

@@ -25,6 +25,10 @@
  *   `core/<stage>/mod.ts`, and uses no `Deno.*`: a browser app or a Node script importing it gets
  *   no server, no docs UI and no Deno edge.
  * - `core/` is stages, each a folder with its entry `mod.ts`; no module lies loose in `core/`.
+ * - Outside `core/` (tests aside), a module reaches a stage only through its entry
+ *   `core/<stage>/mod.ts`, or the ORT worker's own entry `core/runtime/worker/mod.ts` (whose
+ *   importers the next rule names). The playground keeps the deep imports of
+ *   {@link PLAYGROUND_DEEP}, each measured on its bundle.
  * - `core/runtime/` is reached through its entry, `core/runtime/mod.ts`: the server and the rest
  *   see one served-model session; `core/ops/` reaches it only through the runner and the packed
  *   layout (`core/runtime/codec.ts`); only the faces' worker entries and ORT loaders
@@ -114,6 +118,19 @@ async function importMap(path: string): Promise<Set<string>> {
   };
   return new Set(Object.keys(config.imports));
 }
+
+/** The module a worker thread starts from: a second entry of `core/runtime/`. */
+const WORKER_ENTRY = "core/runtime/worker/mod.ts";
+
+/**
+ * The stage modules `web/` imports past their entry, and why: through the entry, the page's
+ * bundle would grow.
+ */
+const PLAYGROUND_DEEP: Readonly<Record<string, string>> = {
+  "core/event_log/format.ts": "the entry loads every log reader (papaparse, saxes) with the page",
+  "core/schemas/define.ts": "the entry's loadSchemas adds zod's full build to the bundle",
+  "core/schemas/parse.ts": "the entry's loadSchemas adds zod's full build to the bundle",
+};
 
 /** `server/`'s rooms, each with its level: a room imports only rooms of a lower level. */
 const SERVER_ROOMS: Readonly<Record<string, number>> = {
@@ -261,6 +278,17 @@ async function rules(): Promise<Rule[]> {
       denoAllowed: () => true,
     },
     {
+      name: "outside core/, a stage is reached through its entry mod.ts",
+      governs: (p) => !inside(p, "core") && !inside(p, "tests"),
+      refuse: (path, specifier, to) => {
+        if (!isRelative(specifier) || !inside(to, "core")) return undefined;
+        if (STAGE_ENTRY.test(to) || to === WORKER_ENTRY) return undefined;
+        if (inside(path, "web") && Object.hasOwn(PLAYGROUND_DEEP, to)) return undefined;
+        return `reaches ${to}, not its stage's mod.ts`;
+      },
+      denoAllowed: () => true,
+    },
+    {
       name: "no inline npm:, jsr: or URL specifiers",
       governs: (p) => !inside(p, "tests") && !inside(p, "bench"),
       refuse: (_path, specifier) =>
@@ -338,7 +366,8 @@ Deno.test("every tracked module keeps the layout's import rules", async (t) => {
 });
 
 Deno.test("the rules refuse what the layout forbids", async () => {
-  const [core, server, adapter, rooms, web, cli, tools, entry, runtime, schemas] = await rules();
+  const [core, server, adapter, rooms, web, cli, tools, entry, runtime, schemas, stages] =
+    await rules();
   assert.match(core!.refuse("core/a.ts", "../server/app.ts", "server/app.ts") ?? "", /reaches/);
   assert.match(core!.refuse("core/a.ts", "node:fs", "node:fs") ?? "", /browser map/);
   assert.match(
@@ -419,6 +448,18 @@ Deno.test("the rules refuse what the layout forbids", async () => {
   assert.equal(reach("server/app.ts", "core/runtime/mod.ts"), undefined);
   assert.equal(reach("core/ops/forward.ts", "core/runtime/codec.ts"), undefined);
   assert.equal(reach("adapter/deno/ort.ts", "core/runtime/worker/mod.ts"), undefined);
+  const stage = (from: string, to: string) => stages!.refuse(from, "../x.ts", to);
+  assert.match(stage("server/app.ts", "core/ops/forward.ts") ?? "", /not its stage's mod\.ts/);
+  assert.match(stage("cli/batch/mod.ts", "core/event_log/csv/rows.ts") ?? "", /mod\.ts/);
+  assert.match(stage("bench/wide_net.ts", "core/net/types.ts") ?? "", /mod\.ts/);
+  assert.match(stage("mod.ts", "core/bundle/sidecar.ts") ?? "", /mod\.ts/);
+  assert.match(stage("web/log_view.ts", "core/event_log/read.ts") ?? "", /mod\.ts/);
+  assert.match(stage("server/app.ts", "core/schemas/parse.ts") ?? "", /mod\.ts/);
+  assert.equal(stage("web/main.ts", "core/schemas/parse.ts"), undefined);
+  assert.equal(stage("server/app.ts", "core/ops/mod.ts"), undefined);
+  assert.equal(stage("adapter/deno/ort.ts", "core/runtime/worker/mod.ts"), undefined);
+  assert.equal(stages!.governs("tests/core/ops/forward_test.ts"), false);
+  assert.equal(stages!.governs("core/pt/open_bundle.ts"), false);
 });
 
 Deno.test("core/ is stages, each with its entry mod.ts, and tests/core/ mirrors them", async () => {

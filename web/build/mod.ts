@@ -23,20 +23,20 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     async () => (await import("./chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-EBYJRSAL.js",
-    async () => (await import("./chunk-EBYJRSAL.js.txt", { with: { type: "text" } })).default,
+    "chunk-FOGN56S2.js",
+    async () => (await import("./chunk-FOGN56S2.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-LR2SUWDX.js",
     async () => (await import("./chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-QK35ESJO.js",
-    async () => (await import("./chunk-QK35ESJO.js.txt", { with: { type: "text" } })).default,
+    "chunk-RK22BFXJ.js",
+    async () => (await import("./chunk-RK22BFXJ.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-W4HAI2EF.js",
-    async () => (await import("./chunk-W4HAI2EF.js.txt", { with: { type: "text" } })).default,
+    "chunk-WDMEXRYL.js",
+    async () => (await import("./chunk-WDMEXRYL.js.txt", { with: { type: "text" } })).default,
   ],
   ["main.js", async () => (await import("./main.js.txt", { with: { type: "text" } })).default],
   [

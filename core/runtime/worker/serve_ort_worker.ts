@@ -6,7 +6,7 @@
  * @module
  */
 
-import { messageOf } from "../../bundle/bundle_error.ts";
+import { messageOf } from "../errors.ts";
 import type { OrtModule, OrtSession, OrtTensor } from "../session.ts";
 import { RunChannel, runChannelSupported } from "./run_channel.ts";
 import {

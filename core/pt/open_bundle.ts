@@ -5,9 +5,14 @@
  * @module
  */
 
-import { type BundleFiles, loadBundle, type LoadOptions, type Model } from "./load_bundle.ts";
-import { loadPtBundle } from "../pt/load_pt_bundle.ts";
-import type { PtBundleFiles } from "../pt/read_pt_model.ts";
+import {
+  type BundleFiles,
+  loadBundle,
+  type LoadOptions,
+  type Model,
+} from "../bundle/load_bundle.ts";
+import { loadPtBundle } from "./load_pt_bundle.ts";
+import type { PtBundleFiles } from "./read_pt_model.ts";
 import type { OrtModule } from "../runtime/mod.ts";
 
 /** Either kind of bundle's files: `.onnx` ({@link BundleFiles}) or `.pt` ({@link PtBundleFiles}). */
@@ -17,7 +22,7 @@ export type AnyBundleFiles = BundleFiles | PtBundleFiles;
  * Loads either kind of bundle: `.pt` files (they have `pt`) with `loadPtBundle`, `.onnx` files
  * with `loadBundle`.
  *
- * @throws {import("./bundle_error.ts").BundleError} naming the file at fault.
+ * @throws {import("../bundle/bundle_error.ts").BundleError} naming the file at fault.
  *
  * @example
  * ```ts
