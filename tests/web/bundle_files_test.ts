@@ -5,7 +5,7 @@ import {
   pairPickedBundle,
   type PickedFile,
   readPickedFiles,
-} from "../../web/build_files.ts";
+} from "../../web/bundle_files.ts";
 
 const text = (name: string, content: string): PickedFile => ({
   name,
