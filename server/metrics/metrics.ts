@@ -230,18 +230,21 @@ export class Metrics {
       "ONNX Runtime runs made on the serving thread (a lone client's small batch), not the worker.",
     );
     out.push(`petri_serve_ort_in_place_runs_total ${this.#inPlaceRuns}`);
-    const queued = this.#gauges.queuedRows;
-    if (queued) {
-      head("petri_serve_queue_rows", "gauge", "Rows waiting for the next ONNX Runtime run.");
-      out.push(`petri_serve_queue_rows ${number(queued())}`);
-    }
+    const sample = sampleWriter(out, head);
+    sample(
+      "petri_serve_queue_rows",
+      "gauge",
+      "Rows waiting for the next ONNX Runtime run.",
+      this.#gauges.queuedRows,
+    );
     this.#renderAdmission(out, head);
     this.#renderLogs(out, head);
-    const rss = denoResidentMemory();
-    if (rss) {
-      head("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
-      out.push(`process_resident_memory_bytes ${number(rss())}`);
-    }
+    sample(
+      "process_resident_memory_bytes",
+      "gauge",
+      "Resident memory size in bytes.",
+      denoResidentMemory(),
+    );
     return out.join("\n") + "\n";
   }
 
@@ -266,42 +269,44 @@ export class Metrics {
       out.push(`petri_serve_requests_shed_total{reason=${label(reason)}} ${n}`);
     }
     const { inFlight, waiting, reservedBytes, restarts } = this.#gauges;
-    if (inFlight) {
-      head("petri_serve_requests_in_flight", "gauge", "Admitted model requests not answered yet.");
-      out.push(`petri_serve_requests_in_flight ${number(inFlight())}`);
-    }
-    if (waiting) {
-      head(
-        "petri_serve_requests_waiting",
-        "gauge",
-        "Model requests waiting, their bodies unread, for room to be admitted.",
-      );
-      out.push(`petri_serve_requests_waiting ${number(waiting())}`);
-    }
-    if (reservedBytes) {
-      head(
-        "petri_serve_held_body_bytes",
-        "gauge",
-        "Bytes of request bodies and large answers held by admitted requests.",
-      );
-      out.push(`petri_serve_held_body_bytes ${number(reservedBytes())}`);
-    }
-    if (restarts) {
-      head(
-        "petri_serve_model_restarts_total",
-        "counter",
-        "ONNX Runtime sessions recreated after failed runs.",
-      );
-      out.push(`petri_serve_model_restarts_total ${number(restarts())}`);
-    }
+    const sample = sampleWriter(out, head);
+    sample(
+      "petri_serve_requests_in_flight",
+      "gauge",
+      "Admitted model requests not answered yet.",
+      inFlight,
+    );
+    sample(
+      "petri_serve_requests_waiting",
+      "gauge",
+      "Model requests waiting, their bodies unread, for room to be admitted.",
+      waiting,
+    );
+    sample(
+      "petri_serve_held_body_bytes",
+      "gauge",
+      "Bytes of request bodies and large answers held by admitted requests.",
+      reservedBytes,
+    );
+    sample(
+      "petri_serve_model_restarts_total",
+      "counter",
+      "ONNX Runtime sessions recreated after failed runs.",
+      restarts,
+    );
   }
 
   /** The metrics of `POST /batch` (`../log_scoring/route.ts`). */
   #renderLogs(out: string[], head: (name: string, type: string, help: string) => void): void {
     const { logsInProgress } = this.#gauges;
     if (logsInProgress === undefined) return;
-    head("petri_serve_batch_logs_in_progress", "gauge", "Logs POST /batch is scoring now.");
-    out.push(`petri_serve_batch_logs_in_progress ${number(logsInProgress())}`);
+    const sample = sampleWriter(out, head);
+    sample(
+      "petri_serve_batch_logs_in_progress",
+      "gauge",
+      "Logs POST /batch is scoring now.",
+      logsInProgress,
+    );
     head(
       "petri_serve_batch_logs_total",
       "counter",
@@ -317,6 +322,15 @@ export class Metrics {
     );
     out.push(`petri_serve_batch_traces_total ${this.#logTraces}`);
   }
+}
+
+/** Writes a one-value metric, with its header, when there is a reading for it. */
+function sampleWriter(out: string[], head: (name: string, type: string, help: string) => void) {
+  return (name: string, type: string, help: string, read: (() => number) | undefined) => {
+    if (read === undefined) return;
+    head(name, type, help);
+    out.push(`${name} ${number(read())}`);
+  };
 }
 
 function histogram(
