@@ -417,9 +417,11 @@ export async function createApp(model: Model, options: AppOptions = {}): Promise
   return {
     fetch: (request, info) => {
       const context = new RequestContext(request, false, clientSignalOf(info));
-      // A log being scored yields the thread more often while requests come; a probe or a
-      // scrape now and then does not count, it can wait for the log's next turn.
-      if (wantsLogPacing(context.path)) logs.lastArrival = context.started;
+      // A log being scored yields the thread more often while requests come (arrivals before it
+      // began do not count); a probe or a scrape does not count, it waits for the log's turn.
+      if (logs.inProgress > 0 && wantsLogPacing(context.path)) {
+        logs.lastArrival = context.started;
+      }
       return handle(context);
     },
     fetchWhileDraining: (request, info) =>
