@@ -117,7 +117,7 @@ export function faceCommand(
           "--allow-read",
           "--allow-env",
           "--allow-net",
-          "adapter/deno/main.ts",
+          denoServeEntry(options.checkout),
         ],
         env: { DENO_SERVE_ADDRESS: "tcp:127.0.0.1:0", PETRI_SERVE_BUNDLE: options.bundle },
       };
@@ -127,6 +127,16 @@ export function faceCommand(
       return { args: naive("node") };
     case "naiveWeb":
       return { args: naive("web") };
+  }
+}
+
+/** The `deno serve` entry of `checkout`: `server/main.ts` before the layout of issue 29. */
+function denoServeEntry(checkout = "."): string {
+  try {
+    Deno.statSync(`${checkout}/adapter/deno/main.ts`);
+    return "adapter/deno/main.ts";
+  } catch {
+    return "server/main.ts";
   }
 }
 
