@@ -38,6 +38,8 @@ export function jsonResponse(
         "content-type": "application/json",
         "content-length": length,
         [REQUEST_ID_HEADER]: context.requestId,
+        // What compression adds to every JSON response: set now, no header is set afterwards.
+        vary: "accept-encoding",
       }
       : { ...headers, "content-type": "application/json", "content-length": length },
   });
