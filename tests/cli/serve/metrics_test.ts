@@ -215,7 +215,10 @@ Deno.test("GET /metrics of cli.ts serve parses line by line and its counters fol
     find(s, "petri_serve_ort_run_rows_sum", { gradient: "false" });
   assert.ok(rows(after.samples) - rows(before.samples) > 4, "the counterfactual ran many rows");
   const inPlace = (s: readonly Sample[]) => find(s, "petri_serve_ort_in_place_runs_total", {});
-  assert.ok(inPlace(after.samples) - inPlace(before.samples) >= 3, "a lone client's runs");
+  // The first lone run is always in place; later ones leave when runs average over 0.5 ms (a busy CI).
+  const inPlaceRuns = inPlace(after.samples) - inPlace(before.samples);
+  assert.ok(inPlaceRuns >= 1, "a lone client's first run is made on the serving thread");
+  assert.ok(inPlaceRuns <= runs(after.samples) - runs(before.samples), "in-place runs are runs");
   assert.equal(
     find(after.samples, "petri_serve_request_duration_seconds_count", {
       method: "POST",
