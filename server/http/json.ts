@@ -19,7 +19,12 @@ export { stringifyJson };
 
 const encoder = new TextEncoder();
 
-/** A JSON response as UTF-8 bytes with their `Content-Length`, so no one reads it to size it. */
+/**
+ * A JSON response whose size in bytes is known (`context.responseBytes`), so no one reads it to
+ * size it. A plain one carries no `Content-Length` of ours (Deno sizes a static body itself, and
+ * each header lengthens its response path) and, when it is ASCII, goes out as text that Deno
+ * encodes without a copy of ours.
+ */
 export function jsonResponse(
   status: number,
   body: unknown,
@@ -27,28 +32,31 @@ export function jsonResponse(
   context?: ResponseNotes,
 ): Response {
   const text = stringifyJson(body);
-  const bytes = encoder.encode(text);
-  const length = String(bytes.length);
   // The request id goes in now: compression then needs to read no header.
   const plain = context !== undefined && headers === NO_HEADERS;
-  const response = new Response(bytes, {
+  const ascii = plain && !NON_ASCII.test(text);
+  const bytes = ascii ? undefined : encoder.encode(text);
+  const size = bytes?.length ?? text.length;
+  const response = new Response(bytes ?? text, {
     status,
     headers: plain
       ? {
         "content-type": "application/json",
-        "content-length": length,
         [REQUEST_ID_HEADER]: context.requestId,
         // What compression adds to every JSON response: set now, no header is set afterwards.
         vary: "accept-encoding",
       }
-      : { ...headers, "content-type": "application/json", "content-length": length },
+      : { ...headers, "content-type": "application/json", "content-length": String(size) },
   });
   if (context !== undefined) {
-    context.responseBytes = bytes.length;
+    context.responseBytes = size;
     if (plain) context.plainResponse = response;
   }
   return response;
 }
+
+/** A character that UTF-8 writes in more than one byte. */
+const NON_ASCII = /[^\x00-\x7f]/;
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 
