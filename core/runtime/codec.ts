@@ -17,6 +17,7 @@
  */
 
 import { quoteId } from "../net/quote_id.ts";
+import { freshFloats } from "./fresh_floats.ts";
 
 /** The column order of a compiled net: its sorted place and transition ids. */
 export interface NetColumns {
@@ -237,11 +238,11 @@ export function emptyOutputs(withGradient: boolean): PackedOutputs {
 }
 
 /**
- * Zeroed input arrays for `batch` rows, all views of one buffer: one allocation instead of five
- * (allocating array buffers showed in the serving thread's profile).
+ * Zeroed input arrays for `batch` rows, all views of one piece of memory: one allocation instead
+ * of five (allocating array buffers showed in the serving thread's profile).
  */
 export function allocateInputs(batch: number, P: number, T: number): PackedInputs {
-  const all = new Float32Array(batch * (4 * P + T));
+  const all = freshFloats(batch * (4 * P + T));
   const part = (k: number, width: number) =>
     all.subarray(k * batch * P, k * batch * P + batch * width);
   return {

@@ -19,24 +19,24 @@
 /** Each bundled file's text, by file name. */
 export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = new Map([
   [
-    "chunk-BU2HOGIC.js",
-    async () => (await import("./chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
+    "chunk-6XTTA6Y3.js",
+    async () => (await import("./chunk-6XTTA6Y3.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-FOGN56S2.js",
-    async () => (await import("./chunk-FOGN56S2.js.txt", { with: { type: "text" } })).default,
+    "chunk-BU2HOGIC.js",
+    async () => (await import("./chunk-BU2HOGIC.js.txt", { with: { type: "text" } })).default,
   ],
   [
     "chunk-LR2SUWDX.js",
     async () => (await import("./chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-RK22BFXJ.js",
-    async () => (await import("./chunk-RK22BFXJ.js.txt", { with: { type: "text" } })).default,
+    "chunk-M4V6VYWI.js",
+    async () => (await import("./chunk-M4V6VYWI.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-WDMEXRYL.js",
-    async () => (await import("./chunk-WDMEXRYL.js.txt", { with: { type: "text" } })).default,
+    "chunk-QS3UNPBT.js",
+    async () => (await import("./chunk-QS3UNPBT.js.txt", { with: { type: "text" } })).default,
   ],
   ["main.js", async () => (await import("./main.js.txt", { with: { type: "text" } })).default],
   [

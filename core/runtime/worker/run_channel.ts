@@ -20,6 +20,7 @@
  * @module
  */
 
+import { freshFloats } from "../fresh_floats.ts";
 import type { WireTensor } from "./protocol.ts";
 
 /** Bytes of the shared buffer of one session: 1,024 rows of a 250-place net. */
@@ -173,7 +174,9 @@ export class RunChannel {
       const name = this.#name(k, at);
       at += 1 + name.length;
       const length = words[at++]!;
-      outputs[name] = this.#floats.slice(at, at + length);
+      const data = freshFloats(length);
+      data.set(this.#floats.subarray(at, at + length));
+      outputs[name] = data;
       at += length;
     }
     return outputs;
