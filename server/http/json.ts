@@ -55,8 +55,8 @@ export function jsonResponse(
   return response;
 }
 
-/** A character that UTF-8 writes in more than one byte. */
-const NON_ASCII = /[^\x00-\x7f]/;
+/** A character that UTF-8 writes in more than one byte (any above U+007F). */
+const NON_ASCII = /[\u0080-\uffff]/;
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 

@@ -51,3 +51,22 @@ Deno.test("jsonResponse() answers application/json with extra headers", async ()
   equal(response.headers.get("allow"), "POST");
   deepEqual(await response.json(), { detail: "Method Not Allowed" });
 });
+
+Deno.test("jsonResponse() notes a plain answer's size in UTF-8 bytes, ASCII or not, and carries the request id", async () => {
+  for (const body of [{ p_a: 0.5 }, { "é_place": 0.5, "😀": 1 }]) {
+    const notes = {
+      requestId: "r-1",
+      responseBytes: undefined as number | undefined,
+      plainResponse: undefined as Response | undefined,
+      streamedResponse: undefined,
+      responseSent: undefined,
+    };
+    const response = jsonResponse(200, body, undefined, notes);
+    equal(notes.plainResponse, response);
+    equal(response.headers.get("x-request-id"), "r-1");
+    equal(response.headers.get("vary"), "accept-encoding");
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    equal(notes.responseBytes, bytes.length);
+    deepEqual(JSON.parse(new TextDecoder().decode(bytes)), body);
+  }
+});
