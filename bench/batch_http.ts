@@ -18,8 +18,8 @@
  * machine may be shared, and a load spike should hit both sides of a ratio alike.
  *
  * `deno run -A bench/batch_http.ts [--traces 1000000] [--format json|csv|xes] [--dir DIR]
- * [--rounds 3] [--seconds 5] [--connections 4] [--delay-ms 20] [--write-readme]`. `--dir` keeps the log
- * for the next run; `--write-readme` puts the table in `bench/README.md` between its
+ * [--rounds 3] [--seconds 5] [--connections 4] [--delay-ms 20] [--v8-flags=FLAGS] [--write-readme]`.
+ * `--dir` keeps the log for the next run; `--v8-flags` starts the server with those V8 flags; `--write-readme` puts the table in `bench/README.md` between its
  * `batch-http-table` markers. Needs `curl` and `wrk`.
  *
  * @example
@@ -162,8 +162,13 @@ async function main(): Promise<void> {
       connections: { type: "string", default: "4" },
       "delay-ms": { type: "string", default: "20" },
       "write-readme": { type: "boolean", default: false },
+      "v8-flags": { type: "string" },
     },
   });
+  // V8 flags for the server only (say, a young generation's size), to compare against a run without.
+  const serve = values["v8-flags"] === undefined
+    ? SERVE
+    : [SERVE[0]!, SERVE[1]!, `--v8-flags=${values["v8-flags"]}`, ...SERVE.slice(2)];
   const traces = Number(values.traces);
   const format = values.format as LogFormat;
   const rounds = Number(values.rounds);
@@ -184,7 +189,7 @@ async function main(): Promise<void> {
   const cliOut = `${dir}/cli.out`;
   const httpOut = `${dir}/http.out`;
   try {
-    await using server = await startServerProcess(SERVE);
+    await using server = await startServerProcess(serve);
     // Warm-up: the first log measures the batch size (batch's start-up does the same).
     const small = `${dir}/credit_1000.${format}`;
     await writeLog(small, format, 1000);
@@ -216,7 +221,7 @@ async function main(): Promise<void> {
 
     console.error("POST /batch over HTTP/2, on a fresh server ...");
     const http2 = await (async () => {
-      await using fresh = await startServerProcess(SERVE);
+      await using fresh = await startServerProcess(serve);
       await postLog(fresh.origin, small, format, `${dir}/warm.out`, undefined, true);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const idle = await rssMiB(fresh.pid);
