@@ -18,8 +18,9 @@
  * machine may be shared, and a load spike should hit both sides of a ratio alike.
  *
  * `deno run -A bench/batch_http.ts [--traces 1000000] [--format json|csv|xes] [--dir DIR]
- * [--rounds 3] [--seconds 5] [--connections 4] [--delay-ms 20] [--v8-flags=FLAGS] [--write-readme]`.
- * `--dir` keeps the log for the next run; `--v8-flags` starts the server with those V8 flags; `--write-readme` puts the table in `bench/README.md` between its
+ * [--rounds 3] [--seconds 5] [--connections 4] [--delay-ms 20] [--v8-flags=FLAGS]
+ * [--write-readme]`. `--dir` keeps the log for the next run; `--v8-flags` starts the server with
+ * those V8 flags; `--write-readme` puts the table in `bench/README.md` between its
  * `batch-http-table` markers. Needs `curl` and `wrk`.
  *
  * @example

@@ -20,7 +20,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { median } from "./stats.ts";
+import { median, quantile } from "./stats.ts";
 
 const PIECE = new TextEncoder().encode("x".repeat(100_000) + "\n");
 
@@ -42,10 +42,6 @@ function threadCpuMs(): number {
   const stat = Deno.readTextFileSync(`/proc/self/task/${Deno.pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 /** Serves one upload at a time on `port`; `take()` resolves with the next upload's figures. */

@@ -21,6 +21,19 @@
  * ```
  */
 export function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return quantile([...xs].sort((a, b) => a - b), 0.5);
+}
+
+/**
+ * The `q` quantile (0 to 1) of `sorted` (ascending, not empty): the value at `⌊q × length⌋`,
+ * the last one for `q` = 1.
+ *
+ * @example
+ * ```ts
+ * import { quantile } from "./stats.ts";
+ * quantile([1, 2, 3, 4], 0.99); // 4
+ * ```
+ */
+export function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
