@@ -23,6 +23,7 @@
  * @module
  */
 
+import { acceptQueueLength } from "./accept_queue.ts";
 import { type ConnectionHttp, type ServeConnection, serveConnection } from "./connection_http.ts";
 import { isResourceExhaustion, type ReopeningServerOptions } from "./reopening_server.ts";
 
@@ -180,11 +181,14 @@ export class ConnectionServer {
    */
   async closeListener(): Promise<void> {
     if (!this.#listening) return;
-    // Each event-loop turn accepts what is queued. A turn that comes late had the thread busy,
-    // with connections queueing meanwhile: stop after two prompt turns that accepted nothing,
-    // or when a flood keeps them coming for longer than the sweep may take.
+    // Each event-loop turn accepts what is queued. Where the kernel shows its queue, the socket
+    // closes at a moment it is empty. Elsewhere, after two prompt turns that accepted nothing (a
+    // turn that comes late had the thread busy, with connections queueing meanwhile). A flood
+    // that keeps them coming is cut when the sweep has taken long enough.
     const until = performance.now() + MAX_SWEEP_MS;
-    for (let calm = 0; calm < 2 && performance.now() < until;) {
+    for (let calm = 0; performance.now() < until;) {
+      const queued = acceptQueueLength(this.addr);
+      if (queued === 0 || (queued === undefined && calm >= 2)) break;
       const [before, began] = [this.#accepted, performance.now()];
       await new Promise((resolve) => setTimeout(resolve, 0));
       const prompt = performance.now() - began < PROMPT_TURN_MS;
