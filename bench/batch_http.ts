@@ -18,9 +18,10 @@
  * machine may be shared, and a load spike should hit both sides of a ratio alike.
  *
  * `deno run -A bench/batch_http.ts [--traces 1000000] [--format json|csv|xes] [--dir DIR]
- * [--rounds 3] [--seconds 5] [--connections 4] [--delay-ms 20] [--v8-flags=FLAGS]
+ * [--rounds 3] [--seconds 5] [--connections 4] [--delay-ms 20] [--v8-flags=FLAGS] [--during-http2]
  * [--write-readme]`. `--dir` keeps the log for the next run; `--v8-flags` starts the server with
- * those V8 flags; `--write-readme` puts the table in `bench/README.md` between its
+ * those V8 flags; `--during-http2` posts the logs that stream while `/forward` is measured over
+ * HTTP/2; `--write-readme` puts the table in `bench/README.md` between its
  * `batch-http-table` markers. Needs `curl` and `wrk`.
  *
  * @example
@@ -145,6 +146,8 @@ interface Report {
   readonly http2: { rate: number; idleMiB: number; peakMiB: number; same: boolean };
   readonly forwardIdle: WrkResult[];
   readonly forwardDuring: WrkResult[];
+  /** Whether the logs posted while `/forward` was measured went over HTTP/2. */
+  readonly duringHttp2: boolean;
   readonly logsDuring: number;
   readonly loadBefore: string;
   readonly loadAfter: string;
@@ -164,6 +167,7 @@ async function main(): Promise<void> {
       "delay-ms": { type: "string", default: "20" },
       "write-readme": { type: "boolean", default: false },
       "v8-flags": { type: "string" },
+      "during-http2": { type: "boolean", default: false },
     },
   });
   // V8 flags for the server only (say, a young generation's size), to compare against a run without.
@@ -244,7 +248,7 @@ async function main(): Promise<void> {
         let posting = true;
         const poster = (async () => {
           for (let n = 0; posting && n < MAX_LOGS_DURING; n++) {
-            await postLog(server.origin, log, format, httpOut);
+            await postLog(server.origin, log, format, httpOut, undefined, values["during-http2"]);
             logsDuring++;
           }
         })();
@@ -269,6 +273,7 @@ async function main(): Promise<void> {
       forwardIdle,
       forwardDuring,
       logsDuring,
+      duringHttp2: values["during-http2"],
       loadBefore,
       loadAfter: loadAverage(),
       machine: await machine(),
@@ -321,7 +326,8 @@ async function print(report: Report, writeReadme: boolean): Promise<void> {
     "| --- | ---: | ---: | ---: | ---: | ---: |",
     `| idle | ${idle.rps.toFixed(0)} | ${ms(idle.p50)} | ${ms(idle.p99)} | ${idle.each} | ` +
     `${idle.errors} |`,
-    `| while logs stream (${report.logsDuring} posted) | ${during.rps.toFixed(0)} | ` +
+    `| while logs stream (${report.logsDuring} posted${report.duringHttp2 ? ", HTTP/2" : ""}) | ` +
+    `${during.rps.toFixed(0)} | ` +
     `${ms(during.p50)} | ${ms(during.p99)} | ${during.each} | ${during.errors} |`,
     "",
     `- medians of ${report.rounds} rounds; traces/s ratio of each round: ` +

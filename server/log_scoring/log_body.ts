@@ -89,6 +89,7 @@ export class LogBody {
   #waiting = false;
   #readingAhead = false;
   #released = false;
+  #broken = false;
 
   /** */
   constructor(body: ReadableStream<Uint8Array>, options: LogBodyOptions) {
@@ -153,6 +154,14 @@ export class LogBody {
       await this.#fill();
     }
     if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  /**
+   * Whether a read of the body failed: its connection broke (or was reset) before the body's
+   * end, so no response can reach the client either.
+   */
+  get broken(): boolean {
+    return this.#broken;
   }
 
   /** Fails the stream with `error` (a read of the body under way is left to finish). */
@@ -262,6 +271,7 @@ export class LogBody {
       if (pending !== this.#pending || error === this.#failure) throw error;
       // The read itself failed: the connection broke (or the server shut down) mid-body.
       this.#pending = undefined;
+      this.#broken = true;
       throw new HttpError(400, INCOMPLETE_BODY_DETAIL, { connection: "close" });
     } finally {
       clearTimeout(timer);

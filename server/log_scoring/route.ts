@@ -79,6 +79,9 @@ const depthOf = (pacing: LogPacing) => pacing.busy ? 1 : 2;
  */
 const MAX_BATCH_SIZE = 256;
 
+/** How long a log whose body was cut short waits for its client's hang-up to be told, in ms. */
+const HANG_UP_NOTICE_MS = 250;
+
 /** The name the log's read errors start with. */
 const LOG_NAME = "request body";
 
@@ -287,6 +290,9 @@ export class LogScoring {
     }
     void (async () => {
       const result = await done;
+      // A body cut short: its client hung up, which the host may tell a moment later than
+      // the read failed; or the server is shutting down (`deno serve`), which tells none.
+      if ("error" in result && body.broken) await abortedWithin(client, HANG_UP_NOTICE_MS);
       try {
         if ("tally" in result) {
           await sink.close();
@@ -358,6 +364,20 @@ export class LogScoring {
     this.#options.onError?.(error, request);
     return new HttpError(500, "Internal Server Error");
   }
+}
+
+/** Resolves once `signal` aborts, or after `ms` (at once without a signal). */
+function abortedWithin(signal: AbortSignal | undefined, ms: number): Promise<void> {
+  if (signal === undefined || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 function emptyBody(): ReadableStream<Uint8Array> {
