@@ -157,8 +157,8 @@ export class LogBody {
   }
 
   /**
-   * Whether a read of the body failed: its connection broke (or was reset) before the body's
-   * end, so no response can reach the client either.
+   * Whether a read of the body failed before the body's end: its client hung up (or its
+   * connection broke), or the server made it unreadable as it shut down (`deno serve`).
    */
   get broken(): boolean {
     return this.#broken;
