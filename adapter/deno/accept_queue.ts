@@ -21,9 +21,9 @@ const LISTEN = "0A";
 
 /** Connections queued on the listening socket at `addr`; see the module doc. */
 export function acceptQueueLength(addr: Deno.NetAddr): number | undefined {
+  if (Deno.build.os !== "linux") return undefined;
   const ipv6 = addr.hostname.includes(":");
   const path = ipv6 ? "/proc/net/tcp6" : "/proc/net/tcp";
-  if (Deno.build.os !== "linux") return undefined;
   // Asking first: a read without the permission would prompt on a terminal.
   if (Deno.permissions.querySync({ name: "read", path }).state !== "granted") return undefined;
   const local = `${addressHex(addr.hostname, ipv6)}:${hex(addr.port, 4)}`;
