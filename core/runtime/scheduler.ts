@@ -94,6 +94,8 @@ interface Pending {
   readonly inputs: PackedInputs;
   readonly withGradient: boolean;
   readonly inPlace: boolean;
+  /** Admitted by a server: {@link Scheduler.cancelAdmitted} refuses it. */
+  readonly admitted: boolean;
   readonly queuedAt: number;
   /** When the rows must have started their run (the queue is sorted by it). */
   readonly deadline: number;
@@ -120,6 +122,8 @@ export class Scheduler {
   #draining: Promise<void> | undefined;
   /** Whether a run is under way (rows queued meanwhile wait for it). */
   #running = false;
+  /** The requests of the run under way. */
+  #inRun: readonly Pending[] = [];
   #closed = false;
 
   /**
@@ -219,6 +223,7 @@ export class Scheduler {
       inputs,
       withGradient,
       inPlace,
+      admitted: options.admitted ?? false,
       queuedAt,
       deadline,
       resolve,
@@ -237,6 +242,26 @@ export class Scheduler {
     if (this.#running || this.#maxQueueDelayMs > 0) this.#armExpiry();
     this.#draining ??= this.#drain();
     return promise;
+  }
+
+  /**
+   * Refuses every admitted request with `RunCancelledError(reason)`: its queued rows leave the
+   * queue, and rows already in a run are computed but not awaited (a server's drain deadline).
+   */
+  cancelAdmitted(reason: unknown): void {
+    const refused = (request: Pending) => {
+      request.forget();
+      request.reject(new RunCancelledError(reason));
+    };
+    for (const request of this.#inRun) if (request.admitted) refused(request);
+    const kept = this.#pending.filter((request) => !request.admitted);
+    for (const request of this.#pending) {
+      if (!request.admitted) continue;
+      this.#queuedRows -= request.inputs.batch;
+      refused(request);
+    }
+    this.#pending = kept;
+    if (kept.length === 0) this.#stopExpiry();
   }
 
   /** Runs what is queued, then takes no more work. */
@@ -258,6 +283,7 @@ export class Scheduler {
       if (this.#pending.length === 0) break;
       const batch = this.#takeBatch();
       this.#running = true;
+      this.#inRun = batch;
       if (this.#pending.length > 0) this.#armExpiry();
       const taken = performance.now();
       const queueSeconds = batch.map((request) => (taken - request.queuedAt) / 1000);
@@ -277,6 +303,7 @@ export class Scheduler {
         for (const request of batch) request.reject(error);
       } finally {
         this.#running = false;
+        this.#inRun = [];
         for (const request of batch) request.forget();
       }
       queuedDuringRun = this.#pending.length > 0;

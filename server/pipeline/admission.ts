@@ -115,7 +115,9 @@ export interface AdmissionOptions {
    */
   readonly queueTimeoutMs?: number | undefined;
   /** The model's queue: while it is full, new requests wait before they are read. */
-  readonly queue?: Pick<Scheduler, "queuedRows" | "limits" | "hasRoom"> | undefined;
+  readonly queue?:
+    | Pick<Scheduler, "queuedRows" | "limits" | "hasRoom" | "cancelAdmitted">
+    | undefined;
   /** The model the admitted requests' operations run on. */
   readonly model?: OpsModel | undefined;
   /**
@@ -138,9 +140,7 @@ export class Admission implements RequestRunner, BodyMeter {
   readonly #maxBodyBytes: number;
   readonly #cutoff: AbortSignal;
   readonly #onRefused: (reason: RefusalReason) => void;
-  readonly #workQueue = new WorkQueue();
-  /** One controller per admitted request, aborted at the drain's deadline. */
-  readonly #live = new Set<AbortController>();
+  readonly #workQueue: WorkQueue;
   readonly #queueTimeoutMs: number;
   readonly #queue: AdmissionOptions["queue"];
   readonly #model: OpsModel | undefined;
@@ -163,16 +163,18 @@ export class Admission implements RequestRunner, BodyMeter {
     this.#maxReserved = maxBodyMemoryBytes;
     this.#maxBodyBytes = options.maxBodyBytes;
     const cutoff = new AbortController();
-    // Aborted from here, not through AbortSignal.any: Deno keeps every dependent signal alive.
+    // No signal of its own for each request (that cost a controller and a listener each): the
+    // deadline refuses admitted requests in the queue and at their turn to be parsed at once.
     const cut = () => {
       cutoff.abort(SHUTTING_DOWN);
-      for (const request of this.#live) request.abort(SHUTTING_DOWN);
+      this.#queue?.cancelAdmitted(SHUTTING_DOWN);
       this.#line.close();
     };
     this.#line = new AdmissionQueue(options.maxWaiting ?? DEFAULT_MAX_WAITING);
     options.cutoff?.addEventListener("abort", cut, { once: true });
     if (options.cutoff?.aborted) cut();
     this.#cutoff = cutoff.signal;
+    this.#workQueue = new WorkQueue(cutoff.signal);
     this.#onRefused = options.onRefused ?? (() => {});
     this.#queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
     this.#queue = options.queue;
@@ -231,14 +233,7 @@ export class Admission implements RequestRunner, BodyMeter {
       }
     }
     this.#inFlight++;
-    const controller = new AbortController();
-    const client = context.clientSignal;
-    const hungUp = () => controller.abort(client!.reason);
-    if (client?.aborted) hungUp();
-    client?.addEventListener("abort", hungUp); // removed in `finally`
-    this.#live.add(controller);
     // The deadline counts again from when the body has arrived: the upload is not the queue's business.
-    context.signal = controller.signal;
     context.deadline = performance.now() + this.#queueTimeoutMs;
     context.reservedBytes = reserved;
     context.meter = this;
@@ -281,8 +276,6 @@ export class Admission implements RequestRunner, BodyMeter {
       this.#inFlight--;
       this.#reserved -= context.reservedBytes;
       context.reservedBytes = 0;
-      this.#live.delete(controller);
-      client?.removeEventListener("abort", hungUp);
       if (context.inTransit) this.#inTransitCount--;
       context.inTransit = false;
       this.#pump();
@@ -306,7 +299,7 @@ export class Admission implements RequestRunner, BodyMeter {
     const deadline = performance.now() + this.#queueTimeoutMs;
     context.deadline = deadline;
     return context.bodyBytes >= HEAVY_BODY_BYTES
-      ? this.#parseTurn(context.signal!, deadline)
+      ? this.#parseTurn(context.clientSignal, deadline)
       : undefined;
   }
 
@@ -327,11 +320,12 @@ export class Admission implements RequestRunner, BodyMeter {
     }
     let outputs;
     try {
+      if (this.#cutoff.aborted) throw new RunCancelledError(SHUTTING_DOWN);
       outputs = await context.model!.runPacked(inputs, {
         withGradient: options.withGradient,
-        signal: context.signal,
+        signal: context.clientSignal,
         deadline: context.deadline,
-        admitted: context.signal !== undefined,
+        admitted: true,
         // In place only at low load: with others in flight, runs share the worker's batches.
         inPlace: this.#inFlight <= 1,
       });
@@ -412,10 +406,11 @@ export class Admission implements RequestRunner, BodyMeter {
   }
 
   /** Waits for a large body's turn to be parsed, within the request's deadline. */
-  async #parseTurn(signal: AbortSignal, deadline: number): Promise<void> {
+  async #parseTurn(signal: AbortSignal | undefined, deadline: number): Promise<void> {
     const since = performance.now();
     if (await this.#workQueue.turnBefore(deadline, signal)) return;
-    if (signal.aborted) throw this.#refusalFor(new RunCancelledError(signal.reason));
+    if (this.#cutoff.aborted) throw this.#refusalFor(new RunCancelledError(SHUTTING_DOWN));
+    if (signal?.aborted) throw this.#refusalFor(new RunCancelledError(signal.reason));
     throw this.#refusalFor(
       new ModelBusyError(
         "queue_timeout",

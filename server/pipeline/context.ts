@@ -1,7 +1,7 @@
 /**
  * One request's state, made once at the top of the pipeline (`./compose.ts`) and passed to
- * every step: its id, path and route, when it started, the deadline and signal admission gives
- * it, the bytes of its body, the rows its model runs took, and the runner its operation calls.
+ * every step: its id, path and route, when it started, the client's hang-up signal, the deadline
+ * admission gives it, the bytes of its body, the rows its model runs took, and the runner its operation calls.
  *
  * @example
  * ```ts
@@ -81,8 +81,6 @@ export class RequestContext implements Runner, ResponseNotes {
   maxRows = Infinity;
   /** Error responses' key: `detail`, or `error` for the Open Inference Protocol. */
   errorKey: "detail" | "error" = "detail";
-  /** Aborts when the client hangs up or the drain's deadline passes; set by admission. */
-  signal: AbortSignal | undefined;
   /** When its rows must have started their run (`performance.now()` ms); set by admission. */
   deadline: number | undefined;
   /** Bytes of its body read so far. */

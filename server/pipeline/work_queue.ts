@@ -1,7 +1,8 @@
 /**
  * Lets heavy sections (parsing a large body, writing a large response) through one per turn of
  * the event loop, so that several ready at once do not run back to back while a health probe
- * waits for all of them. A waiter whose deadline passes or signal aborts leaves with `false`.
+ * waits for all of them. A waiter whose deadline passes or signal aborts leaves with `false`, as do
+ * all of them once the queue's `cutoff` aborts.
  *
  * @example
  * ```ts
@@ -21,12 +22,18 @@
 
 /** See the module doc. */
 export class WorkQueue {
+  readonly #cutoff: AbortSignal | undefined;
   readonly #waiting: Waiter[] = [];
   #scheduled = false;
   /** When the last waiter was let through, while others waited; 0 when the line was empty. */
   #lastRelease = 0;
   /** The average time between two releases in a row, in ms (a section and a loop turn). */
   #turnMs = 0;
+
+  /** @param cutoff once aborted, every waiter of {@link WorkQueue.turnBefore} leaves with `false` */
+  constructor(cutoff?: AbortSignal) {
+    this.#cutoff = cutoff;
+  }
 
   /** Waiters not let through yet. */
   get waiting(): number {
@@ -53,6 +60,7 @@ export class WorkQueue {
     this.#waiting.push({
       since: performance.now(),
       deadline: Infinity,
+      cancellable: false,
       signal: undefined,
       settle: () => resolve(),
     });
@@ -61,14 +69,25 @@ export class WorkQueue {
   }
 
   /**
-   * As {@link WorkQueue.turn}, but gives up when `performance.now()` passes `deadline` or
-   * `signal` aborts before the turn comes: resolves `true` when let through, else `false`.
+   * As {@link WorkQueue.turn}, but gives up when `performance.now()` passes `deadline`, or
+   * `signal` or the queue's cutoff aborts, before the turn comes: resolves `true` when let
+   * through, else `false`.
    */
   turnBefore(deadline: number, signal?: AbortSignal): Promise<boolean> {
     const { promise, resolve } = Promise.withResolvers<boolean>();
-    this.#waiting.push({ since: performance.now(), deadline, signal, settle: resolve });
+    this.#waiting.push({
+      since: performance.now(),
+      deadline,
+      cancellable: true,
+      signal,
+      settle: resolve,
+    });
     this.#schedule();
     return promise;
+  }
+
+  #gaveUp(waiter: Waiter): boolean {
+    return waiter.cancellable && this.#cutoff?.aborted === true;
   }
 
   #schedule(): void {
@@ -84,7 +103,7 @@ export class WorkQueue {
           : 0.7 * this.#turnMs + 0.3 * (now - this.#lastRelease);
       }
       let next = this.#waiting.shift();
-      while (next && (next.deadline < now || next.signal?.aborted)) {
+      while (next && (next.deadline < now || next.signal?.aborted || this.#gaveUp(next))) {
         next.settle(false);
         next = this.#waiting.shift();
       }
@@ -97,6 +116,8 @@ export class WorkQueue {
 
 interface Waiter {
   readonly since: number;
+  /** Whether it leaves once the cutoff aborts ({@link WorkQueue.turnBefore}). */
+  readonly cancellable: boolean;
   readonly deadline: number;
   readonly signal: AbortSignal | undefined;
   readonly settle: (through: boolean) => void;

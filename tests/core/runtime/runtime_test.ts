@@ -257,6 +257,37 @@ Deno.test("ModelSession takes queued requests in order up to maxBatchRows a run"
   await first;
 });
 
+Deno.test("Scheduler.cancelAdmitted() refuses admitted rows, queued or in a run, and keeps the others", async () => {
+  const fake = fakeOrt();
+  const creating = ModelSession.create(fake.ort, new Uint8Array(), {
+    places: ["a"],
+    transitions: ["t"],
+  });
+  await settle();
+  fake.runs[0]!.finish();
+  await using session = await creating;
+  const rows = (n: number) => Array.from({ length: n }, () => ({ marking: new Map() }));
+  const running = session.run(rows(1), { withGradient: false, admitted: true });
+  await settle();
+  const admitted = session.run(rows(2), { withGradient: false, admitted: true });
+  const other = session.run(rows(3), { withGradient: false });
+  assert.equal(session.queue.queuedRows, 5);
+  session.queue.cancelAdmitted("drain");
+  for (const refused of [running, admitted]) {
+    await assert.rejects(refused, (error: Error) => {
+      assert.equal(error.name, "RunCancelledError");
+      assert.equal((error as Error & { cause: unknown }).cause, "drain");
+      return true;
+    });
+  }
+  assert.equal(session.queue.queuedRows, 3, "the other request's rows stay queued");
+  fake.runs[1]!.finish();
+  await settle();
+  assert.equal(fake.runs[2]!.batch, 3);
+  fake.runs[2]!.finish();
+  assert.equal((await other).length, 3);
+});
+
 Deno.test("ModelSession with maxQueueDelayMs waits for more rows, until the queue is full or it is released", async () => {
   const fake = fakeOrt();
   const creating = ModelSession.create(fake.ort, new Uint8Array(), {

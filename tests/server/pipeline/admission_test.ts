@@ -196,6 +196,7 @@ Deno.test("while the model's queue is full, requests wait unread and are refused
     queuedRows: 0,
     limits: { maxQueueRows: 100, queueTimeoutMs: 1000 },
     hasRoom: () => true,
+    cancelAdmitted: () => {},
   };
   const shed: string[] = [];
   const admission = new Admission({

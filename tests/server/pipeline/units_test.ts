@@ -55,6 +55,44 @@ Deno.test("admission.ts: admit", async () => {
   assert.deepEqual(await refused.json(), { error: "The server is shutting down" });
 });
 
+Deno.test("admission.ts: the drain's deadline refuses admitted requests whose rows wait in the queue or come later", async () => {
+  await using model = await readBundle(ORT, "examples/rest_serving");
+  const cutoff = new AbortController();
+  const admission = new Admission({
+    maxBodyMemoryBytes: 1 << 20,
+    maxBodyBytes: 1 << 20,
+    model,
+    queue: model.session.queue,
+    cutoff: cutoff.signal,
+  });
+  const P = model.net.places.length;
+  const T = model.net.transitions.length;
+  const admitted = (before: Promise<void>) => {
+    const context = new RequestContext(new Request("http://localhost/forward"), false);
+    return admission.admit(context, async () => {
+      context.bodyDone = true;
+      await before;
+      await context.runPacked(allocateInputs(1, P, T), { withGradient: false });
+      return new Response("ran");
+    });
+  };
+  const later = Promise.withResolvers<void>();
+  const queued = admitted(Promise.resolve()); // its rows wait for the queue's next turn
+  const late = admitted(later.promise); // its rows come after the deadline
+  await new Promise((resolve) => queueMicrotask(() => resolve(undefined)));
+  assert.equal(model.session.queue.queuedRows, 1);
+  cutoff.abort();
+  later.resolve();
+  for (const refused of [queued, late]) {
+    await assert.rejects(refused, {
+      name: "HttpError",
+      status: 503,
+      message: "The server is shutting down",
+    });
+  }
+  assert.equal(model.session.queue.queuedRows, 0);
+});
+
 Deno.test("admission.ts: run", async () => {
   await using model = await readBundle(ORT, "examples/rest_serving");
   const shed: string[] = [];

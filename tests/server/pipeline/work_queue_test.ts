@@ -1,7 +1,8 @@
 /**
  * The work queue of admission control (server/pipeline/work_queue.ts): one waiter per turn of the event
  * loop, with timers able to run between two of them; waiters that pass their deadline or whose
- * signal aborts leave the line; the expected wait follows the length of recent sections.
+ * signal aborts leave the line (all of them once the cutoff aborts); the expected wait follows the
+ * length of recent sections.
  *
  * @module
  */
@@ -53,4 +54,15 @@ Deno.test("a waiter past its deadline or with an aborted signal leaves the line;
   await Promise.all(more);
   assert.equal(workQueue.waiting, 0);
   assert.equal(workQueue.expectedWaitMs, 0);
+});
+
+Deno.test("once the queue's cutoff aborts, waiters with a deadline leave the line and plain turns go on", async () => {
+  const cutoff = new AbortController();
+  const workQueue = new WorkQueue(cutoff.signal);
+  const parse = workQueue.turnBefore(performance.now() + 60_000);
+  const answer = workQueue.turn();
+  cutoff.abort();
+  assert.equal(await parse, false);
+  await answer;
+  assert.equal(workQueue.waiting, 0);
 });
