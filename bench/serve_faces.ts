@@ -29,8 +29,16 @@ export type ServeFace = typeof SERVE_FACES[number];
 
 /** The baselines, from this checkout. */
 export const BASELINES = ["echo", "naiveNode", "naiveWeb"] as const;
-/** One of {@link BASELINES}: the JSON echo; the naive server on onnxruntime-node, then -web. */
-export type Baseline = typeof BASELINES[number];
+/**
+ * The naive server with `cli.ts serve`'s batching on an ORT worker (`naive_batching_server.ts`):
+ * the least a server built that way spends on its serving thread. A baseline too.
+ */
+export const FLOOR = "naiveBatching";
+/**
+ * One of {@link BASELINES} (the JSON echo; the naive server on onnxruntime-node, then -web) or
+ * the {@link FLOOR}.
+ */
+export type Baseline = typeof BASELINES[number] | typeof FLOOR;
 
 /** A face or a baseline. */
 export type Face = ServeFace | Baseline;
@@ -45,6 +53,7 @@ export const FACE_TITLES: Readonly<Record<Face, string>> = {
   echo: "echo",
   naiveNode: "naive node",
   naiveWeb: "naive web",
+  naiveBatching: "naive batching",
 };
 
 /** The naive server on the same ONNX Runtime as each face (the one it is compared with). */
@@ -127,6 +136,8 @@ export function faceCommand(
       return { args: naive("node") };
     case "naiveWeb":
       return { args: naive("web") };
+    case "naiveBatching":
+      return { args: ["run", "-A", "bench/naive_batching_server.ts", options.bundle] };
   }
 }
 
@@ -143,7 +154,7 @@ function denoServeEntry(checkout = "."): string {
 /** Starts `face` and waits for its address (the first line it writes on stderr). */
 export function startFace(face: Face, options: FaceOptions): Promise<ServerProcess> {
   const { args, env } = faceCommand(face, options);
-  const own = (BASELINES as readonly string[]).includes(face);
+  const own = face === FLOOR || (BASELINES as readonly string[]).includes(face);
   return startServerProcess(args, {
     ...(env ? { env } : {}),
     ...(!own && options.checkout !== undefined ? { cwd: options.checkout } : {}),

@@ -7,7 +7,7 @@
  *
  * | name | what |
  * |---|---|
- * | `cpu` | serving-thread CPU per request (`/proc/<pid>/task/<pid>/stat`) of `cli.ts serve` for POST /forward, /anomaly, /sensitivity, /counterfactual and 1-row `/v2` infer on the example, 16 connections, against the JSON echo's |
+ * | `cpu` | serving-thread CPU per request (`/proc/<pid>/task/<pid>/stat`) of `cli.ts serve` for POST /forward, /anomaly, /sensitivity, /counterfactual and 1-row `/v2` infer on the example, 16 connections, against the JSON echo's (and, for /forward, the naive batching server's: the floor of a server that batches on an ORT worker) |
  * | `naive` | POST /forward req/s and p50 / p99 at 1 and 16 connections, on the example and the 60-place net, of `serve`, `serve --runtime native`, `--ort-in-process` (both runtimes) and `deno serve --parallel`, against the naive server on onnxruntime-node and -web and the echo |
  * | `flood` | 256 connections of 60,000-row `/v2` infer and 512 of `/anomaly` (~0.9 MB bodies, default flags): peak RSS and probe latency (`flood_bench.ts`) |
  * | `native500` | `serve --runtime native` against `serve` on the 500-place net, 16 connections, /forward and /sensitivity |
@@ -42,6 +42,7 @@ import {
   type Baseline,
   BASELINES,
   FACE_TITLES,
+  FLOOR,
   NAIVE_PEER,
   SERVE_FACES,
   type ServeFace,
@@ -333,6 +334,8 @@ const CPU_ENDPOINTS = [...ENDPOINTS, "v2"] as const;
 async function cpuSection(run: Run): Promise<CpuRow[]> {
   await using stack = new AsyncDisposableStack();
   const echo = stack.use(await startFace("echo", { bundle: "" }));
+  const floor = stack.use(await startFace(FLOOR, { bundle: exampleBundles(run).after }));
+  await check(floor.origin, EXAMPLE_BODIES, ["forward"]);
   const servers = await startSides(stack, run, "serve", exampleBundles(run));
   const v2 = `/v2/models/${await exampleName(run.checkouts.after)}/infer`;
   const oneRow = v2Bodies(1);
@@ -353,12 +356,19 @@ async function cpuSection(run: Run): Promise<CpuRow[]> {
           `cpu ${endpoint} ${who === "baseline" ? "echo" : who}`,
           await sample(`${server.origin}${path}`, bodies, 16, run.seconds, server.pid),
         );
+        if (who === "baseline" && endpoint === "forward") {
+          run.cells.add(
+            "cpu forward floor",
+            await sample(`${floor.origin}${path}`, bodies, 16, run.seconds, floor.pid),
+          );
+        }
       }
     }
   }
   return CPU_ENDPOINTS.map((endpoint) => ({
     endpoint,
     echo: run.cells.median(`cpu ${endpoint} echo`)!,
+    ...(endpoint === "forward" ? { floor: run.cells.median("cpu forward floor")! } : {}),
     sides: bySide(run.sides, (side) => run.cells.median(`cpu ${endpoint} ${side}`)),
   }));
 }

@@ -41,6 +41,8 @@ export interface BySide<T> {
 export interface CpuRow {
   readonly endpoint: string;
   readonly echo: Sample;
+  /** The naive batching server's (`/forward` only; absent from runs before it was measured). */
+  readonly floor?: Sample | undefined;
   readonly sides: BySide<Sample>;
 }
 
@@ -173,7 +175,9 @@ function cpuTable(rows: readonly CpuRow[], sides: readonly Side[]): string {
     [
       "endpoint",
       "echo µs / req",
+      "floor µs / req",
       ...sides.flatMap((side) => [`${side} µs / req`, "× echo"]),
+      "after × floor",
       ...(both ? ["after ÷ before"] : []),
       "echo req/s",
       ...sides.map((side) => `${side} req/s`),
@@ -181,10 +185,12 @@ function cpuTable(rows: readonly CpuRow[], sides: readonly Side[]): string {
     rows.map((r) => [
       r.endpoint === "v2" ? "POST /v2 infer (1 row)" : `POST /${r.endpoint}`,
       us(r.echo.cpuUs),
+      us(r.floor?.cpuUs),
       ...sides.flatMap((side) => {
         const s = r.sides[side];
         return [us(s?.cpuUs), ratio(s?.cpuUs, r.echo.cpuUs)];
       }),
+      ratio(r.sides.after.cpuUs, r.floor?.cpuUs),
       ...(both ? [ratio(r.sides.after.cpuUs, r.sides.before?.cpuUs)] : []),
       speed(r.echo),
       ...sides.map((side) => speed(r.sides[side])),
