@@ -5,7 +5,7 @@
  * `--profile`: runs `deno run -A --cpu-prof cli.ts serve` (from `--cwd`, default this checkout)
  * on the example, loads it with `wrk -t1 -cN` POSTing the endpoint's bodies of `http_load.ts`,
  * stops it with SIGTERM (the profile is written at exit) and prints the serving thread's busy
- * time per request and the functions with the most self and inclusive time.
+ * time per request, the functions with the most self and inclusive time, and self time by file.
  *
  * `--ab DIR`: alternating rounds of `wrk` against `cli.ts serve` from this checkout and from
  * `DIR` (the previous commit's worktree; `--new DIR2` runs the new side from `DIR2`), each round with a fresh server per side, at 1 and 16
@@ -67,6 +67,7 @@ function analyse(profile: Profile, requests: number): void {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<string, number>();
+  const byFile = new Map<string, number>();
   const inclusive = new Map<string, number>();
   let total = 0;
   let idle = 0;
@@ -87,6 +88,8 @@ function analyse(profile: Profile, requests: number): void {
     }
     const key = `${name || "(anon)"} ${short(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + dt);
+    const file = short(node.callFrame.url) || name || "(native)";
+    byFile.set(file, (byFile.get(file) ?? 0) + dt);
     const seen = new Set<string>();
     for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
       const f = byId.get(id)!.callFrame;
@@ -109,6 +112,7 @@ function analyse(profile: Profile, requests: number): void {
       } µs  ${k}`
     ).join("\n");
   console.log(`-- self\n${top(self, 40)}\n-- inclusive\n${top(inclusive, 60)}`);
+  console.log(`-- self by file\n${top(byFile, 40)}`);
   if (args.includes("--tree")) tree(profile, requests, busy);
 }
 
