@@ -304,8 +304,9 @@ export class Admission implements RequestRunner, BodyMeter {
   }
 
   /**
-   * Runs `context`'s rows on the model with its signal and deadline; the model's refusals
-   * become 503 with `Retry-After`, or 499 for a client that hung up.
+   * Runs `context`'s rows on the model with its client's signal and its deadline; the model's
+   * refusals become 503 with `Retry-After`, or 499 for a client that hung up; after the drain's
+   * deadline, 503.
    */
   async run(
     context: RequestContext,

@@ -31,12 +31,12 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     async () => (await import("./chunk-LR2SUWDX.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-M4V6VYWI.js",
-    async () => (await import("./chunk-M4V6VYWI.js.txt", { with: { type: "text" } })).default,
-  ],
-  [
     "chunk-QS3UNPBT.js",
     async () => (await import("./chunk-QS3UNPBT.js.txt", { with: { type: "text" } })).default,
+  ],
+  [
+    "chunk-YGDHOYSA.js",
+    async () => (await import("./chunk-YGDHOYSA.js.txt", { with: { type: "text" } })).default,
   ],
   ["main.js", async () => (await import("./main.js.txt", { with: { type: "text" } })).default],
   [
