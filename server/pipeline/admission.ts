@@ -204,8 +204,8 @@ export class Admission implements RequestRunner, BodyMeter {
     const { request, errorKey } = context;
     if (this.#cutoff.aborted) return this.#refuse(shuttingDown(), "shutting_down", errorKey);
     const reserved = this.#reservationFor(request);
-    const arrived = performance.now();
-    const deadline = arrived + this.#queueTimeoutMs;
+    const arrived = context.started;
+    let deadline = arrived + this.#queueTimeoutMs;
     // First come, first served: a newcomer waits behind those already waiting.
     if (this.#line.length > 0 || !this.#take(reserved)) {
       if (this.#line.full) {
@@ -231,10 +231,12 @@ export class Admission implements RequestRunner, BodyMeter {
           errorKey,
         );
       }
+      // Admitted now: the wait for room is not counted against the run's deadline.
+      deadline = performance.now() + this.#queueTimeoutMs;
     }
     this.#inFlight++;
     // The deadline counts again from when the body has arrived: the upload is not the queue's business.
-    context.deadline = performance.now() + this.#queueTimeoutMs;
+    context.deadline = deadline;
     context.reservedBytes = reserved;
     context.meter = this;
     context.runner = this;

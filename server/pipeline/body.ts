@@ -73,6 +73,7 @@ export class NotJsonError extends Error {
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+const lenient = new TextDecoder();
 
 /**
  * Decodes `bytes` as strict UTF-8 and parses them as JSON: shared by {@link readJsonBody} and
@@ -81,11 +82,14 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * @throws {NotJsonError} when the bytes are not UTF-8 or the text is not JSON (empty included).
  */
 export function parseJsonBytes(bytes: Uint8Array): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch (error) {
-    throw new NotJsonError("utf-8", messageOf(error));
+  // The lenient decoder is the faster; only a text with U+FFFD can hide an invalid sequence.
+  let text = lenient.decode(bytes);
+  if (text.includes("\uFFFD")) {
+    try {
+      text = utf8.decode(bytes);
+    } catch (error) {
+      throw new NotJsonError("utf-8", messageOf(error));
+    }
   }
   try {
     return JSON.parse(text);

@@ -148,6 +148,17 @@ Deno.test("body.ts: NotJsonError", () => {
 Deno.test("body.ts: parseJsonBytes", () => {
   assert.deepEqual(parseJsonBytes(new TextEncoder().encode('{"a": [1]}')), { a: [1] });
   assert.throws(() => parseJsonBytes(new TextEncoder().encode("NaN")), NotJsonError);
+  // A byte-order mark is dropped; U+FFFD sent as such is text, a broken sequence is not UTF-8.
+  const encoded = (text: string) => new TextEncoder().encode(text);
+  assert.deepEqual(parseJsonBytes(new Uint8Array([0xef, 0xbb, 0xbf, ...encoded("[1]")])), [1]);
+  assert.deepEqual(parseJsonBytes(encoded('["\uFFFD"]')), ["\uFFFD"]);
+  assert.throws(
+    () => parseJsonBytes(new Uint8Array([...encoded('["\uFFFD'), 0xc3, ...encoded('"]')])),
+    {
+      name: "NotJsonError",
+      step: "utf-8",
+    },
+  );
 });
 
 Deno.test("context.ts: clientSignalOf", () => {
