@@ -1,7 +1,8 @@
 /**
  * One request's state, made once at the top of the pipeline (`./compose.ts`) and passed to
  * every step: its id, path and route, when it started, the client's hang-up signal, the deadline
- * admission gives it, the bytes of its body, the rows its model runs took, and the runner its operation calls.
+ * admission gives it, the bytes of its body, the rows its model runs took, and the runner its
+ * operation calls.
  *
  * @example
  * ```ts
