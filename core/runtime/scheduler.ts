@@ -249,19 +249,14 @@ export class Scheduler {
    * queue, and rows already in a run are computed but not awaited (a server's drain deadline).
    */
   cancelAdmitted(reason: unknown): void {
-    const refused = (request: Pending) => {
+    const refused = [...this.#inRun, ...this.#pending].filter((request) => request.admitted);
+    this.#pending = this.#pending.filter((request) => !request.admitted);
+    this.#queuedRows = this.#pending.reduce((rows, request) => rows + request.inputs.batch, 0);
+    if (this.#pending.length === 0) this.#stopExpiry();
+    for (const request of refused) {
       request.forget();
       request.reject(new RunCancelledError(reason));
-    };
-    for (const request of this.#inRun) if (request.admitted) refused(request);
-    const kept = this.#pending.filter((request) => !request.admitted);
-    for (const request of this.#pending) {
-      if (!request.admitted) continue;
-      this.#queuedRows -= request.inputs.batch;
-      refused(request);
     }
-    this.#pending = kept;
-    if (kept.length === 0) this.#stopExpiry();
   }
 
   /** Runs what is queued, then takes no more work. */

@@ -235,7 +235,8 @@ export class Admission implements RequestRunner, BodyMeter {
       deadline = performance.now() + this.#queueTimeoutMs;
     }
     this.#inFlight++;
-    // The deadline counts again from when the body has arrived: the upload is not the queue's business.
+    // Until the body has arrived: `complete` counts it again from then (the upload is not the
+    // queue's business).
     context.deadline = deadline;
     context.reservedBytes = reserved;
     context.meter = this;

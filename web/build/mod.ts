@@ -35,8 +35,8 @@ export const PLAYGROUND_SCRIPTS: ReadonlyMap<string, () => Promise<string>> = ne
     async () => (await import("./chunk-QS3UNPBT.js.txt", { with: { type: "text" } })).default,
   ],
   [
-    "chunk-YGDHOYSA.js",
-    async () => (await import("./chunk-YGDHOYSA.js.txt", { with: { type: "text" } })).default,
+    "chunk-ZRHFNJJF.js",
+    async () => (await import("./chunk-ZRHFNJJF.js.txt", { with: { type: "text" } })).default,
   ],
   ["main.js", async () => (await import("./main.js.txt", { with: { type: "text" } })).default],
   [
