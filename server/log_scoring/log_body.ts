@@ -292,7 +292,11 @@ export class LogBody {
   }
 }
 
-/** Reads `body` {@link READ_BYTES} at a time where it can (a byte stream), else as it comes. */
+/**
+ * Reads `body` {@link READ_BYTES} at a time where it can (a byte stream), else as it comes. A
+ * read that comes back less than half full (HTTP/2 hands a body on frame by frame) is copied out
+ * and its buffer read into again, so a chunk held never holds more than twice its bytes.
+ */
 function readerOf(body: ReadableStream<Uint8Array>): SourceReader {
   let byob: ReadableStreamBYOBReader;
   try {
@@ -300,9 +304,18 @@ function readerOf(body: ReadableStream<Uint8Array>): SourceReader {
   } catch {
     return body.getReader();
   }
+  /** The buffer of the last read, when what it read was copied out. */
+  let spare: ArrayBuffer | undefined;
   return {
-    read: () =>
-      byob.read(new Uint8Array(READ_BYTES)) as Promise<ReadableStreamReadResult<Uint8Array>>,
+    read: async () => {
+      const view = spare === undefined ? new Uint8Array(READ_BYTES) : new Uint8Array(spare);
+      spare = undefined;
+      const result = await byob.read(view) as ReadableStreamReadResult<Uint8Array>;
+      const { done, value } = result;
+      if (done || 2 * value.byteLength >= value.buffer.byteLength) return result;
+      spare = value.buffer as ArrayBuffer;
+      return { done, value: value.slice() };
+    },
     releaseLock: () => byob.releaseLock(),
     cancel: (reason) => byob.cancel(reason),
   };

@@ -19,6 +19,42 @@ Deno.test("log_body.ts: constructor", async () => {
   await assert.rejects(new Response(new LogBody(stalled, options).stream).text(), { status: 408 });
 });
 
+Deno.test("log_body.ts: a body that comes frame by frame is held at about its own size", async () => {
+  // HTTP/2 hands a body on a frame at a time: 16 KiB reads into 2 MiB buffers, read ahead.
+  const frame = new Uint8Array(16 * 1024).fill(65);
+  const total = 4 << 20;
+  let sent = 0;
+  const { promise: allSent, resolve: sentAll } = Promise.withResolvers<void>();
+  const frames = new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const request = controller.byobRequest!;
+      const view = request.view!;
+      new Uint8Array(view.buffer, view.byteOffset, frame.length).set(frame);
+      request.respond(frame.length);
+      sent += frame.length;
+      if (sent === total) {
+        controller.close();
+        sentAll();
+      }
+    },
+  });
+  const options = { signal: new AbortController().signal, idleMs: 1000, readAheadBytes: 2 * total };
+  const body = new LogBody(frames, options);
+  body.responseWaiting(true);
+  await allSent;
+  const buffers = new Set<ArrayBufferLike>();
+  let bytes = 0;
+  for await (const chunk of body.stream) {
+    assert.ok(chunk.every((byte) => byte === 65));
+    buffers.add(chunk.buffer);
+    bytes += chunk.length;
+  }
+  assert.equal(bytes, total);
+  const held = [...buffers].reduce((sum, buffer) => sum + buffer.byteLength, 0);
+  assert.ok(held <= 2 * total, `${held} bytes of buffers held ${total} bytes of body`);
+});
+
 Deno.test("request.ts: readBatchRequest", () => {
   const request = new Request("http://localhost/batch?format=xes.gz", {
     method: "POST",
