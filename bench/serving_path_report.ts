@@ -253,6 +253,18 @@ function echoLines(results: Results, sides: readonly Side[]): string[][] {
         return [speed(s), ratio(rps(s), rps(forward.echo))];
       }),
     ]);
+    // The floor is one server, whichever checkout: its figure goes in the last side's columns.
+    if (forward.floor) {
+      lines.push([
+        "the floor: `naive_batching_server.ts` (CPU cells)",
+        speed(forward.echo),
+        ...sides.flatMap((side) =>
+          side === sides.at(-1)
+            ? [speed(forward.floor), ratio(rps(forward.floor), rps(forward.echo))]
+            : ["", ""]
+        ),
+      ]);
+    }
   }
   const row = results.naive?.find((r) => r.net === "example" && r.connections === 16);
   if (row) {
