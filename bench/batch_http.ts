@@ -19,9 +19,10 @@
  *
  * `deno run -A bench/batch_http.ts [--traces 1000000] [--format json|csv|xes] [--dir DIR]
  * [--rounds 3] [--seconds 5] [--connections 4] [--delay-ms 20] [--v8-flags=FLAGS] [--during-http2]
- * [--write-readme]`. `--dir` keeps the log for the next run; `--v8-flags` starts the server with
- * those V8 flags; `--during-http2` posts the logs that stream while `/forward` is measured over
- * HTTP/2; `--write-readme` puts the table in `bench/README.md` between its
+ * [--during-pace MBPS] [--write-readme]`. `--dir` keeps the log for the next run; `--v8-flags`
+ * starts the server with those V8 flags; `--during-http2` posts the logs that stream while
+ * `/forward` is measured over HTTP/2, `--during-pace` with their uploads paced at MBPS MB/s (so
+ * that Deno holds none of them); `--write-readme` puts the table in `bench/README.md` between its
  * `batch-http-table` markers. Needs `curl` and `wrk`.
  *
  * @example
@@ -116,6 +117,49 @@ export async function postLog(
   return { seconds, peakMiB: peak };
 }
 
+/**
+ * Posts `log` to `origin`'s `/batch` over one HTTP/1.1 connection with its upload paced at
+ * `bytesPerSecond` (256 KiB at a time), reading the answer meanwhile and dropping it: a client
+ * that sends no faster than the log is scored leaves Deno nothing to read ahead.
+ *
+ * @throws {Error} when the answer is not 200.
+ */
+export async function postLogPaced(
+  origin: string,
+  log: string,
+  format: LogFormat,
+  bytesPerSecond: number,
+): Promise<void> {
+  const { hostname, port } = new URL(origin);
+  using file = await Deno.open(log);
+  const size = (await file.stat()).size;
+  using conn = await Deno.connect({ hostname, port: Number(port) });
+  const head = `POST /batch HTTP/1.1\r\nhost: ${hostname}:${port}\r\n` +
+    `content-type: ${CONTENT_TYPES[format]}\r\ncontent-length: ${size}\r\n` +
+    "connection: close\r\n\r\n";
+  const reading = (async () => {
+    let first = "";
+    for await (const chunk of conn.readable) {
+      if (first.length < 12) first += new TextDecoder().decode(chunk.subarray(0, 12));
+    }
+    return first;
+  })();
+  const writer = conn.writable.getWriter();
+  await writer.write(new TextEncoder().encode(head));
+  const buffer = new Uint8Array(256 * 1024);
+  const started = performance.now();
+  for (let sent = 0; sent < size;) {
+    const n = await file.read(buffer);
+    if (n === null) break;
+    await writer.write(buffer.slice(0, n));
+    sent += n;
+    const due = started + (sent / bytesPerSecond) * 1000 - performance.now();
+    if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+  }
+  const status = await reading;
+  if (!status.startsWith("HTTP/1.1 200")) throw new Error(`paced post ${log}: ${status}`);
+}
+
 /** The resident set of process `pid`, in MiB. */
 async function rssMiB(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`).catch(() => "");
@@ -148,6 +192,8 @@ interface Report {
   readonly forwardDuring: WrkResult[];
   /** Whether the logs posted while `/forward` was measured went over HTTP/2. */
   readonly duringHttp2: boolean;
+  /** The upload's pace of the logs posted while `/forward` was measured (bytes/s), if paced. */
+  readonly duringPace: number | undefined;
   readonly logsDuring: number;
   readonly loadBefore: string;
   readonly loadAfter: string;
@@ -168,6 +214,7 @@ async function main(): Promise<void> {
       "write-readme": { type: "boolean", default: false },
       "v8-flags": { type: "string" },
       "during-http2": { type: "boolean", default: false },
+      "during-pace": { type: "string" },
     },
   });
   // V8 flags for the server only (say, a young generation's size), to compare against a run without.
@@ -175,6 +222,9 @@ async function main(): Promise<void> {
     ? SERVE
     : [SERVE[0]!, SERVE[1]!, `--v8-flags=${values["v8-flags"]}`, ...SERVE.slice(2)];
   const traces = Number(values.traces);
+  const pace = values["during-pace"] === undefined
+    ? undefined
+    : Number(values["during-pace"]) * 1e6;
   const format = values.format as LogFormat;
   const rounds = Number(values.rounds);
   const wrkOptions = {
@@ -248,7 +298,9 @@ async function main(): Promise<void> {
         let posting = true;
         const poster = (async () => {
           for (let n = 0; posting && n < MAX_LOGS_DURING; n++) {
-            await postLog(server.origin, log, format, httpOut, undefined, values["during-http2"]);
+            if (pace === undefined) {
+              await postLog(server.origin, log, format, httpOut, undefined, values["during-http2"]);
+            } else await postLogPaced(server.origin, log, format, pace);
             logsDuring++;
           }
         })();
@@ -274,6 +326,7 @@ async function main(): Promise<void> {
       forwardDuring,
       logsDuring,
       duringHttp2: values["during-http2"],
+      duringPace: pace,
       loadBefore,
       loadAfter: loadAverage(),
       machine: await machine(),
@@ -326,7 +379,9 @@ async function print(report: Report, writeReadme: boolean): Promise<void> {
     "| --- | ---: | ---: | ---: | ---: | ---: |",
     `| idle | ${idle.rps.toFixed(0)} | ${ms(idle.p50)} | ${ms(idle.p99)} | ${idle.each} | ` +
     `${idle.errors} |`,
-    `| while logs stream (${report.logsDuring} posted${report.duringHttp2 ? ", HTTP/2" : ""}) | ` +
+    `| while logs stream (${report.logsDuring} posted${report.duringHttp2 ? ", HTTP/2" : ""}${
+      report.duringPace === undefined ? "" : `, uploads paced at ${report.duringPace / 1e6} MB/s`
+    }) | ` +
     `${during.rps.toFixed(0)} | ` +
     `${ms(during.p50)} | ${ms(during.p99)} | ${during.each} | ${during.errors} |`,
     "",
