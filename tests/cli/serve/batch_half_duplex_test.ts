@@ -5,12 +5,14 @@
  * stop scoring), the server reads the rest of the body ahead while the answer waits, so the
  * client gets to the end of its upload and then reads the whole answer; past
  * `--max-log-read-ahead-bytes` the answer ends with the final record, which the client still
- * reads (the rest of its upload is read and dropped).
+ * reads (the rest of its upload is read and dropped). Over HTTP/2, where a read of the body
+ * returns a frame, what the server reads ahead is held at about its own size.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
+import http2 from "node:http2";
 import { creditTrace, metric, serveLogs } from "./batch_client.ts";
 import { concatBytes } from "../../../core/bytes/concat_bytes.ts";
 
@@ -172,4 +174,75 @@ Deno.test("POST /batch: past --max-log-read-ahead-bytes such a client reads the 
   assert.match(record.error, /ahead of reading the answer.*--max-log-read-ahead-bytes/);
   assert.equal(record.traces_written, read.lines - 1);
   assert.ok(read.lines < TRACES);
+});
+
+/** The server's peak resident memory so far (`VmHWM`), in bytes. */
+async function peakBytes(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/**
+ * POSTs `log` over HTTP/2 (h2c), writing all of it (16 KiB at a time) before reading any of
+ * the answer, awaits `sent`, then reads the answer, counting its lines.
+ */
+async function sendThenReadH2(
+  origin: string,
+  log: Uint8Array,
+  sent: () => Promise<void>,
+): Promise<Read> {
+  const session = http2.connect(origin);
+  try {
+    const request = session.request({
+      ":method": "POST",
+      ":path": "/batch",
+      "content-type": "application/x-ndjson",
+      accept: "application/x-ndjson",
+    });
+    const { promise: headed, resolve: head } = Promise.withResolvers<number>();
+    request.on("response", (headers) => {
+      request.pause(); // read nothing until the whole log is sent
+      head(Number(headers[":status"]));
+    });
+    const text: string[] = [];
+    const decoder = new TextDecoder();
+    request.on("data", (chunk: Uint8Array) => text.push(decoder.decode(chunk, { stream: true })));
+    const ended = new Promise((resolve, reject) => {
+      request.on("end", resolve);
+      request.on("error", reject);
+    });
+    for (let at = 0; at < log.length; at += 16 * 1024) {
+      if (!request.write(log.subarray(at, at + 16 * 1024))) {
+        await new Promise((resolve) => request.once("drain", resolve));
+      }
+    }
+    request.end();
+    const status = await headed;
+    await sent();
+    request.resume();
+    await ended;
+    const lines = text.join("").trimEnd().split("\n");
+    return { status, lines: lines.length, last: lines.at(-1)! };
+  } finally {
+    session.close();
+  }
+}
+
+Deno.test("POST /batch: over HTTP/2, such a client's log is held at about its own size", async () => {
+  await using server = await serve();
+  const log = jsonlLog();
+  const idle = await peakBytes(server.pid);
+  let grown = 0;
+  // Once the whole log is sent, the server holds what it read ahead of scoring.
+  const read = await sendThenReadH2(server.origin, log, async () => {
+    grown = await peakBytes(server.pid) - idle;
+  });
+  assert.equal(read.status, 200);
+  assert.equal(read.lines, TRACES);
+  assert.equal(JSON.parse(read.last).trace_index, TRACES - 1);
+  // Read a frame at a time, each frame is kept in a buffer of its own size, not one of 2 MiB.
+  assert.ok(
+    grown < 4 * log.length,
+    `the server grew by ${grown} bytes for a ${log.length}-byte log`,
+  );
 });
