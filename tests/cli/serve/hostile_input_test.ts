@@ -1,12 +1,14 @@
 /**
  * Hostile request bodies on a real `cli.ts serve` process (issue 27): counterfactual search
- * ranges up to the largest finite double find the crossing nearest the original input, and
- * numbers that float32 cannot hold are refused with a 422 naming them.
+ * ranges up to the largest finite double find the crossing nearest the original input,
+ * numbers that float32 cannot hold are refused with a 422 naming them, and a body sent a few
+ * bytes a chunk is refused once its pieces are too small on average.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
+import { readUntilClosed } from "./raw_http.ts";
 import { startServerProcess } from "./server_process.ts";
 
 const SERVE = ["run", "-A", "cli.ts", "serve", "--port", "0", "--access-log", "off"];
@@ -107,4 +109,52 @@ Deno.test("numbers float32 cannot hold are refused with a 422 naming them", asyn
     const { status } = await post(server.origin, "/forward", marking(x));
     assert.equal(status, 200, String(x));
   }
+});
+
+/**
+ * POSTs `body` to `/forward` with `Transfer-Encoding: chunked`, `pieceBytes` bytes a chunk, all
+ * written at once; the answer as it came, until the server closed the connection.
+ */
+async function postInPieces(origin: string, body: string, pieceBytes: number) {
+  using connection = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: Number(new URL(origin).port),
+  });
+  let chunked = "";
+  for (let at = 0; at < body.length; at += pieceBytes) {
+    const piece = body.slice(at, at + pieceBytes);
+    chunked += `${piece.length.toString(16)}\r\n${piece}\r\n`;
+  }
+  const request = "POST /forward HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n" +
+    `content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunked}0\r\n\r\n`;
+  const bytes = new TextEncoder().encode(request);
+  const writing = (async () => {
+    for (let sent = 0; sent < bytes.length;) sent += await connection.write(bytes.subarray(sent));
+  })().catch(() => {}); // the server may close before it has read everything
+  const { text } = await readUntilClosed(connection, 30_000);
+  await writing;
+  const status = Number(text.split(" ")[1]);
+  return { status, body: text.slice(text.indexOf("\r\n\r\n") + 4) };
+}
+
+Deno.test("a body sent a few bytes a chunk is refused; one in small chunks is read", async () => {
+  await using server = await startServerProcess(SERVE);
+  // 20,000 bytes of JSON: the answer is the same whatever the padding.
+  const json = JSON.stringify({ input_marking: { p_submitted: 1 } });
+  const body = json.slice(0, -1) + " ".repeat(20_000 - json.length) + "}";
+  const whole = await post(server.origin, "/forward", JSON.parse(body));
+  assert.equal(whole.status, 200);
+  // A byte a chunk: each read costs the server far more than the byte, and Deno hands each in
+  // a buffer of 64 KiB; refused once past the first 1,024 pieces.
+  const bytewise = await postInPieces(server.origin, body, 1);
+  assert.equal(bytewise.status, 400, bytewise.body);
+  assert.match(
+    bytewise.body,
+    /came in \d+ pieces of 1 bytes on average; send it in pieces of at least 64 bytes/,
+  );
+  // 100 bytes a chunk: read, and answered as the whole body is.
+  const small = await postInPieces(server.origin, body, 100);
+  assert.equal(small.status, 200, small.body);
+  const answer = small.body.slice(small.body.indexOf("{"), small.body.lastIndexOf("}") + 1);
+  assert.deepEqual(JSON.parse(answer), whole.body);
 });
