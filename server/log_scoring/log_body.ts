@@ -60,6 +60,16 @@ const READ_BYTES = 2 * 1024 * 1024;
  * that go short for the requests waiting meanwhile.
  */
 const SLICE_BYTES = 32 * 1024;
+/** Pieces of a log a client may send before they must average {@link MIN_PIECE_BYTES}. */
+const FREE_PIECES = 4096;
+/**
+ * The least average size of a log's pieces past {@link FREE_PIECES} (a CSV row a piece passes):
+ * each read costs the serving thread tens of microseconds whatever its size, so a log sent a
+ * byte at a time is cut.
+ */
+const MIN_PIECE_BYTES = 16;
+/** Size of the buffers small pieces are copied into, so that each holds its bytes, not a buffer. */
+const GATHER_BYTES = 64 * 1024;
 /** The most bytes {@link LogBody.discardRest} reads and drops before it cancels the body. */
 const DISCARD_BYTES = 1 << 30;
 
@@ -90,6 +100,12 @@ export class LogBody {
   #readingAhead = false;
   #released = false;
   #broken = false;
+  /** Pieces read, and their bytes. */
+  #pieces = 0;
+  #pieceBytes = 0;
+  /** Where small pieces are copied, and how much of it is used. */
+  #gather: Uint8Array | undefined;
+  #gathered = 0;
 
   /** */
   constructor(body: ReadableStream<Uint8Array>, options: LogBodyOptions) {
@@ -185,7 +201,10 @@ export class LogBody {
       while (!this.#done && dropped < DISCARD_BYTES && !this.#options.signal.aborted) {
         const result = await this.#read(false);
         if (result.done) this.#done = true;
-        else dropped += result.value.length;
+        else {
+          this.#count(result.value.length);
+          dropped += result.value.length;
+        }
       }
     } catch {
       // A stalled, broken or cut body: nothing more to drop.
@@ -217,6 +236,43 @@ export class LogBody {
     }
   }
 
+  /** Counts a piece read. @throws {HttpError} 400 when the pieces are too small on average. */
+  #count(bytes: number): void {
+    this.#pieces++;
+    this.#pieceBytes += bytes;
+    if (this.#pieces > FREE_PIECES && this.#pieceBytes < this.#pieces * MIN_PIECE_BYTES) {
+      const average = Math.floor(this.#pieceBytes / this.#pieces);
+      throw new HttpError(
+        400,
+        `The log came in ${this.#pieces} pieces of ${average} bytes on average; send it in ` +
+          `pieces of at least ${MIN_PIECE_BYTES} bytes`,
+        { connection: "close" },
+      );
+    }
+  }
+
+  /** Queues a piece; a small one is copied after the last small one, in a shared buffer. */
+  #push(piece: Uint8Array): void {
+    if (2 * piece.length >= GATHER_BYTES) {
+      this.#queue.push(piece);
+      return;
+    }
+    let last = this.#queue.at(-1);
+    if (this.#gather === undefined || this.#gathered + piece.length > this.#gather.length) {
+      this.#gather = new Uint8Array(GATHER_BYTES);
+      this.#gathered = 0;
+      last = undefined;
+    }
+    const gather = this.#gather;
+    gather.set(piece, this.#gathered);
+    const end = this.#gathered + piece.length;
+    // The queue's last piece may end where this one starts: it grows instead.
+    if (last?.buffer === gather.buffer && last.byteOffset + last.length === this.#gathered) {
+      this.#queue[this.#queue.length - 1] = gather.subarray(last.byteOffset, end);
+    } else this.#queue.push(gather.subarray(this.#gathered, end));
+    this.#gathered = end;
+  }
+
   /** Reads one chunk of the body into the queue (one read at a time). */
   #fill(): Promise<void> {
     return this.#filling ??= (async () => {
@@ -224,7 +280,8 @@ export class LogBody {
         const result = await this.#read(true);
         if (result.done) this.#done = true;
         else {
-          this.#queue.push(result.value);
+          this.#count(result.value.length);
+          this.#push(result.value);
           this.#queued += result.value.length;
         }
       } catch (error) {

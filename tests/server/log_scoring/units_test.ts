@@ -55,6 +55,43 @@ Deno.test("log_body.ts: a body that comes frame by frame is held at about its ow
   assert.ok(held <= 2 * total, `${held} bytes of buffers held ${total} bytes of body`);
 });
 
+/** A byte stream of `total` bytes of `A`, `piece` bytes a read. */
+function pieces(total: number, piece: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const request = controller.byobRequest!;
+      const view = request.view!;
+      const n = Math.min(piece, total - sent);
+      new Uint8Array(view.buffer, view.byteOffset, n).fill(65);
+      request.respond(n);
+      sent += n;
+      if (sent === total) controller.close();
+    },
+  });
+}
+
+Deno.test("log_body.ts: a log sent a byte a piece is cut; one a CSV row a piece is read", async () => {
+  const options = { signal: new AbortController().signal, idleMs: 1000, readAheadBytes: 1 << 20 };
+  const bytewise = new LogBody(pieces(100_000, 1), options);
+  await assert.rejects(new Response(bytewise.stream).arrayBuffer(), {
+    status: 400,
+    message: /came in 4097 pieces of 1 bytes on average; send it in pieces of at least 16 bytes/,
+  });
+  // 20 bytes a piece, as a client that sends a CSV row a chunk: read whole, held in few buffers.
+  const rows = new LogBody(pieces(100_000, 20), options);
+  const buffers = new Set<ArrayBufferLike>();
+  let bytes = 0;
+  for await (const chunk of rows.stream) {
+    assert.ok(chunk.every((byte) => byte === 65));
+    buffers.add(chunk.buffer);
+    bytes += chunk.length;
+  }
+  assert.equal(bytes, 100_000);
+  assert.ok(buffers.size <= 100_000 / (16 * 1024), `${buffers.size} buffers`);
+});
+
 Deno.test("request.ts: readBatchRequest", () => {
   const request = new Request("http://localhost/batch?format=xes.gz", {
     method: "POST",
