@@ -19,44 +19,8 @@ Deno.test("log_body.ts: constructor", async () => {
   await assert.rejects(new Response(new LogBody(stalled, options).stream).text(), { status: 408 });
 });
 
-Deno.test("log_body.ts: a body that comes frame by frame is held at about its own size", async () => {
-  // HTTP/2 hands a body on a frame at a time: 16 KiB reads into 2 MiB buffers, read ahead.
-  const frame = new Uint8Array(16 * 1024).fill(65);
-  const total = 4 << 20;
-  let sent = 0;
-  const { promise: allSent, resolve: sentAll } = Promise.withResolvers<void>();
-  const frames = new ReadableStream({
-    type: "bytes",
-    pull(controller) {
-      const request = controller.byobRequest!;
-      const view = request.view!;
-      new Uint8Array(view.buffer, view.byteOffset, frame.length).set(frame);
-      request.respond(frame.length);
-      sent += frame.length;
-      if (sent === total) {
-        controller.close();
-        sentAll();
-      }
-    },
-  });
-  const options = { signal: new AbortController().signal, idleMs: 1000, readAheadBytes: 2 * total };
-  const body = new LogBody(frames, options);
-  body.responseWaiting(true);
-  await allSent;
-  const buffers = new Set<ArrayBufferLike>();
-  let bytes = 0;
-  for await (const chunk of body.stream) {
-    assert.ok(chunk.every((byte) => byte === 65));
-    buffers.add(chunk.buffer);
-    bytes += chunk.length;
-  }
-  assert.equal(bytes, total);
-  const held = [...buffers].reduce((sum, buffer) => sum + buffer.byteLength, 0);
-  assert.ok(held <= 2 * total, `${held} bytes of buffers held ${total} bytes of body`);
-});
-
-/** A byte stream of `total` bytes of `A`, `piece` bytes a read. */
-function pieces(total: number, piece: number): ReadableStream<Uint8Array> {
+/** A byte stream of `total` bytes of `A`, `piece` bytes a read; `onEnd` is told at its end. */
+function pieces(total: number, piece: number, onEnd?: () => void): ReadableStream<Uint8Array> {
   let sent = 0;
   return new ReadableStream({
     type: "bytes",
@@ -67,10 +31,40 @@ function pieces(total: number, piece: number): ReadableStream<Uint8Array> {
       new Uint8Array(view.buffer, view.byteOffset, n).fill(65);
       request.respond(n);
       sent += n;
-      if (sent === total) controller.close();
+      if (sent === total) {
+        controller.close();
+        onEnd?.();
+      }
     },
   });
 }
+
+/** Reads `stream` of `A`s to its end: its bytes, and the buffers its chunks were views of. */
+async function readAll(stream: ReadableStream<Uint8Array>) {
+  const buffers = new Set<ArrayBufferLike>();
+  let bytes = 0;
+  for await (const chunk of stream) {
+    assert.ok(chunk.every((byte) => byte === 65));
+    buffers.add(chunk.buffer);
+    bytes += chunk.length;
+  }
+  return { bytes, buffers };
+}
+
+Deno.test("log_body.ts: a body that comes frame by frame is held at about its own size", async () => {
+  // HTTP/2 hands a body on a frame at a time: 16 KiB reads into 2 MiB buffers, read ahead.
+  const total = 4 << 20;
+  const { promise: allSent, resolve: sentAll } = Promise.withResolvers<void>();
+  const frames = pieces(total, 16 * 1024, sentAll);
+  const options = { signal: new AbortController().signal, idleMs: 1000, readAheadBytes: 2 * total };
+  const body = new LogBody(frames, options);
+  body.responseWaiting(true);
+  await allSent;
+  const { bytes, buffers } = await readAll(body.stream);
+  assert.equal(bytes, total);
+  const held = [...buffers].reduce((sum, buffer) => sum + buffer.byteLength, 0);
+  assert.ok(held <= 2 * total, `${held} bytes of buffers held ${total} bytes of body`);
+});
 
 Deno.test("log_body.ts: a log sent a byte a piece is cut; one a CSV row a piece is read", async () => {
   const options = { signal: new AbortController().signal, idleMs: 1000, readAheadBytes: 1 << 20 };
@@ -81,13 +75,7 @@ Deno.test("log_body.ts: a log sent a byte a piece is cut; one a CSV row a piece 
   });
   // 20 bytes a piece, as a client that sends a CSV row a chunk: read whole, held in few buffers.
   const rows = new LogBody(pieces(100_000, 20), options);
-  const buffers = new Set<ArrayBufferLike>();
-  let bytes = 0;
-  for await (const chunk of rows.stream) {
-    assert.ok(chunk.every((byte) => byte === 65));
-    buffers.add(chunk.buffer);
-    bytes += chunk.length;
-  }
+  const { bytes, buffers } = await readAll(rows.stream);
   assert.equal(bytes, 100_000);
   assert.ok(buffers.size <= 100_000 / (16 * 1024), `${buffers.size} buffers`);
 });
