@@ -30,7 +30,7 @@
  * @module
  */
 
-import { INCOMPLETE_BODY_DETAIL, lateBodyDetail } from "../pipeline/mod.ts";
+import { INCOMPLETE_BODY_DETAIL, lateBodyDetail, PieceCount } from "../pipeline/mod.ts";
 import { HttpError } from "../http/mod.ts";
 
 /** Options of {@link LogBody}. */
@@ -60,14 +60,8 @@ const READ_BYTES = 2 * 1024 * 1024;
  * that go short for the requests waiting meanwhile.
  */
 const SLICE_BYTES = 32 * 1024;
-/** Pieces of a log a client may send before they must average {@link MIN_PIECE_BYTES}. */
-const FREE_PIECES = 4096;
-/**
- * The least average size of a log's pieces past {@link FREE_PIECES} (a CSV row a piece passes):
- * each read costs the serving thread tens of microseconds whatever its size, so a log sent a
- * byte at a time is cut.
- */
-const MIN_PIECE_BYTES = 16;
+/** A log past its first 4,096 pieces must average 16 bytes a piece (a CSV row a piece passes). */
+const PIECES = { free: 4096, minBytes: 16, what: "log" } as const;
 /** Size of the buffers small pieces are copied into, so that each holds its bytes, not a buffer. */
 const GATHER_BYTES = 64 * 1024;
 /** The most bytes {@link LogBody.discardRest} reads and drops before it cancels the body. */
@@ -75,7 +69,8 @@ const DISCARD_BYTES = 1 << 30;
 
 /** A reader of the body, BYOB where the stream allows it. */
 interface SourceReader {
-  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  /** The next piece, read into `buffer` when given (a BYOB reader's; others ignore it). */
+  read(buffer?: ArrayBuffer): Promise<ReadableStreamReadResult<Uint8Array>>;
   releaseLock(): void;
   cancel(reason?: unknown): Promise<void>;
 }
@@ -100,9 +95,9 @@ export class LogBody {
   #readingAhead = false;
   #released = false;
   #broken = false;
-  /** Pieces read, and their bytes. */
-  #pieces = 0;
-  #pieceBytes = 0;
+  readonly #count = new PieceCount(PIECES);
+  /** The buffer of a piece that was copied, for the next read. */
+  #spare: ArrayBuffer | undefined;
   /** Where small pieces are copied, and how much of it is used. */
   #gather: Uint8Array | undefined;
   #gathered = 0;
@@ -202,7 +197,7 @@ export class LogBody {
         const result = await this.#read(false);
         if (result.done) this.#done = true;
         else {
-          this.#count(result.value.length);
+          this.#count.add(result.value.length);
           dropped += result.value.length;
         }
       }
@@ -236,25 +231,19 @@ export class LogBody {
     }
   }
 
-  /** Counts a piece read. @throws {HttpError} 400 when the pieces are too small on average. */
-  #count(bytes: number): void {
-    this.#pieces++;
-    this.#pieceBytes += bytes;
-    if (this.#pieces > FREE_PIECES && this.#pieceBytes < this.#pieces * MIN_PIECE_BYTES) {
-      const average = Math.floor(this.#pieceBytes / this.#pieces);
-      throw new HttpError(
-        400,
-        `The log came in ${this.#pieces} pieces of ${average} bytes on average; send it in ` +
-          `pieces of at least ${MIN_PIECE_BYTES} bytes`,
-        { connection: "close" },
-      );
-    }
-  }
-
-  /** Queues a piece; a small one is copied after the last small one, in a shared buffer. */
-  #push(piece: Uint8Array): void {
-    if (2 * piece.length >= GATHER_BYTES) {
+  /**
+   * Queues a piece. One that fills less than half of its buffer (HTTP/2 hands a body on a frame a
+   * read) is copied and its buffer read into again, a small one after the last small one in a
+   * shared buffer: what is held is about the log's bytes, not a buffer a piece.
+   */
+  #keep(piece: Uint8Array): void {
+    if (2 * piece.length >= piece.buffer.byteLength) {
       this.#queue.push(piece);
+      return;
+    }
+    this.#spare = piece.buffer as ArrayBuffer;
+    if (2 * piece.length >= GATHER_BYTES) {
+      this.#queue.push(piece.slice());
       return;
     }
     let last = this.#queue.at(-1);
@@ -280,8 +269,8 @@ export class LogBody {
         const result = await this.#read(true);
         if (result.done) this.#done = true;
         else {
-          this.#count(result.value.length);
-          this.#push(result.value);
+          this.#count.add(result.value.length);
+          this.#keep(result.value);
           this.#queued += result.value.length;
         }
       } catch (error) {
@@ -301,7 +290,8 @@ export class LogBody {
   async #read(failing: boolean): Promise<ReadableStreamReadResult<Uint8Array>> {
     const { idleMs } = this.#options;
     if (this.#pending === undefined) {
-      this.#pending = this.#reader.read();
+      this.#pending = this.#reader.read(this.#spare);
+      this.#spare = undefined;
       this.#pending.catch(() => {}); // awaited below, or given up with the body
     }
     const pending = this.#pending;
@@ -349,11 +339,7 @@ export class LogBody {
   }
 }
 
-/**
- * Reads `body` {@link READ_BYTES} at a time where it can (a byte stream), else as it comes. A
- * read that comes back less than half full (HTTP/2 hands a body on frame by frame) is copied out
- * and its buffer read into again, so a chunk held never holds more than twice its bytes.
- */
+/** Reads `body` {@link READ_BYTES} at a time where it can (a byte stream), else as it comes. */
 function readerOf(body: ReadableStream<Uint8Array>): SourceReader {
   let byob: ReadableStreamBYOBReader;
   try {
@@ -361,18 +347,11 @@ function readerOf(body: ReadableStream<Uint8Array>): SourceReader {
   } catch {
     return body.getReader();
   }
-  /** The buffer of the last read, when what it read was copied out. */
-  let spare: ArrayBuffer | undefined;
   return {
-    read: async () => {
-      const view = spare === undefined ? new Uint8Array(READ_BYTES) : new Uint8Array(spare);
-      spare = undefined;
-      const result = await byob.read(view) as ReadableStreamReadResult<Uint8Array>;
-      const { done, value } = result;
-      if (done || 2 * value.byteLength >= value.buffer.byteLength) return result;
-      spare = value.buffer as ArrayBuffer;
-      return { done, value: value.slice() };
-    },
+    read: (buffer) =>
+      byob.read(new Uint8Array(buffer ?? new ArrayBuffer(READ_BYTES))) as Promise<
+        ReadableStreamReadResult<Uint8Array>
+      >,
     releaseLock: () => byob.releaseLock(),
     cancel: (reason) => byob.cancel(reason),
   };

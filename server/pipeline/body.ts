@@ -23,6 +23,7 @@ import { HttpError, ValidationError } from "../http/mod.ts";
 import { DeadlineSweep } from "./deadline_sweep.ts";
 import { concatBytes } from "../../core/bytes/mod.ts";
 import type { RequestContext } from "./context.ts";
+import { PieceCount } from "./piece_count.ts";
 
 /** One sweep per time-out length (a server has one), shared by all its requests. */
 const sweeps = new Map<number, DeadlineSweep>();
@@ -187,13 +188,8 @@ async function readStreamed(context: RequestContext, limits: BodyLimits): Promis
   return pieces.bytes();
 }
 
-/** Pieces of a body a client may send before they must average {@link MIN_PIECE_BYTES}. */
-const FREE_PIECES = 1024;
-/**
- * The least average size of a body's pieces past {@link FREE_PIECES}: each read costs the server
- * tens of microseconds whatever its size, so a body sent a byte at a time is refused.
- */
-const MIN_PIECE_BYTES = 64;
+/** A JSON body past its first 1,024 pieces must average 64 bytes a piece. */
+const PIECES = { free: 1024, minBytes: 64, what: "body" } as const;
 /** Size of the buffers small pieces are copied into. */
 const GATHER_BYTES = 64 << 10;
 
@@ -204,25 +200,15 @@ const GATHER_BYTES = 64 << 10;
  */
 class Pieces {
   size = 0;
-  #reads = 0;
+  readonly #count = new PieceCount(PIECES);
   readonly #kept: Uint8Array[] = [];
   #gather: Uint8Array | undefined;
   #gathered = 0;
 
-  /**
-   * @throws {HttpError} 400 when the pieces so far are too small on average.
-   */
+  /** @throws {HttpError} 400 when the pieces so far are too small on average. */
   add(piece: Uint8Array): void {
-    this.#reads++;
+    this.#count.add(piece.byteLength);
     this.size += piece.byteLength;
-    if (this.#reads > FREE_PIECES && this.size < this.#reads * MIN_PIECE_BYTES) {
-      throw new HttpError(
-        400,
-        `The body came in ${this.#reads} pieces of ${Math.floor(this.size / this.#reads)} bytes ` +
-          `on average; send it in pieces of at least ${MIN_PIECE_BYTES} bytes`,
-        { connection: "close" },
-      );
-    }
     if (2 * piece.byteLength >= piece.buffer.byteLength) {
       this.#flush();
       this.#kept.push(piece);

@@ -37,6 +37,7 @@ export {
   type PackageLoaders,
   type ZodToOpenApiModule,
 } from "./packages.ts";
+export { PieceCount, type PieceRule } from "./piece_count.ts";
 export { Readiness } from "./readiness.ts";
 export { modelDocs, operationDoc, READYZ_DOC } from "./route_docs.ts";
 export {

@@ -19,6 +19,7 @@ import {
   modelIdentity,
 } from "../../../server/pipeline/model_identity.ts";
 import { loadPackages, MissingPackageError } from "../../../server/pipeline/packages.ts";
+import { PieceCount } from "../../../server/pipeline/piece_count.ts";
 import { Readiness } from "../../../server/pipeline/readiness.ts";
 import {
   checkRequestBody,
@@ -284,4 +285,17 @@ Deno.test("work_queue.ts: turnBefore", async () => {
   const workQueue = new WorkQueue();
   assert.equal(await workQueue.turnBefore(performance.now() + 60_000), true);
   assert.equal(await workQueue.turnBefore(performance.now() - 1), false); // already late
+});
+
+Deno.test("piece_count.ts: PieceCount", () => {
+  const count = new PieceCount({ free: 2, minBytes: 64, what: "log" });
+  count.add(1);
+  count.add(1);
+  assert.throws(() => count.add(1), {
+    status: 400,
+    message:
+      "The log came in 3 pieces of 1 bytes on average; send it in pieces of at least 64 bytes",
+  });
+  const large = new PieceCount({ free: 2, minBytes: 64, what: "body" });
+  for (let piece = 0; piece < 100; piece++) large.add(64);
 });
